@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The command line: option parsing and calls into the modules; no analysis. */
+#ifndef GUS_CMD_H
+#define GUS_CMD_H
+
+/* gus's own exit statuses (gus(1), EXIT STATUS). A command that runs a
+ * program exits with the program's status instead once it has run. */
+enum gus_exit {
+	GUS_EXIT_OK = 0,
+	GUS_EXIT_ERROR = 1,		/* bad input, I/O error, failed analysis */
+	GUS_EXIT_USAGE = 2,		/* unknown command or option, bad argument */
+	GUS_EXIT_NO_PMU = 3,		/* no hardware PMU usable (VM, unsupported CPU) */
+	GUS_EXIT_NO_PERMISSION = 4,	/* perf_event_paranoid / capabilities */
+	GUS_EXIT_CANNOT_EXECUTE = 126,	/* program found but not executable */
+	GUS_EXIT_NOT_FOUND = 127,	/* program not found */
+};
+
+extern const char *gus_progname;
+
+int cmd_stat(int argc, char **argv);
+
+/* Directory of the TMA tables: $GUS_DATADIR/tma, the source tree when gus
+ * runs from its build tree, else the installed $(pkgdatadir)/tma. */
+const char *gus_tma_dir(void);
+/* "gus: unknown option '-q'", the command list, exit status 2. */
+int gus_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gus_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

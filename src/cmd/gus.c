@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gus: entry point, command dispatch, help and version. */
+#include "config.h"
+
+#include "cmd.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *gus_progname = "gus";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "stat", cmd_stat, "count a program and print its Top-Down (TMA) tree, levels 1-3" },
+	{ "help", NULL, "show the manual page of a command" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void list_commands(FILE *out)
+{
+	fprintf(out, "commands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+}
+
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", gus_progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void gus_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+void gus_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int gus_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+	list_commands(stderr);
+	fprintf(stderr, "see 'gus --help' and 'gus help COMMAND'\n");
+	return GUS_EXIT_USAGE;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* gus runs uninstalled when its binary sits in the build tree: data files
+ * and man pages then come from the source tree. */
+static bool running_uninstalled(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = 0;
+	return !strcmp(exe, GUS_ABS_BUILDDIR);
+}
+
+const char *gus_tma_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("GUS_DATADIR");
+	if (env && *env) {
+		snprintf(dir, sizeof(dir), "%s/tma", env);
+		return dir;
+	}
+	if (running_uninstalled() && is_dir(GUS_ABS_SRCDIR "/data/tma"))
+		return GUS_ABS_SRCDIR "/data/tma";
+	return GUS_PKGDATADIR "/tma";
+}
+
+static int usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gus <command> [options] [-- program args]\n"
+		"       gus --help | --version | help <command>\n\n"
+		"gus puts the measured Top-Down breakdown of a program next to a simulated\n"
+		"sensitivity analysis of its hot code.\n\n");
+	list_commands(out);
+	fprintf(out, "\nexit status: 0 ok; 1 error; 2 usage; 3 no hardware PMU; 4 no permission;\n"
+		     "a command that runs a program exits with the program's status (128+N when\n"
+		     "killed by signal N), 126/127 when it cannot be executed. See gus(1).\n");
+	return out == stdout ? GUS_EXIT_OK : GUS_EXIT_USAGE;
+}
+
+/* gus help CMD: the man page, from the build tree when uninstalled. */
+static int help_command(const char *name)
+{
+	char page[64], local[PATH_MAX];
+	if (!name)
+		return usage(stdout);
+	bool known = !strcmp(name, "gus");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			known = true;
+	if (!known)
+		return gus_usage_error("no such command '%s'", name);
+	snprintf(page, sizeof(page), strcmp(name, "gus") ? "gus-%s" : "gus", name);
+	if (!strcmp(name, "help"))
+		snprintf(page, sizeof(page), "gus");
+	snprintf(local, sizeof(local), "%s/man/%s.1", GUS_ABS_SRCDIR, page);
+	bool uninstalled = running_uninstalled() && access(local, R_OK) == 0;
+	fflush(NULL);
+	if (uninstalled)
+		execlp(GUS_MAN, "man", "-l", local, (char *)NULL);
+	else
+		execlp(GUS_MAN, "man", page, (char *)NULL);
+	gus_error("cannot run man to show %s(1): %s; the page is %s", page, strerror(errno),
+		  uninstalled ? local : "installed under $(mandir)/man1");
+	return GUS_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr);
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return usage(stdout);
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("gus %s\n", PACKAGE_VERSION);
+		return GUS_EXIT_OK;
+	}
+	if (!strcmp(cmd, "help"))
+		return help_command(argc > 2 ? argv[2] : NULL);
+	if (cmd[0] == '-')
+		return gus_usage_error("unknown option '%s'", cmd);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].run && !strcmp(cmd, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	return gus_usage_error("unknown command '%s'", cmd);
+}

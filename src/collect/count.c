@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A counting session: start the program held at a pipe, attach the
+ * counters (inherited by its threads and children, enabled at exec), let it
+ * run, forward SIGINT/SIGTERM, read the counts. */
+#include "collect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perf/core.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal;
+
+/* A signal typed at the terminal reaches the whole foreground process
+ * group, the program included; one sent to gus alone (kill, a batch
+ * system) is passed on, as perf does. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_signal = sig;
+	if (child_pid > 0 && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+int collect_exit_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static enum collect_status classify_open_error(int e, const char *event, bool kernel,
+					       char *err, size_t errlen)
+{
+	switch (e) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		snprintf(err, errlen,
+			 "cannot count %s: %s. This machine exposes no hardware PMU to Linux "
+			 "(a virtual machine without PMU passthrough, or an unsupported CPU). "
+			 "Measured TMA needs bare-metal Intel hardware; software events "
+			 "(gus stat -e task-clock,page-faults) still work, and "
+			 "'gus stat --print-events' gives the perf command to run elsewhere "
+			 "for 'gus stat --import'",
+			 event, strerror(e));
+		return COLLECT_NO_PMU;
+	case EACCES:
+	case EPERM: {
+		int paranoid = -1;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		if (f) {
+			if (fscanf(f, "%d", &paranoid) != 1)
+				paranoid = -1;
+			fclose(f);
+		}
+		snprintf(err, errlen,
+			 "cannot count %s: %s (perf_event_paranoid is %d%s). Lower it "
+			 "(sysctl kernel.perf_event_paranoid=1 allows user+kernel counting of "
+			 "your own processes, 2 user space only: try -u), or run with "
+			 "CAP_PERFMON (Linux 5.8+) or as root",
+			 event, strerror(e), paranoid, kernel ? ", counting kernel space" : "");
+		return COLLECT_NO_PERMISSION;
+	}
+	default:
+		snprintf(err, errlen, "cannot count %s: %s (the kernel rejected the event%s)",
+			 event, strerror(e),
+			 e == EINVAL ? "; a group larger than the PMU's counters, or an encoding "
+				       "this CPU does not have" : "");
+		return COLLECT_BAD_EVENT;
+	}
+}
+
+/* One event group: libperf for ordinary groups; the PERF_METRICS group is
+ * opened with the syscall because its PERF_FORMAT_GROUP read needs the
+ * leader's fd, which libperf does not expose. */
+struct session_group {
+	struct perf_evlist *evlist;
+	int *fds;		/* PERF_METRICS group: one fd per member */
+	size_t first, n;	/* plan indices */
+	bool group_read;
+};
+
+static int sys_perf_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void prepare_attr(struct perf_event_attr *a, bool leader, bool group_read)
+{
+	a->inherit = 1;
+	a->disabled = leader;
+	a->enable_on_exec = leader;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (group_read)
+		a->read_format |= PERF_FORMAT_GROUP;
+}
+
+static int open_metrics_group(struct session_group *g, const struct collect_plan *plan,
+			      pid_t pid, int *failed)
+{
+	g->fds = malloc(g->n * sizeof(int));
+	if (!g->fds)
+		return ENOMEM;
+	for (size_t i = 0; i < g->n; i++)
+		g->fds[i] = -1;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		/* older kernels refuse PERF_FORMAT_GROUP with inherit: read each */
+		g->group_read = attempt == 0;
+		int e = 0;
+		size_t i;
+		for (i = 0; i < g->n; i++) {
+			struct perf_event_attr a = plan->ev[g->first + i].attr;
+			prepare_attr(&a, i == 0, g->group_read && i == 0);
+			g->fds[i] = sys_perf_open(&a, pid, i ? g->fds[0] : -1);
+			if (g->fds[i] < 0) {
+				e = errno;
+				break;
+			}
+		}
+		if (!e)
+			return 0;
+		*failed = (int)(g->first + i);
+		while (i-- > 0) {
+			close(g->fds[i]);
+			g->fds[i] = -1;
+		}
+		if (!(attempt == 0 && e == EINVAL && *failed == (int)g->first))
+			return e;
+	}
+	return EINVAL;
+}
+
+static int open_libperf_group(struct session_group *g, const struct collect_plan *plan,
+			      struct perf_thread_map *threads, int *failed)
+{
+	g->evlist = perf_evlist__new();
+	if (!g->evlist)
+		return ENOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		struct perf_event_attr a = plan->ev[g->first + i].attr;
+		prepare_attr(&a, i == 0, false);
+		struct perf_evsel *ev = perf_evsel__new(&a);
+		if (!ev)
+			return ENOMEM;
+		perf_evlist__add(g->evlist, ev);
+	}
+	if (g->n > 1)
+		perf_evlist__set_leader(g->evlist);
+	size_t i = 0;
+	struct perf_evsel *ev;
+	perf_evlist__for_each_evsel(g->evlist, ev) {
+		int rc = perf_evsel__open(ev, NULL, threads);
+		if (rc < 0) {
+			*failed = (int)(g->first + i);
+			return -rc;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int read_group(const struct session_group *g, const struct collect_plan *plan,
+		      struct td_countset *cs)
+{
+	if (g->evlist) {
+		size_t i = 0;
+		struct perf_evsel *ev;
+		perf_evlist__for_each_evsel(g->evlist, ev) {
+			struct perf_counts_values v;
+			const char *name = plan->ev[g->first + i++].name;
+			if (perf_evsel__read(ev, 0, 0, &v) < 0) {
+				if (td_countset_add_uncounted(cs, name, "read failed"))
+					return -1;
+				continue;
+			}
+			if (td_countset_add(cs, name, (double)v.val, (double)v.ena, (double)v.run))
+				return -1;
+		}
+		return 0;
+	}
+	if (g->group_read) {
+		/* nr, time_enabled, time_running, value[nr] */
+		uint64_t buf[3 + 64];
+		ssize_t got = read(g->fds[0], buf, sizeof(buf));
+		if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != g->n)
+			return -1;
+		for (size_t i = 0; i < g->n; i++)
+			if (td_countset_add(cs, plan->ev[g->first + i].name, (double)buf[3 + i],
+					    (double)buf[1], (double)buf[2]))
+				return -1;
+		return 0;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		uint64_t v[3];
+		const char *name = plan->ev[g->first + i].name;
+		int rc = read(g->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v)
+				 ? td_countset_add(cs, name, (double)v[0], (double)v[1], (double)v[2])
+				 : td_countset_add_uncounted(cs, name, "read failed");
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static void close_group(struct session_group *g)
+{
+	if (g->evlist) {
+		perf_evlist__close(g->evlist);
+		perf_evlist__delete(g->evlist);
+	}
+	if (g->fds)
+		for (size_t i = 0; i < g->n; i++)
+			if (g->fds[i] >= 0)
+				close(g->fds[i]);
+	free(g->fds);
+	memset(g, 0, sizeof(*g));
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The child waits on go[0] until the counters are attached, then execs; an
+ * exec failure comes back as errno through the close-on-exec pipe ex. */
+static pid_t start_held(char *const argv[], int go[2], int ex[2])
+{
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	close(go[1]);
+	close(ex[0]);
+	char c;
+	if (read(go[0], &c, 1) != 1)
+		_exit(127);	/* gus gave up before starting it */
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	int e = errno;
+	if (write(ex[1], &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+enum collect_status collect_count(const struct collect_plan *plan, int only_group,
+				  char *const argv[], struct td_countset *cs,
+				  struct collect_result *res, char *err, size_t errlen)
+{
+	enum collect_status status = COLLECT_OK;
+	struct session_group *groups = calloc((size_t)plan->n_groups + 1, sizeof(*groups));
+	struct perf_thread_map *threads = NULL;
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ngroups = 0;
+	struct sigaction sa, old_int, old_term;
+	bool handlers = false;
+	pid_t pid = -1;
+
+	memset(res, 0, sizeof(*res));
+	libperf_init(libperf_quiet);
+	if (!groups || !(threads = perf_thread_map__new_dummy())) {
+		snprintf(err, errlen, "out of memory");
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	pid = start_held(argv, go, ex);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	close(go[0]);
+	close(ex[1]);
+	go[0] = ex[1] = -1;
+	perf_thread_map__set_pid(threads, 0, pid);
+
+	for (size_t i = 0; i < plan->n;) {
+		int gi = plan->ev[i].group;
+		size_t j = i;
+		while (j < plan->n && plan->ev[j].group == gi)
+			j++;
+		if (only_group >= 0 && gi != only_group) {
+			i = j;
+			continue;
+		}
+		struct session_group *g = &groups[ngroups++];
+		g->first = i;
+		g->n = j - i;
+		int failed = (int)i;
+		int e = plan->ev[i].metrics_leader ? open_metrics_group(g, plan, pid, &failed)
+						   : open_libperf_group(g, plan, threads, &failed);
+		if (e) {
+			status = classify_open_error(e, plan->ev[failed].name,
+						     !plan->ev[failed].attr.exclude_kernel, err, errlen);
+			goto out;
+		}
+		i = j;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	child_pid = pid;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	handlers = true;
+
+	double t0 = now_seconds();
+	if (write(go[1], "g", 1) != 1) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	close(go[1]);
+	go[1] = -1;
+	int exec_errno = 0;
+	ssize_t got;
+	do
+		got = read(ex[0], &exec_errno, sizeof(exec_errno));
+	while (got < 0 && errno == EINTR);
+	int st;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waiting for %s: %s", argv[0], strerror(errno));
+			status = COLLECT_ERROR;
+			goto out;
+		}
+	}
+	pid = -1;
+	res->seconds = now_seconds() - t0;
+	res->wait_status = st;
+	res->interrupted = got_signal != 0;
+	if (got == (ssize_t)sizeof(exec_errno)) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+		status = COLLECT_EXEC_FAILED;
+		goto out;
+	}
+	for (int i = 0; i < ngroups; i++)
+		if (read_group(&groups[i], plan, cs)) {
+			snprintf(err, errlen, "reading the counters failed");
+			status = COLLECT_ERROR;
+			goto out;
+		}
+out:
+	if (pid > 0) {
+		/* never started (counters refused): do not let it run uncounted */
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (handlers) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	child_pid = 0;
+	for (int fd_i = 0; fd_i < 2; fd_i++) {
+		if (go[fd_i] >= 0)
+			close(go[fd_i]);
+		if (ex[fd_i] >= 0)
+			close(ex[fd_i]);
+	}
+	for (int i = 0; i < ngroups; i++)
+		close_group(&groups[i]);
+	free(groups);
+	if (threads)
+		perf_thread_map__put(threads);
+	return status;
+}

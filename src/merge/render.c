@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Renderers for measured results: the TMA tree and plain counts. */
+#include "merge.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *status_name(enum td_status s)
+{
+	switch (s) {
+	case TD_OK: return "ok";
+	case TD_NOT_COMPUTABLE: return "not-computable";
+	case TD_MISMEASURED: return "mismeasured";
+	default: return "not-selected";
+	}
+}
+
+static const char *unit_label(enum td_unit u)
+{
+	switch (u) {
+	case TD_UNIT_SLOTS: return "% slots";
+	case TD_UNIT_CLOCKS: return "% clocks";
+	case TD_UNIT_STALLS: return "% stalls";
+	default: return "% core clocks";
+	}
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_number(FILE *out, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", out);
+	else
+		fprintf(out, "%.9g", v);
+}
+
+/* CSV fields may hold the separator or quotes: quote them then. */
+static void csv_field(FILE *out, const char *s, char sep)
+{
+	if (!s)
+		s = "";
+	if (!strchr(s, sep) && !strchr(s, '"') && !strchr(s, '\n')) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void text_heading(FILE *out, const struct td_tree *tree, const struct merge_run_info *run)
+{
+	if (tree)
+		fprintf(out, "\n Top-Down (TMA) for %s (%s), levels 1-%d", tree->table->full_name,
+			tree->table->id, tree->max_level);
+	else
+		fprintf(out, "\n Counts");
+	if (run->import)
+		fprintf(out, ", imported from %s\n", run->import);
+	else if (run->argv) {
+		fprintf(out, " of '");
+		for (int i = 0; run->argv[i]; i++)
+			fprintf(out, "%s%s", i ? " " : "", run->argv[i]);
+		fprintf(out, "'%s%s\n", run->user_only ? ", user space only" : "",
+			run->runs > 1 ? "" : "");
+	} else
+		fputc('\n', out);
+	if (run->runs > 1)
+		fprintf(out, " (--no-multiplex: the program ran %d times, one event group per run)\n",
+			run->runs);
+	fputc('\n', out);
+}
+
+static void text_footer(FILE *out, const struct merge_run_info *run)
+{
+	if (run->notes && *run->notes)
+		fprintf(out, "\n%s", run->notes);
+	if (run->argv) {
+		fprintf(out, "\n %.3f seconds elapsed", run->seconds);
+		if (run->interrupted)
+			fprintf(out, " (interrupted)");
+		fprintf(out, ", exit status %d\n", run->exit_status);
+	}
+	fputc('\n', out);
+}
+
+static void text_node(FILE *out, const struct td_tree *tree, int i)
+{
+	const struct td_table *t = tree->table;
+	const struct td_node *nd = &t->nodes[i];
+	const struct td_result *r = &tree->res[i];
+	char name[64];
+	snprintf(name, sizeof(name), "%*s%s", 2 * (nd->level - 1), "", nd->name);
+	if (r->status == TD_NOT_COMPUTABLE) {
+		fprintf(out, "  %-34s %8s %-13s  %s\n", name, "n/a", "", r->note);
+		return;
+	}
+	char mux[24] = "";
+	if (r->mux < 0.999)
+		snprintf(mux, sizeof(mux), "[mux %3.0f%%]", r->mux * 100);
+	const char *mark = r->status == TD_MISMEASURED ? "MISMEASURED"
+			   : r->bottleneck ? (r->candidate ? "<== candidate" : "<==")
+			   : "";
+	fprintf(out, "  %-34s %7.1f %-13s %-10s %-13s%s%s\n", name, r->value * 100,
+		unit_label(nd->unit), mux, mark, r->note[0] ? " " : "", r->note);
+}
+
+static void text_children(FILE *out, const struct td_tree *tree, int parent)
+{
+	const struct td_table *t = tree->table;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (t->nodes[i].parent == parent && tree->res[i].status != TD_NOT_SELECTED) {
+			text_node(out, tree, (int)i);
+			text_children(out, tree, (int)i);
+		}
+}
+
+static void node_events(const struct td_tree *tree, size_t i, char *buf, size_t len)
+{
+	const struct td_table *t = tree->table;
+	buf[0] = 0;
+	for (size_t e = 0; e < t->n_events; e++)
+		if (t->nodes[i].uses[e]) {
+			size_t l = strlen(buf);
+			snprintf(buf + l, len - l, "%s%s", l ? " " : "", t->events[e].name);
+		}
+}
+
+static bool event_used(const struct td_tree *tree, size_t e)
+{
+	const struct td_table *t = tree->table;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (tree->res[i].status != TD_NOT_SELECTED && t->nodes[i].uses[e])
+			return true;
+	return false;
+}
+
+void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
+		      enum merge_format fmt, char sep)
+{
+	const struct td_table *t = tree->table;
+	char evbuf[2048];
+
+	if (fmt == MERGE_TEXT) {
+		text_heading(out, tree, run);
+		fprintf(out, "  %-34s %7s %-13s %-10s %s\n", "node", "value", "unit", "", "");
+		text_children(out, tree, -1);
+		if (isnan(tree->level1_sum))
+			fprintf(out, "\n  level-1 sum: not computable\n");
+		else
+			fprintf(out, "\n  level-1 sum %.1f %%%s\n", tree->level1_sum * 100,
+				tree->level1_sum_bad
+					? "  MISMEASURED: farther than 5 points from 100 %; no bottleneck is marked"
+					: "");
+		fprintf(out, "  <== bottleneck path (a child is flagged only under a flagged parent)\n");
+		text_footer(out, run);
+		return;
+	}
+	if (fmt == MERGE_CSV) {
+		fprintf(out, "# gus stat %s (%s)%s%s\n", t->full_name, t->id,
+			run->import ? ", imported from " : "", run->import ? run->import : "");
+		fprintf(out, "record%cname%clevel%cparent%cvalue%cunit%cstatus%cflagged%cbottleneck%cmultiplex_ratio%cnote%cevents\n",
+			sep, sep, sep, sep, sep, sep, sep, sep, sep, sep, sep);
+		for (size_t i = 0; i < t->n_nodes; i++) {
+			const struct td_result *r = &tree->res[i];
+			if (r->status == TD_NOT_SELECTED)
+				continue;
+			const struct td_node *nd = &t->nodes[i];
+			fprintf(out, "node%c%s%c%d%c%s%c", sep, nd->name, sep, nd->level, sep,
+				nd->parent >= 0 ? t->nodes[nd->parent].name : "", sep);
+			if (!isnan(r->value))
+				fprintf(out, "%.6f", r->value);
+			fprintf(out, "%c%s%c%s%c%d%c%s%c%.4f%c", sep, td_unit_name(nd->unit), sep,
+				status_name(r->status), sep, r->flagged, sep,
+				r->bottleneck ? (r->candidate ? "candidate" : "yes") : "", sep, r->mux, sep);
+			csv_field(out, r->note, sep);
+			node_events(tree, i, evbuf, sizeof(evbuf));
+			fputc(sep, out);
+			csv_field(out, evbuf, sep);
+			fputc('\n', out);
+		}
+		fprintf(out, "record%cname%craw%cenabled_ns%crunning_ns%cscaled%cmultiplex_ratio\n",
+			sep, sep, sep, sep, sep, sep);
+		for (size_t e = 0; e < t->n_events; e++) {
+			if (!event_used(tree, e))
+				continue;
+			fprintf(out, "event%c%s%c", sep, t->events[e].name, sep);
+			if (tree->ev_counted[e])
+				fprintf(out, "%.0f%c%.0f%c%.0f%c%.0f%c%.4f\n", tree->ev_raw[e], sep,
+					tree->ev_enabled[e], sep, tree->ev_running[e], sep,
+					tree->ev_value[e], sep,
+					tree->ev_enabled[e] > 0 ? tree->ev_running[e] / tree->ev_enabled[e] : 1.0);
+			else
+				fprintf(out, "%c%c%c%c\n", sep, sep, sep, sep);
+		}
+		if (!isnan(tree->level1_sum))
+			fprintf(out, "level1_sum%c%.6f%c%s\n", sep, tree->level1_sum, sep,
+				tree->level1_sum_bad ? "mismeasured" : "ok");
+		if (run->argv)
+			fprintf(out, "exit_status%c%d%c%s\n", sep, run->exit_status, sep,
+				run->interrupted ? "interrupted" : "");
+		return;
+	}
+	/* JSON */
+	fprintf(out, "{\n  \"tool\": \"gus stat\",\n  \"table\": ");
+	json_string(out, t->id);
+	fprintf(out, ",\n  \"micro_architecture\": ");
+	json_string(out, t->full_name);
+	fprintf(out, ",\n  \"max_level\": %d,\n  \"smt_on\": %s,\n", tree->max_level,
+		run->smt_on ? "true" : "false");
+	if (run->import) {
+		fprintf(out, "  \"import\": ");
+		json_string(out, run->import);
+		fprintf(out, ",\n");
+	}
+	if (run->argv) {
+		fprintf(out, "  \"program\": [");
+		for (int i = 0; run->argv[i]; i++) {
+			fprintf(out, "%s", i ? ", " : "");
+			json_string(out, run->argv[i]);
+		}
+		fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n  \"runs\": %d,\n  \"user_only\": %s,\n",
+			run->exit_status, run->interrupted ? "true" : "false", run->seconds,
+			run->runs, run->user_only ? "true" : "false");
+	}
+	fprintf(out, "  \"level1_sum\": ");
+	json_number(out, tree->level1_sum);
+	fprintf(out, ",\n  \"level1_sum_mismeasured\": %s,\n  \"nodes\": [",
+		tree->level1_sum_bad ? "true" : "false");
+	bool first = true;
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		const struct td_result *r = &tree->res[i];
+		if (r->status == TD_NOT_SELECTED)
+			continue;
+		const struct td_node *nd = &t->nodes[i];
+		fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+		first = false;
+		json_string(out, nd->name);
+		fprintf(out, ", \"level\": %d, \"parent\": ", nd->level);
+		if (nd->parent >= 0)
+			json_string(out, t->nodes[nd->parent].name);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"value\": ");
+		json_number(out, r->value);
+		fprintf(out, ", \"unit\": \"%s\", \"status\": \"%s\", \"threshold\": %g, \"flagged\": %s, \"bottleneck\": %s, \"candidate\": %s, \"multiplex_ratio\": %.4f, \"note\": ",
+			td_unit_name(nd->unit), status_name(r->status), nd->threshold,
+			r->flagged ? "true" : "false", r->bottleneck ? "true" : "false",
+			r->candidate ? "true" : "false", r->mux);
+		json_string(out, r->note);
+		fprintf(out, ", \"events\": [");
+		bool f2 = true;
+		for (size_t e = 0; e < t->n_events; e++)
+			if (nd->uses[e]) {
+				fprintf(out, "%s", f2 ? "" : ", ");
+				json_string(out, t->events[e].name);
+				f2 = false;
+			}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ],\n  \"events\": [");
+	first = true;
+	for (size_t e = 0; e < t->n_events; e++) {
+		if (!event_used(tree, e))
+			continue;
+		fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
+		first = false;
+		json_string(out, t->events[e].name);
+		fprintf(out, ", \"counted\": %s", tree->ev_counted[e] ? "true" : "false");
+		if (tree->ev_counted[e]) {
+			fprintf(out, ", \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f, \"scaled\": ",
+				tree->ev_raw[e], tree->ev_enabled[e], tree->ev_running[e]);
+			json_number(out, tree->ev_value[e]);
+			fprintf(out, ", \"multiplex_ratio\": %.4f",
+				tree->ev_enabled[e] > 0 ? tree->ev_running[e] / tree->ev_enabled[e] : 1.0);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "\n  ]\n}\n");
+}
+
+void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,
+			 enum merge_format fmt, char sep)
+{
+	if (fmt == MERGE_TEXT) {
+		text_heading(out, NULL, run);
+		for (size_t i = 0; i < cs->n; i++) {
+			const struct td_count *c = &cs->c[i];
+			if (!c->counted) {
+				fprintf(out, "  %20s  %-32s %s\n", "<not counted>", c->event,
+					c->why_not ? c->why_not : "");
+				continue;
+			}
+			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
+			fprintf(out, "  %20.0f  %-32s", scaled, c->event);
+			if (c->enabled > 0 && c->running < c->enabled)
+				fprintf(out, " (%.1f%% of the time, scaled)", 100 * c->running / c->enabled);
+			fputc('\n', out);
+		}
+		text_footer(out, run);
+		return;
+	}
+	if (fmt == MERGE_CSV) {
+		fprintf(out, "event%craw%cenabled_ns%crunning_ns%cscaled%cmultiplex_ratio\n", sep, sep, sep,
+			sep, sep);
+		for (size_t i = 0; i < cs->n; i++) {
+			const struct td_count *c = &cs->c[i];
+			csv_field(out, c->event, sep);
+			if (!c->counted) {
+				fprintf(out, "%c<not counted>%c%c%c%c\n", sep, sep, sep, sep, sep);
+				continue;
+			}
+			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
+			fprintf(out, "%c%.0f%c%.0f%c%.0f%c%.0f%c%.4f\n", sep, c->raw, sep, c->enabled, sep,
+				c->running, sep, scaled, sep, c->enabled > 0 ? c->running / c->enabled : 1.0);
+		}
+		if (run->argv)
+			fprintf(out, "exit_status%c%d%c%s\n", sep, run->exit_status, sep,
+				run->interrupted ? "interrupted" : "");
+		return;
+	}
+	fprintf(out, "{\n  \"tool\": \"gus stat\",\n");
+	if (run->argv) {
+		fprintf(out, "  \"program\": [");
+		for (int i = 0; run->argv[i]; i++) {
+			fprintf(out, "%s", i ? ", " : "");
+			json_string(out, run->argv[i]);
+		}
+		fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n",
+			run->exit_status, run->interrupted ? "true" : "false", run->seconds);
+	}
+	fprintf(out, "  \"events\": [");
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		json_string(out, c->event);
+		fprintf(out, ", \"counted\": %s", c->counted ? "true" : "false");
+		if (c->counted) {
+			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
+			fprintf(out, ", \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f, \"scaled\": %.0f, \"multiplex_ratio\": %.4f",
+				c->raw, c->enabled, c->running, scaled,
+				c->enabled > 0 ? c->running / c->enabled : 1.0);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "\n  ]\n}\n");
+}

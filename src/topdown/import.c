@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Count sets from `perf stat -x,` output. perf prints one line per event:
+ *   value,unit,event,[variance%,]run-time-ns,percent-running[,metric,unit]
+ * with an interval timestamp first under -I and a CPU/aggregate id first
+ * under -A/--per-*. perf has already scaled the value it prints. */
+#include "td_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 16
+
+static int split_fields(char *line, char sep, char **f)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		if (n == MAX_FIELDS)
+			return -1;
+		f[n++] = p;
+		char *s = strchr(p, sep);
+		if (!s)
+			break;
+		*s = 0;
+		p = s + 1;
+	}
+	for (int i = 0; i < n; i++) {
+		while (isspace((unsigned char)*f[i]))
+			f[i]++;
+		char *e = f[i] + strlen(f[i]);
+		while (e > f[i] && isspace((unsigned char)e[-1]))
+			*--e = 0;
+	}
+	return n;
+}
+
+static bool parse_double(const char *s, double *v)
+{
+	char *end;
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*end && !errno && isfinite(*v);
+}
+
+static bool is_count_field(const char *s)
+{
+	double v;
+	return s[0] == '<' || parse_double(s, &v);
+}
+
+/* The first field is a prefix (timestamp, CPU, socket/die/core id) when it is
+ * not a count: "CPU3", "S0-D0-C1", or a timestamp followed by a count. */
+static int prefix_fields(char **f, int n)
+{
+	int skip = 0;
+	double v;
+	if (n >= 6 && strchr(f[0], '.') && parse_double(f[0], &v) && is_count_field(f[1]))
+		skip = 1;	/* -I timestamp */
+	if (n - skip >= 6 && !is_count_field(f[skip])) {
+		skip++;		/* -A CPU0 or --per-socket S0 */
+		/* --per-socket/--per-core add the number of CPUs aggregated */
+		if (n - skip >= 6 && !is_count_field(f[skip + 2]) && is_count_field(f[skip]) &&
+		    is_count_field(f[skip + 1]) && f[skip][0] != '<')
+			skip++;
+	}
+	return skip;
+}
+
+/* Lines that repeat an event under another timestamp or CPU are summed into
+ * one entry; the k-th occurrence of an event under the same prefix (the same
+ * event in two groups) stays a separate entry, which the engine averages. */
+struct seen {
+	char *key;		/* prefix '\x1f' event */
+	int k;			/* occurrence under this prefix */
+	size_t entry;		/* count set index */
+};
+
+struct seen_list {
+	struct seen *s;
+	size_t n;
+};
+
+static int occurrence(struct seen_list *sl, const char *prefix, const char *event, char **keyp)
+{
+	size_t len = strlen(prefix) + strlen(event) + 2;
+	char *key = malloc(len);
+	if (!key)
+		return -1;
+	snprintf(key, len, "%s\x1f%s", prefix, event);
+	int k = 0;
+	for (size_t i = 0; i < sl->n; i++)
+		if (!strcmp(sl->s[i].key, key))
+			k++;
+	*keyp = key;
+	return k;
+}
+
+static long find_entry(const struct seen_list *sl, const char *event, int k, bool *found)
+{
+	for (size_t i = 0; i < sl->n; i++) {
+		const char *ev = strchr(sl->s[i].key, '\x1f') + 1;
+		if (sl->s[i].k == k && !strcmp(ev, event)) {
+			*found = true;
+			return (long)sl->s[i].entry;
+		}
+	}
+	*found = false;
+	return -1;
+}
+
+static int record_line(struct td_countset *cs, struct seen_list *sl, const char *prefix,
+		       const char *event, bool counted, const char *why, double value,
+		       double enabled, double running)
+{
+	char *key;
+	int k = occurrence(sl, prefix, event, &key);
+	if (k < 0)
+		return -1;
+	bool found;
+	long e = find_entry(sl, event, k, &found);
+	if (!found) {
+		e = (long)cs->n;
+		int rc = counted ? td_countset_add(cs, event, value * running / enabled, enabled, running)
+				 : td_countset_add_uncounted(cs, event, why);
+		if (rc) {
+			free(key);
+			return -1;
+		}
+	} else if (counted) {
+		struct td_count *c = &cs->c[e];
+		double scaled = c->counted ? c->raw * c->enabled / c->running : 0;
+		c->enabled = (c->counted ? c->enabled : 0) + enabled;
+		c->running = (c->counted ? c->running : 0) + running;
+		c->raw = (scaled + value) * c->running / c->enabled;
+		c->counted = true;
+	}
+	struct seen *ns = realloc(sl->s, (sl->n + 1) * sizeof(*ns));
+	if (!ns) {
+		free(key);
+		return -1;
+	}
+	sl->s = ns;
+	sl->s[sl->n++] = (struct seen){ .key = key, .k = k, .entry = (size_t)e };
+	return 0;
+}
+
+int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
+		       char *err, size_t errlen)
+{
+	struct seen_list sl = { 0 };
+	char prefix[256];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, records = 0, rc = -1;
+	char sep = 0;
+
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		lineno++;
+		bool complete = len > 0 && line[len - 1] == '\n';
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (memchr(line, 0, (size_t)len)) {
+			td_seterr(err, errlen, "%s:%d: binary data, not perf stat -x output", origin, lineno);
+			goto out;
+		}
+		if (!sep)	/* -x takes any separator; ',' unless the line says otherwise */
+			sep = strchr(p, ',') ? ',' : strchr(p, ';') ? ';' : strchr(p, '\t') ? '\t' : ',';
+		char *f[MAX_FIELDS];
+		int n = split_fields(p, sep, f);
+		if (n < 0) {
+			td_seterr(err, errlen, "%s:%d: too many fields for perf stat -x output", origin, lineno);
+			goto out;
+		}
+		int s = prefix_fields(f, n);
+		char **g = f + s;
+		int m = n - s;
+		prefix[0] = 0;
+		for (int i = 0; i < s; i++) {
+			strncat(prefix, f[i], sizeof(prefix) - strlen(prefix) - 2);
+			strcat(prefix, "/");
+		}
+		/* perf stat -r adds a variance field ("0.12%") after the event */
+		int var = m >= 6 && strchr(g[3], '%') ? 1 : 0;
+		if (m < 5 + var) {
+			td_seterr(err, errlen,
+				  "%s:%d: %s: expected 'value%cunit%cevent%crun-time%cpercent' (perf stat -x%c), got %d field%s",
+				  origin, lineno, complete ? "malformed line" : "truncated line",
+				  sep, sep, sep, sep, sep, m, m == 1 ? "" : "s");
+			goto out;
+		}
+		const char *value = g[0], *event = g[2];
+		const char *run_s = g[3 + var], *pct_s = g[4 + var];
+		double v, run, pct;
+		if (!*event) {
+			td_seterr(err, errlen, "%s:%d: empty event name", origin, lineno);
+			goto out;
+		}
+		if (value[0] == '<') {
+			/* <not counted>, <not supported> */
+			char why[64];
+			snprintf(why, sizeof(why), "perf said %s", value);
+			if (record_line(cs, &sl, prefix, event, false, why, 0, 0, 0))
+				goto oom;
+			records++;
+			continue;
+		}
+		if (!parse_double(value, &v) || v < 0) {
+			td_seterr(err, errlen, "%s:%d: event %s: count '%s' is not a non-negative number",
+				  origin, lineno, event, value);
+			goto out;
+		}
+		if (!parse_double(run_s, &run) || run < 0) {
+			td_seterr(err, errlen, "%s:%d: event %s: run time '%s' is not a non-negative number%s",
+				  origin, lineno, event, run_s, complete ? "" : " (truncated line)");
+			goto out;
+		}
+		if (!parse_double(pct_s, &pct) || pct < 0 || pct > 100.0001) {
+			td_seterr(err, errlen, "%s:%d: event %s: running percentage '%s' is not in [0,100]%s",
+				  origin, lineno, event, pct_s, complete ? "" : " (truncated line)");
+			goto out;
+		}
+		if (pct == 0 || run == 0) {
+			if (record_line(cs, &sl, prefix, event, false, "perf ran it 0% of the time", 0, 0, 0))
+				goto oom;
+			records++;
+			continue;
+		}
+		/* value is scaled already: rebuild enabled (and raw) from run and pct */
+		if (record_line(cs, &sl, prefix, event, true, NULL, v, run * 100.0 / pct, run))
+			goto oom;
+		records++;
+	}
+	if (ferror(in)) {
+		td_seterr(err, errlen, "%s: read error", origin);
+		goto out;
+	}
+	if (!records) {
+		td_seterr(err, errlen, "%s: no counts found (expected output of perf stat -x,)", origin);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	td_seterr(err, errlen, "out of memory");
+out:
+	for (size_t i = 0; i < sl.n; i++)
+		free(sl.s[i].key);
+	free(sl.s);
+	free(line);
+	return rc;
+}
