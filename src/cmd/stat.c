@@ -210,6 +210,14 @@ static struct td_table *pick_table(const struct stat_opts *o, struct collect_pmu
 	return t;
 }
 
+static bool match_pmu(const struct td_table *t, const char *pmu)
+{
+	for (size_t i = 0; i < t->n_pmus; i++)
+		if (!strcmp(t->pmus[i], pmu))
+			return true;
+	return false;
+}
+
 static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan,
 			       char **argv)
 {
@@ -221,8 +229,8 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 		int e = td_table_find_event(t, ce->name);
 		const struct td_event *ev = &t->events[e];
 		fprintf(out, "%s%s", i && first ? "," : "", first ? "{" : ",");
-		if (!ev->pfm && ev->n_aliases) {
-			fprintf(out, "%s", ev->aliases[0]);	/* slots, topdown-* */
+		if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
+			fprintf(out, "%s", ev->aliases[0]);	/* slots, topdown-*, cycles */
 		} else {
 			uint64_t c = ev->config;
 			char lower[128];
@@ -240,6 +248,8 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 				fprintf(out, ",any=1");
 			if (c & (1ull << 23))
 				fprintf(out, ",inv=1");
+			if (ev->config1)
+				fprintf(out, ",frontend=0x%llx", (unsigned long long)ev->config1);
 			fprintf(out, ",name=%s/", lower);
 		}
 		if (last)
@@ -329,7 +339,7 @@ static int status_exit(enum collect_status st)
 /* Run once (or once per group with --no-multiplex); on a permission error
  * with kernel counting, retry user space only as perf does. */
 static int run_counting(const struct stat_opts *o, const struct td_table *t, const bool *needed,
-			int budget, struct collect_plan *plan, struct td_countset *cs,
+			int budget, bool use_pfm, struct collect_plan *plan, struct td_countset *cs,
 			struct merge_run_info *run, bool *counted)
 {
 	char err[COLLECT_ERRLEN];
@@ -337,7 +347,7 @@ static int run_counting(const struct stat_opts *o, const struct td_table *t, con
 	bool user_only = o->user_only;
 	*counted = false;
 	for (;;) {
-		int prc = t ? collect_plan_tma(t, needed, budget, user_only, plan, err, sizeof(err))
+		int prc = t ? collect_plan_tma(t, needed, budget, use_pfm, user_only, plan, err, sizeof(err))
 			    : collect_plan_events(o->events, user_only, plan, err, sizeof(err));
 		if (prc) {
 			gus_error("%s", err);
@@ -406,7 +416,7 @@ int cmd_stat(int argc, char **argv)
 			goto out;
 		}
 		bool counted;
-		rc = run_counting(&o, NULL, NULL, 0, &plan, &cs, &run, &counted);
+		rc = run_counting(&o, NULL, NULL, 0, false, &plan, &cs, &run, &counted);
 		if (!counted)
 			goto out;
 		struct outfile of;
@@ -433,7 +443,7 @@ int cmd_stat(int argc, char **argv)
 	td_needed_events(t, sel, needed);
 	int budget = have_pmu ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;
 	if (o.print_events) {
-		if (collect_plan_tma(t, needed, budget, o.user_only, &plan, err, sizeof(err))) {
+		if (collect_plan_tma(t, needed, budget, false, o.user_only, &plan, err, sizeof(err))) {
 			gus_error("%s", err);
 			goto out;
 		}
@@ -441,11 +451,15 @@ int cmd_stat(int argc, char **argv)
 		rc = GUS_EXIT_OK;
 		goto out;
 	}
+	bool use_pfm = have_pmu && (!o.arch || match_pmu(t, pmu.name));
+	if (!use_pfm)
+		gus_warn("the %s table is not for this CPU (libpfm4: %s); counting its public encodings as raw events",
+			 t->id, have_pmu ? pmu.name : "unknown");
 	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
 	if (note[0])
 		gus_warn("%s", note);
 	bool counted;
-	rc = run_counting(&o, t, needed, budget, &plan, &cs, &run, &counted);
+	rc = run_counting(&o, t, needed, budget, use_pfm, &plan, &cs, &run, &counted);
 	if (!counted)
 		goto out;
 	if (plan.n_groups > 1 && !o.no_multiplex)

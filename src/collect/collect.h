@@ -60,9 +60,11 @@ struct collect_plan {
 void collect_plan_free(struct collect_plan *plan);
 /* Groups for the events a TMA table needs: SLOTS-led PERF_METRICS group
  * first where the table has one, then general events packed into groups of
- * at most budget counters, fixed-counter events in the first group. */
-int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, bool user_only,
-		     struct collect_plan *plan, char *err, size_t errlen);
+ * at most budget counters, fixed-counter events in the first group.
+ * use_pfm: encode with libpfm4 names (the table is the detected CPU's);
+ * otherwise the table's public encodings are used as they are. */
+int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, bool use_pfm,
+		     bool user_only, struct collect_plan *plan, char *err, size_t errlen);
 /* -e LIST: every event on its own, as perf stat -e does. */
 int collect_plan_events(const char *list, bool user_only, struct collect_plan *plan,
 			char *err, size_t errlen);

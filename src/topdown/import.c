@@ -13,19 +13,22 @@
 
 #define MAX_FIELDS 16
 
+/* perf prints raw encodings as they were given, commas included:
+ * cpu/event=0x9c,umask=0x1/ is one field. */
 static int split_fields(char *line, char sep, char **f)
 {
 	int n = 0;
-	char *p = line;
-	for (;;) {
-		if (n == MAX_FIELDS)
-			return -1;
-		f[n++] = p;
-		char *s = strchr(p, sep);
-		if (!s)
-			break;
-		*s = 0;
-		p = s + 1;
+	bool in_term = false;
+	f[n++] = line;
+	for (char *p = line; *p; p++) {
+		if (*p == '/')
+			in_term = !in_term;
+		else if (*p == sep && !in_term) {
+			if (n == MAX_FIELDS)
+				return -1;
+			*p = 0;
+			f[n++] = p + 1;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		while (isspace((unsigned char)*f[i]))
@@ -53,21 +56,21 @@ static bool is_count_field(const char *s)
 	return s[0] == '<' || parse_double(s, &v);
 }
 
-/* The first field is a prefix (timestamp, CPU, socket/die/core id) when it is
- * not a count: "CPU3", "S0-D0-C1", or a timestamp followed by a count. */
+/* Fields before the count: a -I timestamp (a number followed by a count),
+ * an -A/--per-* id (not a count, followed by a count), and with --per-socket
+ * and --per-core the number of CPUs aggregated (a count followed by a count:
+ * the unit after a real count is never a number). */
 static int prefix_fields(char **f, int n)
 {
 	int skip = 0;
 	double v;
-	if (n >= 6 && strchr(f[0], '.') && parse_double(f[0], &v) && is_count_field(f[1]))
-		skip = 1;	/* -I timestamp */
-	if (n - skip >= 6 && !is_count_field(f[skip])) {
-		skip++;		/* -A CPU0 or --per-socket S0 */
-		/* --per-socket/--per-core add the number of CPUs aggregated */
-		if (n - skip >= 6 && !is_count_field(f[skip + 2]) && is_count_field(f[skip]) &&
-		    is_count_field(f[skip + 1]) && f[skip][0] != '<')
-			skip++;
-	}
+	if (n > 2 && parse_double(f[0], &v) && strchr(f[0], '.') && is_count_field(f[1]))
+		skip = 1;
+	if (n > skip + 2 && !is_count_field(f[skip]) && *f[skip] && is_count_field(f[skip + 1]))
+		skip++;
+	if (skip && n > skip + 2 && is_count_field(f[skip]) && f[skip][0] != '<' &&
+	    is_count_field(f[skip + 1]))
+		skip++;
 	return skip;
 }
 

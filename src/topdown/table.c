@@ -197,6 +197,9 @@ static int parse_event(struct loader *ld, char **w, int nw)
 		} else if (!strcmp(k, "cmask")) {
 			if (parse_uint(val, 0xff, &cmask))
 				goto badval;
+		} else if (!strcmp(k, "config1")) {
+			if (parse_uint(val, UINT64_MAX - 1, &ev.config1))
+				goto badval;
 		} else if (!strcmp(k, "perf")) {
 			for (char *s = strtok(val, ","); s; s = strtok(NULL, ","))
 				if (push_str(&ev.aliases, &ev.n_aliases, s))

@@ -24,6 +24,7 @@ struct td_event {
 	char *name;		/* Intel name, as used in formulas */
 	char *pfm;		/* libpfm4 name, NULL when libpfm4 has none */
 	uint64_t config;	/* public raw encoding (perf's cpu/config=/) */
+	uint64_t config1;	/* extra MSR value (perf's config1), 0 if none */
 	enum td_event_kind kind;
 	char **aliases;		/* extra names perf prints */
 	size_t n_aliases;

@@ -8,7 +8,6 @@
  *   workload kill SIGNAL         die by SIGNAL
  *   workload stdout-lines N      print N lines (output must pass through)
  */
-#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* perf stat -x, import: plain, -r, -I, -A forms, uncounted events, and the
+ * errors malformed or truncated files get. */
+#include "tap.h"
+#include "topdown.h"
+
+#include <stdlib.h>
+
+static char err[TD_ERRLEN];
+
+static int import_n(const char *text, size_t len, struct td_countset *cs)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	td_countset_init(cs);
+	int rc = td_import_perf_csv(f, "counts.csv", cs, err, sizeof(err));
+	fclose(f);
+	return rc;
+}
+
+static int import(const char *text, struct td_countset *cs)
+{
+	return import_n(text, strlen(text), cs);
+}
+
+static const struct td_count *find(const struct td_countset *cs, const char *ev, int nth)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strcmp(cs->c[i].event, ev) && nth-- == 0)
+			return &cs->c[i];
+	return NULL;
+}
+
+static double scaled(const struct td_count *c)
+{
+	return c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+	struct td_countset cs;
+	int rc = import(text, &cs);
+	tap_ok(rc != 0 && strstr(err, needle) != NULL, "rejected with '%s' (got: %s)", needle,
+	       rc ? err : "accepted");
+	td_countset_free(&cs);
+}
+
+int main(void)
+{
+	struct td_countset cs;
+	const struct td_count *c;
+	/* perf 6.x: value,unit,event,run,pct,metric,metric-unit; comment header */
+	int rc = import("# started on Sat Nov 21 10:00:00 2026\n\n"
+			"191281317,,topdown-retiring,1000000,100.00,,\n"
+			"4000,,cpu/event=0x9c,umask=0x1/,500000,50.00,,\n"
+			"12.50,msec,task-clock,12500000,100.00,0.998,CPUs utilized\n"
+			"<not counted>,,uops_issued.any,0,0.00,,\n"
+			"<not supported>,,cycles,0,100.00,,\n", &cs);
+	tap_ok(rc == 0 && cs.n == 5, "plain perf stat -x, output: 5 events (%s)", rc ? err : "ok");
+	c = find(&cs, "topdown-retiring", 0);
+	tap_ok(c && c->counted && scaled(c) == 191281317 && c->running == 1e6 && c->enabled == 1e6,
+	       "value, run time and 100 %% kept");
+	c = find(&cs, "cpu/event=0x9c,umask=0x1/", 0);
+	tap_ok(c != NULL, "raw encodings with commas inside cpu/.../ stay one field");
+	if (c) {
+		tap_near(scaled(c), 4000, 1e-9, "perf's printed value is already scaled: kept as the scaled value");
+		tap_near(c->raw, 2000, 1e-9, "raw rebuilt as value x percent / 100");
+		tap_near(c->enabled, 1e6, 1e-6, "enabled rebuilt as run time x 100 / percent");
+	}
+	c = find(&cs, "uops_issued.any", 0);
+	tap_ok(c && !c->counted && strstr(c->why_not, "not counted"), "<not counted> kept as not counted");
+	c = find(&cs, "cycles", 0);
+	tap_ok(c && !c->counted && strstr(c->why_not, "not supported"), "<not supported> kept with perf's words");
+	td_countset_free(&cs);
+
+	/* perf stat -r 5 adds a variance column after the event */
+	rc = import("1000,,instructions,2.5%,800,100.00,,\n", &cs);
+	c = find(&cs, "instructions", 0);
+	tap_ok(rc == 0 && c && scaled(c) == 1000 && c->running == 800, "-r variance column skipped");
+	td_countset_free(&cs);
+
+	/* -I: intervals are summed */
+	rc = import("     1.001,100,,instructions,1000,100.00,,\n"
+		    "     1.001,50,,cycles,1000,50.00,,\n"
+		    "     2.002,300,,instructions,1000,100.00,,\n"
+		    "     2.002,70,,cycles,1000,100.00,,\n", &cs);
+	tap_ok(rc == 0 && cs.n == 2, "-I intervals merge into one entry per event (%zu)", cs.n);
+	c = find(&cs, "instructions", 0);
+	tap_ok(c && scaled(c) == 400, "-I: instructions summed over intervals");
+	c = find(&cs, "cycles", 0);
+	tap_ok(c && fabs(scaled(c) - 120) < 1e-9 && fabs(c->enabled - 3000) < 1e-6,
+	       "-I: scaled values summed, enabled and running added");
+	td_countset_free(&cs);
+
+	/* -A: per-CPU lines are summed */
+	rc = import("CPU0,10,,instructions,100,100.00,,\nCPU1,32,,instructions,100,100.00,,\n", &cs);
+	c = find(&cs, "instructions", 0);
+	tap_ok(rc == 0 && cs.n == 1 && c && scaled(c) == 42, "-A per-CPU counts summed");
+	td_countset_free(&cs);
+
+	/* the same event twice in one run (two groups): two entries, averaged later */
+	rc = import("10,,cycles,100,100.00,,\n12,,cycles,100,100.00,,\n", &cs);
+	tap_ok(rc == 0 && cs.n == 2, "an event in two groups stays two entries");
+	td_countset_free(&cs);
+
+	rc = import("1;;instructions;100;100.00;;\n", &cs);
+	tap_ok(rc == 0 && find(&cs, "instructions", 0), "perf stat -x';' separator detected");
+	td_countset_free(&cs);
+
+	expect_error("", "no counts found");
+	expect_error("# only a comment\n", "no counts found");
+	expect_error("191281317,,topdown-retiring,1000000,100.00,,\n17044869,,topdown-fe-bo",
+		     "counts.csv:2: truncated line");
+	expect_error("1,,a,1,100\nhello world\n", "counts.csv:2: malformed line");
+	expect_error("abc,,instructions,100,100.00,,\n", "counts.csv:1: event instructions: count 'abc'");
+	expect_error("-5,,instructions,100,100.00,,\n", "not a non-negative number");
+	expect_error("5,,instructions,100,140.00,,\n", "percentage '140.00' is not in [0,100]");
+	expect_error("5,,instructions,x,100.00,,\n", "run time 'x'");
+	expect_error("5,,,100,100.00,,\n", "counts.csv:1: empty event name");
+	static const char bin[] = "1,,a,1,100\n\x01\x02\x00zz\n";
+	rc = import_n(bin, sizeof(bin) - 1, &cs);
+	tap_ok(rc != 0 && strstr(err, "counts.csv:2: binary data"), "binary data is refused (%s)", err);
+	td_countset_free(&cs);
+	return tap_done();
+}
