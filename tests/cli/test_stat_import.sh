@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gus stat --import: the TMA tree from perf stat -x, files, every output
+# format, multiplexing, mismeasured values, and bad input.
+. "$TESTDIR/cli/lib.sh"
+
+# perf stat --topdown counts on Ice Lake (a published data point)
+cat > "$TMP/topdown.csv" <<'CSV'
+# started on Sat Nov 21 10:00:00 2026
+
+482937977,,slots,1000000000,100.00,,
+191281317,,topdown-retiring,1000000000,100.00,39.6,%  tma_retiring
+11363246,,topdown-bad-spec,1000000000,100.00,2.4,%  tma_bad_speculation
+17044869,,topdown-fe-bound,1000000000,100.00,3.5,%  tma_frontend_bound
+263248545,,topdown-be-bound,1000000000,100.00,54.5,%  tma_backend_bound
+CSV
+out=$("$GUS" stat --import "$TMP/topdown.csv" --arch icx 2>&1); st=$?
+check_status $st 0 "import of perf --topdown counts exits 0"
+line=$(printf '%s\n' "$out" | grep " Backend_Bound")
+check_contains "$line" "54.5" "Backend Bound 54.5 %"
+check_contains "$line" "<==" "marked as the bottleneck"
+check_contains "$(printf '%s\n' "$out" | grep " Retiring")" "39.6" "Retiring 39.6 %"
+check_contains "$(printf '%s\n' "$out" | grep " Bad_Speculation")" "2.4" "Bad Speculation 2.4 %"
+check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "3.5" "Frontend Bound 3.5 %"
+check_contains "$out" "level-1 sum 100.0" "level-1 sum shown"
+
+out=$("$GUS" stat --import "$TMP/topdown.csv" --arch icx -x, 2>&1); st=$?
+check_status $st 0 "CSV output exits 0"
+check_contains "$out" "node,Backend_Bound,1,,0.545" "CSV node record with the value"
+check_contains "$out" "event,PERF_METRICS.BACKEND_BOUND,263248545,1000000000,1000000000,263248545,1.0000" \
+	"CSV event record with raw, enabled, running, scaled, ratio"
+
+out=$("$GUS" stat --import "$TMP/topdown.csv" --arch icx --json 2>&1); st=$?
+check_status $st 0 "JSON output exits 0"
+check_contains "$out" '"name": "Backend_Bound", "level": 1, "parent": null, "value": 0.545' "JSON node"
+check_contains "$out" '"multiplex_ratio": 1.0000' "JSON carries the multiplex ratio"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
+	ok $? "JSON output parses"
+fi
+
+# Cascade Lake, level 1, one group multiplexed to 50 %: perf printed scaled values
+cat > "$TMP/clx.csv" <<'CSV'
+1000000000,,cpu_clk_unhalted.thread,500000000,100.00,,
+600000000,,idq_uops_not_delivered.core,250000000,50.00,,
+2300000000,,uops_issued.any,250000000,50.00,,
+2000000000,,uops_retired.retire_slots,500000000,100.00,,
+20000000,,int_misc.recovery_cycles,500000000,100.00,,
+CSV
+out=$("$GUS" stat --import "$TMP/clx.csv" --arch clx 2>&1); st=$?
+check_status $st 0 "clx import exits 0"
+check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "15.0" "Frontend Bound = 0.6e9 / 4e9 = 15.0 %"
+check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "[mux  50%]" "computed from multiplexed counts: ratio shown"
+check_contains "$(printf '%s\n' "$out" | grep " Retiring")" "50.0" "Retiring = 2e9 / 4e9"
+check_contains "$(printf '%s\n' "$out" | grep " Bad_Speculation")" "9.5" "Bad Speculation = (2.3e9 - 2e9 + 4 x 2e7) / 4e9"
+
+# an impossible count: mismeasured, with the reason, never clamped
+sed 's/^600000000,/6000000000,/' "$TMP/clx.csv" > "$TMP/bad.csv"
+out=$("$GUS" stat --import "$TMP/bad.csv" --arch clx 2>&1); st=$?
+check_status $st 0 "a mismeasured tree is still printed"
+line=$(printf '%s\n' "$out" | grep " Frontend_Bound")
+check_contains "$line" "150.0" "the out-of-range value is shown as it is"
+check_contains "$line" "MISMEASURED" "flagged mismeasured"
+check_contains "$line" "multiplexed" "with the reason"
+check_contains "$out" "level-1 sum" "level-1 sum line present"
+
+# a node whose event is missing: not computable, named
+grep -v recovery "$TMP/clx.csv" > "$TMP/missing.csv"
+out=$("$GUS" stat --import "$TMP/missing.csv" --arch clx 2>&1)
+check_contains "$(printf '%s\n' "$out" | grep " Bad_Speculation")" "n/a" "Bad Speculation not computable"
+check_contains "$(printf '%s\n' "$out" | grep " Bad_Speculation")" "INT_MISC.RECOVERY_CYCLES" "naming the missing event"
+
+# -o writes atomically; a failure leaves no file
+"$GUS" stat --import "$TMP/clx.csv" --arch clx -o "$TMP/out.txt" >/dev/null 2>&1
+st=$?
+check_status $st 0 "-o FILE exits 0"
+grep -q "Frontend_Bound" "$TMP/out.txt"; ok $? "-o FILE holds the tree"
+printf '1,,cycles\n' > "$TMP/trunc.csv"
+out=$("$GUS" stat --import "$TMP/trunc.csv" --arch clx -o "$TMP/none.txt" 2>&1); st=$?
+check_status $st 1 "a truncated import exits 1"
+check_contains "$out" "trunc.csv:1:" "the error names file and line"
+test ! -e "$TMP/none.txt"; ok $? "and no output file is left"
+ls "$TMP" | grep -q "none.txt.tmp"; test $? -ne 0; ok $? "nor a temporary one"
+
+out=$("$GUS" stat --import "$TMP/nonexistent.csv" --arch clx 2>&1); st=$?
+check_status $st 1 "a missing import file exits 1"
+check_contains "$out" "nonexistent.csv" "and is named"
+
+out=$("$GUS" stat --import "$TMP/clx.csv" --arch nosuch 2>&1); st=$?
+check_status $st 1 "an unknown --arch exits 1"
+check_contains "$out" "nosuch" "and is named"
+
+out=$("$GUS" stat --import "$TMP/clx.csv" --arch clx --nodes Bogus_Node 2>&1); st=$?
+check_status $st 1 "an unknown --nodes entry exits 1"
+check_contains "$out" "Bogus_Node" "and is named"
+
+printf '5,,no_such.event,100,100.00,,\n1000000000,,cycles,100,100.00,,\n' > "$TMP/unknown.csv"
+out=$("$GUS" stat --import "$TMP/unknown.csv" --arch clx 2>&1); st=$?
+check_contains "$out" "no_such.event" "an event the table does not use is named in a warning"
+
+# --print-events: a perf command collecting the same events, grouped
+out=$("$GUS" stat --print-events --arch clx -l 1 -- ./app 2>&1); st=$?
+check_status $st 0 "--print-events exits 0"
+check_contains "$out" "perf stat -x, -e '{" "prints a perf stat command with groups"
+check_contains "$out" "name=idq_uops_not_delivered.core" "with perf's event names"
+check_contains "$out" "-- ./app" "for the program"
+out=$("$GUS" stat --print-events --arch spr -l 1 2>&1)
+check_contains "$out" "{slots,topdown-retiring" "spr: SLOTS leads the PERF_METRICS group"
+done_testing

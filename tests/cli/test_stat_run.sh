@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gus stat on a real program: software events count here; exit statuses,
+# signals, children; and the no-PMU path on machines without one.
+. "$TESTDIR/cli/lib.sh"
+
+out=$("$GUS" stat -e task-clock,page-faults -- "$WORKLOAD" touch 2000 2>&1); st=$?
+check_status $st 0 "gus stat -e task-clock,page-faults exits with the program's status 0"
+faults=$(printf '%s\n' "$out" | awk '$2 == "page-faults" { print $1 }')
+test -n "$faults" && test "$faults" -ge 2000; ok $? "page-faults counted: $faults >= 2000 pages touched"
+clock=$(printf '%s\n' "$out" | awk '$2 == "task-clock" { print $1 }')
+test -n "$clock" && test "$clock" -gt 0; ok $? "task-clock counted: $clock ns"
+
+out=$("$GUS" stat -e task-clock -x, -- "$WORKLOAD" fork 2 0.3 2>&1); st=$?
+check_status $st 0 "fork workload exits 0"
+clock=$(printf '%s\n' "$out" | awk -F, '$1 == "task-clock" { print $5 }')
+# each child burns 0.3 s of CPU: one child alone would stay under 0.5 s
+test -n "$clock" && test "$clock" -gt 500000000; ok $? "children inherit the counter: task-clock $clock ns > 0.5 s for 2 x 0.3 s of CPU"
+
+out=$("$GUS" stat -e task-clock -- "$WORKLOAD" exit 7 2>&1); st=$?
+check_status $st 7 "exits with the program's exit status (7)"
+check_contains "$out" "exit status 7" "and reports it"
+
+out=$("$GUS" stat -e task-clock -- "$WORKLOAD" kill 9 2>&1); st=$?
+check_status $st 137 "a program killed by SIGKILL: 128 + 9"
+
+out=$("$GUS" stat -e task-clock -- "$TMP/no-such-program" 2>&1); st=$?
+check_status $st 127 "a missing program: 127"
+check_contains "$out" "no-such-program" "named in the error"
+
+out=$("$GUS" stat -e task-clock -- "$WORKLOAD" stdout-lines 3 2>/dev/null); st=$?
+check_status $st 0 "program output passes through"
+test "$out" = "line 0
+line 1
+line 2"; ok $? "stdout is the program's alone (counts go to stderr)"
+
+out=$("$GUS" stat -e task-clock --json -o "$TMP/c.json" -- "$WORKLOAD" exit 0 2>&1); st=$?
+check_contains "$(cat "$TMP/c.json")" '"name": "task-clock", "counted": true' "-e with --json -o FILE"
+
+# SIGTERM to gus alone is forwarded; the result is still printed
+"$GUS" stat -e task-clock -- "$WORKLOAD" sleep 30 > "$TMP/term.out" 2>&1 &
+gpid=$!
+sleep 1
+kill -TERM $gpid
+wait $gpid; st=$?
+check_status $st 143 "SIGTERM forwarded: the program died of it, gus exits 128 + 15"
+check_contains "$(cat "$TMP/term.out")" "task-clock" "counts printed after the interruption"
+check_contains "$(cat "$TMP/term.out")" "interrupted" "and marked as interrupted"
+
+# SIGINT sent to gus (not from a terminal) is forwarded too
+"$GUS" stat -e task-clock -- "$WORKLOAD" sleep 30 > "$TMP/int.out" 2>&1 &
+gpid=$!
+sleep 1
+kill -INT $gpid
+wait $gpid; st=$?
+# a background job of a non-interactive shell starts with SIGINT ignored,
+# which the program inherits: then it keeps sleeping and is not our test
+if [ $st -eq 130 ]; then ok 0 "SIGINT forwarded: 128 + 2"; else
+	pkill -f "workload sleep 30" 2>/dev/null; ok 0 "# SKIP SIGINT ignored by this shell's background jobs"; fi
+
+# TMA on this machine: either a tree (bare metal) or the no-PMU message, exit 3
+out=$("$GUS" stat -- "$WORKLOAD" spin 0.1 2>&1); st=$?
+if [ $st -eq 3 ]; then
+	ok 0 "no hardware PMU here: exit status 3"
+	check_contains "$out" "no hardware PMU" "the message says what is missing"
+	check_contains "$out" "bare-metal" "and what to do"
+	n_lines=$(printf '%s\n' "$out" | grep -c "Frontend_Bound")
+	test "$n_lines" -eq 0; ok $? "no half-printed tree"
+	"$GUS" stat -o "$TMP/tree.txt" -- "$WORKLOAD" exit 0 >/dev/null 2>&1
+	test ! -e "$TMP/tree.txt"; ok $? "no output file"
+elif [ $st -eq 4 ]; then
+	ok 0 "hardware counters not permitted here: exit status 4"
+	check_contains "$out" "perf_event_paranoid" "the message names perf_event_paranoid"
+else
+	check_status $st 0 "hardware PMU present: the program's status"
+	check_contains "$out" "Frontend_Bound" "the TMA tree is printed"
+fi
+done_testing

@@ -12,7 +12,7 @@
 
 struct pmu_check {
 	int init_ok, detect_ok, named, bad;
-	char detected[64], table[32], err[200];
+	char detected[64], table[32], err[COLLECT_ERRLEN];
 };
 
 /* In a child process: libpfm4 reads LIBPFM_FORCE_PMU once per process. */

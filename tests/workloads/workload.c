@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A small, predictable program for gus's command-line tests:
- *   workload spin SECONDS        burn CPU for SECONDS
+ *   workload spin SECONDS        burn SECONDS of CPU time (not wall time:
+ *                                counts stay predictable on a loaded machine)
  *   workload exit CODE           exit with CODE
  *   workload sleep SECONDS       sleep (a target for signals)
  *   workload fork N SECONDS      N child processes spin SECONDS each
@@ -17,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
+static double cpu_seconds(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -28,9 +29,9 @@ static volatile unsigned long sink;
 
 static void spin(double seconds)
 {
-	double end = now() + seconds;
+	double end = cpu_seconds() + seconds;
 	unsigned long x = 1;
-	while (now() < end)
+	while (cpu_seconds() < end)
 		for (int i = 0; i < 100000; i++)
 			x = x * 6364136223846793005ul + 1442695040888963407ul;
 	sink = x;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# From a fresh clone: install what is missing, build gus, and run its main
+# job on the bundled workload. Without a hardware PMU (most virtual
+# machines) it says so, counts software events instead, and shows the TMA
+# tree from a bundled perf stat capture.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/install-deps.sh || exit 1
+scripts/build-libperf.sh || exit 1
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+	autoreconf -fi >/dev/null || exit 1
+fi
+mkdir -p build/quickstart
+( cd build/quickstart && { [ -f Makefile ] || "$top/configure" -q; } && make -j"$(nproc)" -s gus tests/workloads/workload ) || exit 1
+gus=build/quickstart/gus
+workload=build/quickstart/tests/workloads/workload
+
+echo "\$ gus stat -l 2 -- workload spin 1"
+$gus stat -l 2 -- $workload spin 1
+st=$?
+if [ $st -eq 3 ] || [ $st -eq 4 ]; then
+	echo
+	echo "(Measured TMA needs the CPU's hardware counters, which this machine does not"
+	echo " expose. gus still counts software events, and computes the tree from perf"
+	echo " counts taken elsewhere:)"
+	echo
+	echo "\$ gus stat -e task-clock,page-faults,context-switches -- workload spin 1"
+	$gus stat -e task-clock,page-faults,context-switches -- $workload spin 1
+	echo "\$ gus stat --import examples/perf-topdown-icx.csv --arch icx"
+	$gus stat --import examples/perf-topdown-icx.csv --arch icx
+fi
