@@ -219,7 +219,7 @@ static bool match_pmu(const struct td_table *t, const char *pmu)
 }
 
 static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan,
-			       char **argv)
+			       char **argv, bool user_only)
 {
 	fprintf(out, "perf stat -x, -e '");
 	for (size_t i = 0; i < plan->n; i++) {
@@ -230,7 +230,7 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 		const struct td_event *ev = &t->events[e];
 		fprintf(out, "%s%s", i && first ? "," : "", first ? "{" : ",");
 		if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
-			fprintf(out, "%s", ev->aliases[0]);	/* slots, topdown-*, cycles */
+			fprintf(out, "%s%s", ev->aliases[0], user_only ? ":u" : "");	/* slots, topdown-*, cycles */
 		} else {
 			uint64_t c = ev->config;
 			char lower[128];
@@ -250,7 +250,7 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 				fprintf(out, ",inv=1");
 			if (ev->config1)
 				fprintf(out, ",frontend=0x%llx", (unsigned long long)ev->config1);
-			fprintf(out, ",name=%s/", lower);
+			fprintf(out, ",name=%s/%s", lower, user_only ? "u" : "");
 		}
 		if (last)
 			fputc('}', out);
@@ -298,7 +298,7 @@ static int stat_import(const struct stat_opts *o)
 	td_countset_init(&cs);
 	FILE *in = strcmp(o->import, "-") ? fopen(o->import, "r") : stdin;
 	if (!sel) {
-		gus_error("%s", err);
+		rc = gus_usage_error("stat: %s", err);
 		goto out;
 	}
 	if (!in) {
@@ -380,7 +380,7 @@ static int run_counting(const struct stat_opts *o, const struct td_table *t, con
 		run->user_only = user_only;
 		if (st == COLLECT_EXEC_FAILED) {
 			gus_error("%s", err);
-			return errno == EACCES ? GUS_EXIT_CANNOT_EXECUTE : GUS_EXIT_NOT_FOUND;
+			return res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
 		}
 		if (st != COLLECT_OK && !*counted) {
 			gus_error("%s", err);
@@ -401,7 +401,7 @@ int cmd_stat(int argc, char **argv)
 	if (o.import)
 		return stat_import(&o);
 
-	char err[COLLECT_ERRLEN], note[256];
+	char err[COLLECT_ERRLEN], note[256] = "";
 	struct collect_plan plan = { 0 };
 	struct td_countset cs;
 	struct merge_run_info run = { .argv = o.argv, .runs = 1 };
@@ -434,28 +434,30 @@ int cmd_stat(int argc, char **argv)
 	if (!(t = pick_table(&o, &pmu, &have_pmu)))
 		goto out;
 	if (!(sel = td_select_nodes(t, o.level, o.nodes, err, sizeof(err)))) {
-		gus_error("%s", err);
+		rc = gus_usage_error("stat: %s", err);
 		goto out;
 	}
 	needed = calloc(t->n_events + 1, sizeof(*needed));
 	if (!needed)
 		goto out;
-	td_needed_events(t, sel, needed);
-	int budget = have_pmu ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;
+	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
+	td_needed_events(t, sel, run.smt_on, needed);
+	bool use_pfm = have_pmu && (!o.arch || match_pmu(t, pmu.name));
+	/* another CPU's table: 4 general counters per thread, safe with SMT on
+	 * for every table shipped */
+	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;
 	if (o.print_events) {
 		if (collect_plan_tma(t, needed, budget, false, o.user_only, &plan, err, sizeof(err))) {
 			gus_error("%s", err);
 			goto out;
 		}
-		print_perf_command(stdout, t, &plan, o.argv);
+		print_perf_command(stdout, t, &plan, o.argv, o.user_only);
 		rc = GUS_EXIT_OK;
 		goto out;
 	}
-	bool use_pfm = have_pmu && (!o.arch || match_pmu(t, pmu.name));
 	if (!use_pfm)
 		gus_warn("the %s table is not for this CPU (libpfm4: %s); counting its public encodings as raw events",
 			 t->id, have_pmu ? pmu.name : "unknown");
-	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
 	if (note[0])
 		gus_warn("%s", note);
 	bool counted;

@@ -76,7 +76,7 @@ struct collect_result {
 	int wait_status;	/* as from waitpid */
 	bool interrupted;	/* SIGINT/SIGTERM reached gus and was forwarded */
 	double seconds;		/* wall time of the program */
-	bool kernel_excluded;	/* fell back to user space only (perf_event_paranoid) */
+	int exec_errno;		/* COLLECT_EXEC_FAILED: why exec failed */
 };
 
 /* Run argv once, counting the plan's events (group only_group, or all when

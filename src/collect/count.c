@@ -80,7 +80,8 @@ static enum collect_status classify_open_error(int e, const char *event, bool ke
 		snprintf(err, errlen,
 			 "cannot count %s: %s (perf_event_paranoid is %d%s). Lower it "
 			 "(sysctl kernel.perf_event_paranoid=1 allows user+kernel counting of "
-			 "your own processes, 2 user space only: try -u), or run with "
+			 "your own processes, 2 user space only: try -u; AnyThread events, "
+			 "used with SMT on Skylake-class cores, need 0), or run with "
 			 "CAP_PERFMON (Linux 5.8+) or as root",
 			 event, strerror(e), paranoid, kernel ? ", counting kernel space" : "");
 		return COLLECT_NO_PERMISSION;
@@ -359,6 +360,7 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 	res->interrupted = got_signal != 0;
 	if (got == (ssize_t)sizeof(exec_errno)) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+		res->exec_errno = exec_errno;
 		status = COLLECT_EXEC_FAILED;
 		goto out;
 	}

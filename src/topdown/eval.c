@@ -96,7 +96,7 @@ bool *td_select_nodes(const struct td_table *t, int max_level, const char *list,
 	for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
 		int i = td_node_index(t, n);
 		if (i < 0) {
-			td_seterr(err, errlen, "unknown TMA node '%s' for %s (see 'gus list --nodes')",
+			td_seterr(err, errlen, "unknown TMA node '%s' for %s (gus-stat(1) lists the nodes)",
 				  n, t->id);
 			free(copy);
 			free(sel);
@@ -110,12 +110,13 @@ bool *td_select_nodes(const struct td_table *t, int max_level, const char *list,
 	return sel;
 }
 
-void td_needed_events(const struct td_table *t, const bool *select, bool *needed)
+void td_needed_events(const struct td_table *t, const bool *select, bool smt_on, bool *needed)
 {
+	const uint64_t any_thread = 1ull << 21;
 	for (size_t i = 0; i < t->n_nodes; i++)
 		if (select[i])
 			for (size_t e = 0; e < t->n_events; e++)
-				if (t->nodes[i].uses[e])
+				if (t->nodes[i].uses[e] && (smt_on || !(t->events[e].config & any_thread)))
 					needed[e] = true;
 }
 
@@ -167,7 +168,7 @@ static void mark_path(const struct td_table *t, struct td_result *res, int paren
 	int on_path = 0;
 	for (size_t i = 0; i < t->n_nodes; i++)
 		if (t->nodes[i].parent == parent && res[i].flagged &&
-		    res[best].value - res[i].value <= TD_CANDIDATE_GAP) {
+		    res[best].value - res[i].value <= TD_CANDIDATE_GAP + 1e-9) {
 			res[i].bottleneck = true;
 			on_path++;
 		}
@@ -185,6 +186,9 @@ int td_eval(const struct td_table *t, const struct td_countset *cs,
 	memset(tr, 0, sizeof(*tr));
 	tr->table = t;
 	tr->max_level = opts->max_level;
+	for (size_t i = 0; i < t->n_nodes; i++)
+		if (opts->select && opts->select[i] && t->nodes[i].level > tr->max_level)
+			tr->max_level = t->nodes[i].level;
 	tr->res = calloc(t->n_nodes, sizeof(*tr->res));
 	tr->ev_value = calloc(ne, sizeof(double));
 	tr->ev_raw = calloc(ne, sizeof(double));

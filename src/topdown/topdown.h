@@ -157,8 +157,10 @@ void td_tree_free(struct td_tree *tree);
  * n_nodes bools, or NULL with err set (unknown node). */
 bool *td_select_nodes(const struct td_table *t, int max_level, const char *list,
 		      char *err, size_t errlen);
-/* Events the selected nodes need: needed[e] set true. */
-void td_needed_events(const struct td_table *t, const bool *select, bool *needed);
+/* Events the selected nodes need: needed[e] set true. Without SMT, the
+ * AnyThread events (only read in SMT_on branches; they need
+ * perf_event_paranoid <= 0) are left out. */
+void td_needed_events(const struct td_table *t, const bool *select, bool smt_on, bool *needed);
 
 /* Tolerance around [0, 1] before a value is called mismeasured, and around 1
  * for the level-1 sum. */

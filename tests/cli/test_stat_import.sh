@@ -91,7 +91,7 @@ check_status $st 1 "an unknown --arch exits 1"
 check_contains "$out" "nosuch" "and is named"
 
 out=$("$GUS" stat --import "$TMP/clx.csv" --arch clx --nodes Bogus_Node 2>&1); st=$?
-check_status $st 1 "an unknown --nodes entry exits 1"
+check_status $st 2 "an unknown --nodes entry is a usage error"
 check_contains "$out" "Bogus_Node" "and is named"
 
 printf '5,,no_such.event,100,100.00,,\n1000000000,,cycles,100,100.00,,\n' > "$TMP/unknown.csv"
@@ -104,6 +104,12 @@ check_status $st 0 "--print-events exits 0"
 check_contains "$out" "perf stat -x, -e '{" "prints a perf stat command with groups"
 check_contains "$out" "name=idq_uops_not_delivered.core" "with perf's event names"
 check_contains "$out" "-- ./app" "for the program"
+out=$("$GUS" stat --print-events --arch clx -l 3 -u -- ./app 2>&1)
+check_contains "$out" "name=cycle_activity.stalls_mem_any/u" "-u adds perf's user-only modifier"
+groups_too_big=$(printf '%s\n' "$out" | head -1 | tr '}' '\n' | awk -F'cpu/' 'NF - 1 > 5 { bad++ } END { print bad + 0 }')
+test "$groups_too_big" -eq 0; ok $? "another CPU's groups stay within 4 general counters (+ fixed)"
+out=$("$GUS" stat --print-events --arch clx -l 1 2>&1)
+contains "$out" "any=1"; test $? -ne 0; ok $? "without SMT, no AnyThread events (they need perf_event_paranoid <= 0)"
 out=$("$GUS" stat --print-events --arch spr -l 1 2>&1)
 check_contains "$out" "{slots,topdown-retiring" "spr: SLOTS leads the PERF_METRICS group"
 done_testing

@@ -24,6 +24,9 @@ check_contains "$out" "exit status 7" "and reports it"
 out=$("$GUS" stat -e task-clock -- "$WORKLOAD" kill 9 2>&1); st=$?
 check_status $st 137 "a program killed by SIGKILL: 128 + 9"
 
+printf 'not a program\n' > "$TMP/not-executable"
+out=$("$GUS" stat -e task-clock -- "$TMP/not-executable" 2>&1); st=$?
+check_status $st 126 "a program that cannot be executed: 126"
 out=$("$GUS" stat -e task-clock -- "$TMP/no-such-program" 2>&1); st=$?
 check_status $st 127 "a missing program: 127"
 check_contains "$out" "no-such-program" "named in the error"

@@ -16,7 +16,7 @@ static void plan_for(const char *id, int level, int budget)
 		return;
 	bool *sel = td_select_nodes(t, level, NULL, err, sizeof(err));
 	bool *needed = calloc(t->n_events, sizeof(bool));
-	td_needed_events(t, sel, needed);
+	td_needed_events(t, sel, true, needed);
 	struct collect_plan p;
 	if (tap_ok(collect_plan_tma(t, needed, budget, false, false, &p, err, sizeof(err)) == 0,
 		   "%s level %d: planned (%s)", id, level, err)) {
