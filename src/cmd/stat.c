@@ -210,14 +210,6 @@ static struct td_table *pick_table(const struct stat_opts *o, struct collect_pmu
 	return t;
 }
 
-static bool match_pmu(const struct td_table *t, const char *pmu)
-{
-	for (size_t i = 0; i < t->n_pmus; i++)
-		if (!strcmp(t->pmus[i], pmu))
-			return true;
-	return false;
-}
-
 static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan,
 			       char **argv, bool user_only)
 {
@@ -442,7 +434,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
 	td_needed_events(t, sel, run.smt_on, needed);
-	bool use_pfm = have_pmu && (!o.arch || match_pmu(t, pmu.name));
+	bool use_pfm = have_pmu && (!o.arch || td_table_has_pmu(t, pmu.name));
 	/* another CPU's table: 4 general counters per thread, safe with SMT on
 	 * for every table shipped */
 	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;

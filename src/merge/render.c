@@ -69,8 +69,9 @@ static void csv_field(FILE *out, const char *s, char sep)
 static void text_heading(FILE *out, const struct td_tree *tree, const struct merge_run_info *run)
 {
 	if (tree)
-		fprintf(out, "\n Top-Down (TMA) for %s (%s), levels 1-%d", tree->table->full_name,
-			tree->table->id, tree->max_level);
+		fprintf(out, tree->max_level > 1 ? "\n Top-Down (TMA) for %s (%s), levels 1-%d"
+						 : "\n Top-Down (TMA) for %s (%s), level %d",
+			tree->table->full_name, tree->table->id, tree->max_level);
 	else
 		fprintf(out, "\n Counts");
 	if (run->import)
@@ -153,6 +154,19 @@ static bool event_used(const struct td_tree *tree, size_t e)
 	return false;
 }
 
+/* "program", exit status and timing of a live run, as JSON members */
+static void json_program(FILE *out, const struct merge_run_info *run)
+{
+	fprintf(out, "  \"program\": [");
+	for (int i = 0; run->argv[i]; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		json_string(out, run->argv[i]);
+	}
+	fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n  \"runs\": %d,\n  \"user_only\": %s,\n",
+		run->exit_status, run->interrupted ? "true" : "false", run->seconds, run->runs,
+		run->user_only ? "true" : "false");
+}
+
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
 		      enum merge_format fmt, char sep)
 {
@@ -231,16 +245,8 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		json_string(out, run->import);
 		fprintf(out, ",\n");
 	}
-	if (run->argv) {
-		fprintf(out, "  \"program\": [");
-		for (int i = 0; run->argv[i]; i++) {
-			fprintf(out, "%s", i ? ", " : "");
-			json_string(out, run->argv[i]);
-		}
-		fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n  \"runs\": %d,\n  \"user_only\": %s,\n",
-			run->exit_status, run->interrupted ? "true" : "false", run->seconds,
-			run->runs, run->user_only ? "true" : "false");
-	}
+	if (run->argv)
+		json_program(out, run);
 	fprintf(out, "  \"level1_sum\": ");
 	json_number(out, tree->level1_sum);
 	fprintf(out, ",\n  \"level1_sum_mismeasured\": %s,\n  \"nodes\": [",
@@ -338,15 +344,8 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 		return;
 	}
 	fprintf(out, "{\n  \"tool\": \"gus stat\",\n");
-	if (run->argv) {
-		fprintf(out, "  \"program\": [");
-		for (int i = 0; run->argv[i]; i++) {
-			fprintf(out, "%s", i ? ", " : "");
-			json_string(out, run->argv[i]);
-		}
-		fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n",
-			run->exit_status, run->interrupted ? "true" : "false", run->seconds);
-	}
+	if (run->argv)
+		json_program(out, run);
 	fprintf(out, "  \"events\": [");
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct td_count *c = &cs->c[i];

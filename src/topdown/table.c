@@ -670,7 +670,7 @@ static bool match_arch(const struct td_table *t, const char *id)
 	return td_table_has_name(t, id);
 }
 
-static bool match_pmu(const struct td_table *t, const char *pmu)
+bool td_table_has_pmu(const struct td_table *t, const char *pmu)
 {
 	for (size_t i = 0; i < t->n_pmus; i++)
 		if (!strcasecmp(t->pmus[i], pmu))
@@ -685,7 +685,7 @@ struct td_table *td_table_load_arch(const char *dir, const char *id, char *err, 
 
 struct td_table *td_table_load_pmu(const char *dir, const char *pmu, char *err, size_t errlen)
 {
-	return load_matching(dir, match_pmu, pmu, "libpfm4 PMU", err, errlen);
+	return load_matching(dir, td_table_has_pmu, pmu, "libpfm4 PMU", err, errlen);
 }
 
 void td_normalize_name(const char *in, char *out, size_t outlen)

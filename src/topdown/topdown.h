@@ -75,6 +75,8 @@ struct td_table *td_table_load_pmu(const char *dir, const char *pmu, char *err, 
 void td_table_free(struct td_table *t);
 
 bool td_table_has_name(const struct td_table *t, const char *id);
+/* The table's pmu line names this libpfm4 PMU. */
+bool td_table_has_pmu(const struct td_table *t, const char *pmu);
 int td_node_index(const struct td_table *t, const char *name);
 const char *td_unit_name(enum td_unit u);
 
