@@ -80,8 +80,7 @@ static void text_heading(FILE *out, const struct td_tree *tree, const struct mer
 		fprintf(out, " of '");
 		for (int i = 0; run->argv[i]; i++)
 			fprintf(out, "%s%s", i ? " " : "", run->argv[i]);
-		fprintf(out, "'%s%s\n", run->user_only ? ", user space only" : "",
-			run->runs > 1 ? "" : "");
+		fprintf(out, "'%s\n", run->user_only ? ", user space only" : "");
 	} else
 		fputc('\n', out);
 	if (run->runs > 1)
