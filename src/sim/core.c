@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The core model (Algorithm 1 of Pompougnac et al. 2024) and the session
+ * that runs many configurations over one pass of the stream: decoding,
+ * caches and branch prediction do not depend on resource capacities, so
+ * they run once per record; only the timing runs per configuration. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "sim_internal.h"
+
+#define NREGS 64
+#define SHADOW_BITS 12
+#define CHUNK 65536
+
+/* what the stream did at one record, shared by all configurations */
+struct annot {
+	uint8_t mispredict;
+	uint8_t level[2];	/* 0 L1 ... 3 memory */
+	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
+	uint8_t ncells[2];
+	uint64_t key[2];	/* shadow-memory cell (address or expression) */
+};
+
+struct model {
+	double gap[SIM_MAX_RES];
+	double avail[SIM_MAX_RES];
+	double reg[NREGS];
+	double latw, penalty, store_fwd, br_inc, br_acc, width;
+	double load_lat[4], level_lat[4];
+	unsigned window, pos;
+	double *ring;
+	uint8_t *ring_mem;
+	double recover, last_retire;
+	uint64_t *sm_key;
+	double *sm_val;
+	struct sim_stats st;
+	bool fe_is_issue;
+};
+
+struct worker_arg;
+
+struct sim_session {
+	const struct sim_machine *m;
+	const struct sim_code *code;
+	size_t ncfg;
+	struct model *models;
+	struct sim_cache cache;
+	struct sim_bpred bp;
+	uint32_t ver[NREGS];
+	struct annot *ann;
+	const struct sim_rec *chunk;
+	size_t chunk_n;
+	unsigned threads;
+	pthread_t *tid;
+	pthread_barrier_t start, done;
+	bool quit;
+	struct worker_arg *wargs;
+	struct sim_events ev;
+};
+
+static inline double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static void model_init(struct model *md, const struct sim_machine *m, const struct sim_config *cfg)
+{
+	memset(md, 0, sizeof *md);
+	for (unsigned r = 0; r < m->nres; r++) {
+		double w = cfg->w[r] > 0 ? cfg->w[r] : 1;
+		switch (m->res[r].kind) {
+		case SIM_RK_PORTS:
+		case SIM_RK_FRONTEND:
+			md->gap[r] = 1.0 / (m->res[r].cap * w);
+			break;
+		case SIM_RK_L2_THR:
+		case SIM_RK_L3_THR:
+		case SIM_RK_MEM_THR:
+			md->gap[r] = 1.0 / (m->res[r].cap * w);
+			break;
+		case SIM_RK_DIV:
+			/* divider busy cycles are per instruction: scale them */
+			md->gap[r] = 1.0 / (m->res[r].cap * w);
+			break;
+		default:
+			break;
+		}
+	}
+	double wl = cfg->w[m->r_lat] > 0 ? cfg->w[m->r_lat] : 1;
+	double ww = cfg->w[m->r_window] > 0 ? cfg->w[m->r_window] : 1;
+	double wb = cfg->w[m->r_branch] > 0 ? cfg->w[m->r_branch] : 1;
+	md->latw = 1.0 / wl;
+	md->br_inc = 1.0 / wb;
+	md->penalty = m->penalty;
+	md->store_fwd = m->store_forward;
+	md->width = m->frontend;
+	for (int c = 0; c < 4; c++) {
+		md->load_lat[c] = m->load_lat[c];
+		md->level_lat[c] = m->cache_lat[c];
+	}
+	double wsz = floor(m->window * ww + 1e-9);
+	md->window = wsz < 1 ? 1 : wsz > 1e6 ? 1000000 : (unsigned)wsz;
+	md->ring = calloc(md->window, sizeof *md->ring);
+	md->ring_mem = calloc(md->window, 1);
+	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
+	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
+	if (!md->ring || !md->ring_mem || !md->sm_key || !md->sm_val)
+		abort();
+}
+
+static void model_free(struct model *md)
+{
+	free(md->ring);
+	free(md->ring_mem);
+	free(md->sm_key);
+	free(md->sm_val);
+}
+
+static inline size_t sm_slot(uint64_t k)
+{
+	k *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(k >> (64 - SHADOW_BITS));
+}
+
+/* a resource with gap g used at or after lower bound LB: the use may start
+ * at floor(avail) (several uses share a cycle when the capacity is above
+ * one), and the resource is busy for g more */
+static inline double res_start(const struct model *md, unsigned r)
+{
+	return floor(md->avail[r]);
+}
+
+static inline void res_take(struct model *md, unsigned r, double lb, double g)
+{
+	md->avail[r] = dmax(md->avail[r], lb) + g;
+}
+
+static void model_step(struct model *md, const struct sim_machine *m, const struct sim_insn *in,
+		       const struct annot *a, bool known_addr)
+{
+	const unsigned fe = (unsigned)m->r_frontend;
+	unsigned fused = in->fused;
+	/* window: the slots this instruction takes were freed when their
+	 * previous occupants retired */
+	double t_win = 0;
+	uint8_t win_mem = 0;
+	if (fused) {
+		unsigned k = fused > md->window ? md->window : fused;
+		unsigned p = (md->pos + k - 1) % md->window;
+		t_win = md->ring[p];
+		win_mem = md->ring_mem[p];
+	}
+	double fe_avail = md->avail[fe];
+	double t_fe = floor(fe_avail);
+	double t_issue = dmax(dmax(t_fe, t_win), md->recover);
+	if (in->serial)
+		t_issue = dmax(t_issue, md->last_retire);
+	if (fused && t_issue > fe_avail) {
+		double lost = (t_issue - fe_avail) * md->width;
+		if (md->recover >= t_win && md->recover > t_fe)
+			md->st.bad_spec += lost;
+		else if (win_mem)
+			md->st.backend_mem += lost;
+		else
+			md->st.backend_core += lost;
+	}
+	if (fused)
+		res_take(md, fe, t_issue, fused * md->gap[fe]);
+
+	double t_ready = t_issue;
+	for (unsigned i = 0; i < in->nreads; i++)
+		t_ready = dmax(t_ready, md->reg[in->reads[i]]);
+
+	double t_exec = t_ready;
+	bool mem_bound = false;
+	if (in->nload) {
+		double t_addr = t_issue;
+		for (unsigned i = 0; i < in->nmem; i++) {
+			const struct sim_memop *mo = &in->mem[i];
+			if (!mo->read)
+				continue;
+			if (mo->base >= 0)
+				t_addr = dmax(t_addr, md->reg[mo->base]);
+			if (mo->index >= 0)
+				t_addr = dmax(t_addr, md->reg[mo->index]);
+		}
+		double slot = t_addr;
+		for (unsigned u = 0; u < in->nload; u++)
+			slot = dmax(slot, res_start(md, in->load[u]));
+		for (unsigned u = 0; u < in->nload; u++)
+			res_take(md, in->load[u], t_issue, md->gap[in->load[u]]);
+		double lat = md->load_lat[in->load_lat_class];
+		double t_data = 0;
+		for (unsigned i = 0; i < in->nmem; i++) {
+			const struct sim_memop *mo = &in->mem[i];
+			if (!mo->read)
+				continue;
+			unsigned lvl = a->level[i];
+			double extra = a->seq[i] ? 0 : md->level_lat[lvl];
+			double t = slot + (lat + extra) * md->latw;
+			/* a miss uses the bandwidth of every level up to the one
+			 * that served it (L1 misses themselves are free) */
+			for (unsigned l = 1; l <= lvl; l++) {
+				unsigned r = l == 1 ? (unsigned)m->r_l2 : l == 2 ? (unsigned)m->r_l3 : (unsigned)m->r_mem;
+				t = dmax(t, md->avail[r]);
+				res_take(md, r, t_issue, md->gap[r]);
+			}
+			if (lvl > 0)
+				mem_bound = true;
+			/* store-to-load forwarding through shadow memory */
+			uint64_t key = a->key[i];
+			for (unsigned c = 0; c < a->ncells[i]; c++) {
+				size_t s = sm_slot(key + c);
+				if (md->sm_key[s] == key + c + 1)
+					t = dmax(t, md->sm_val[s]);
+			}
+			t_data = dmax(t_data, t);
+		}
+		t_exec = dmax(t_exec, t_data);
+	}
+	for (unsigned u = 0; u < in->nexec; u++)
+		t_exec = dmax(t_exec, res_start(md, in->exec[u]));
+	if (in->div > 0)
+		t_exec = dmax(t_exec, md->avail[m->r_div]);
+	double t_end = t_exec + in->lat * md->latw;
+	for (unsigned u = 0; u < in->nexec; u++)
+		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
+	if (in->div > 0)
+		md->avail[m->r_div] = dmax(md->avail[m->r_div], t_exec) + in->div * md->gap[m->r_div];
+
+	for (unsigned i = 0; i < in->nmem; i++) {
+		const struct sim_memop *mo = &in->mem[i];
+		if (!mo->write)
+			continue;
+		/* a store miss costs bandwidth (the line is fetched for
+		 * ownership) but is off the critical path */
+		for (unsigned l = 1; l <= a->level[i] && known_addr; l++) {
+			unsigned r = l == 1 ? (unsigned)m->r_l2 : l == 2 ? (unsigned)m->r_l3 : (unsigned)m->r_mem;
+			res_take(md, r, t_issue, md->gap[r]);
+		}
+		double ready = t_end + md->store_fwd * md->latw;
+		uint64_t key = a->key[i];
+		for (unsigned c = 0; c < a->ncells[i]; c++) {
+			size_t s = sm_slot(key + c);
+			md->sm_key[s] = key + c + 1;
+			md->sm_val[s] = ready;
+		}
+	}
+	for (unsigned i = 0; i < in->nwrites; i++)
+		md->reg[in->writes[i]] = t_end;
+
+	double r = dmax(t_end, md->last_retire);
+	md->last_retire = r;
+	for (unsigned k = 0; k < fused && k < md->window; k++) {
+		md->ring[md->pos] = r;
+		md->ring_mem[md->pos] = mem_bound;
+		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
+	}
+	if (a->mispredict) {
+		md->br_acc += md->br_inc;
+		if (md->br_acc >= 1 - 1e-9) {
+			md->br_acc -= 1;
+			md->recover = dmax(md->recover, t_end + md->penalty);
+			md->st.mispredicts++;
+		}
+	}
+	md->st.insns++;
+	md->st.fused += fused;
+	md->st.uops += in->uops;
+}
+
+/* ---------------------------------------------------------- prepass --- */
+
+static uint64_t expr_key(const struct sim_session *s, const struct sim_memop *mo)
+{
+	/* unknown address: equal expressions whose registers did not change
+	 * since name the same location; the top bit keeps these keys apart
+	 * from real addresses */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t parts[6] = { mo->base, mo->base >= 0 ? s->ver[mo->base] : 0, mo->index,
+			     mo->index >= 0 ? s->ver[mo->index] : 0, mo->scale, mo->disp };
+	for (int i = 0; i < 6; i++)
+		h = (h ^ (uint64_t)parts[i]) * 0x100000001b3ULL;
+	return (h >> 4) | (1ULL << 63);
+}
+
+static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
+{
+	const struct sim_code *code = s->code;
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_rec *rec = &recs[i];
+		const struct sim_insn *in = sim_code_insn(code, rec->insn);
+		struct annot *a = &s->ann[i];
+		memset(a, 0, sizeof *a);
+		if (rec->insn >= s->ev.ninsn) {
+			size_t nn = sim_code_count(code) + 1024;
+			s->ev.insn_count = realloc(s->ev.insn_count, nn * sizeof *s->ev.insn_count);
+			if (!s->ev.insn_count)
+				abort();
+			memset(s->ev.insn_count + s->ev.ninsn, 0, (nn - s->ev.ninsn) * sizeof *s->ev.insn_count);
+			s->ev.ninsn = nn;
+		}
+		s->ev.insn_count[rec->insn]++;
+		if (in->branch) {
+			bool miss = sim_bpred_branch(&s->bp, (enum sim_branch_kind)in->branch, in->addr,
+						     rec->taken, rec->target);
+			a->mispredict = miss;
+		}
+		for (unsigned k = 0; k < in->nmem; k++) {
+			const struct sim_memop *mo = &in->mem[k];
+			if (mo->read)
+				s->ev.loads++;
+			if (mo->write)
+				s->ev.stores++;
+			if (k < rec->nmem || mo->base == -2) {
+				uint64_t addr = k < rec->nmem ? rec->mem[k] : (uint64_t)mo->disp;
+				bool seq = false;
+				int lvl = sim_cache_access(&s->cache, in->addr, addr, mo->bytes, &seq);
+				if (lvl < 0)
+					lvl = 0;
+				if (lvl > 3)
+					lvl = 3;
+				a->level[k] = (uint8_t)lvl;
+				a->seq[k] = seq;
+				s->ev.level_hits[lvl]++;
+				uint64_t first = addr >> 3, last = (addr + (mo->bytes ? mo->bytes : 1) - 1) >> 3;
+				a->key[k] = first & ~(1ULL << 63);
+				a->ncells[k] = (uint8_t)(last - first + 1 > 8 ? 8 : last - first + 1);
+			} else {
+				a->key[k] = expr_key(s, mo);
+				a->ncells[k] = 1;
+				s->ev.level_hits[0]++;
+			}
+		}
+		for (unsigned w = 0; w < in->nwrites; w++)
+			s->ver[in->writes[w]]++;
+	}
+}
+
+/* ---------------------------------------------------------- threads --- */
+
+struct worker_arg {
+	struct sim_session *s;
+	size_t lo, hi;
+};
+
+static void run_models(struct sim_session *s, size_t lo, size_t hi)
+{
+	const struct sim_code *code = s->code;
+	for (size_t c = lo; c < hi; c++) {
+		struct model *md = &s->models[c];
+		for (size_t i = 0; i < s->chunk_n; i++) {
+			const struct sim_rec *rec = &s->chunk[i];
+			model_step(md, s->m, sim_code_insn(code, rec->insn), &s->ann[i], rec->nmem > 0);
+		}
+	}
+}
+
+static void *worker(void *p)
+{
+	struct worker_arg *wa = p;
+	for (;;) {
+		pthread_barrier_wait(&wa->s->start);
+		if (wa->s->quit)
+			break;
+		run_models(wa->s, wa->lo, wa->hi);
+		pthread_barrier_wait(&wa->s->done);
+	}
+	return NULL;
+}
+
+struct sim_session *sim_session_new(const struct sim_machine *m, const struct sim_code *code,
+				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
+				    char *err, size_t errlen)
+{
+	if (!ncfg) {
+		snprintf(err, errlen, "no configuration to simulate");
+		return NULL;
+	}
+	struct sim_session *s = calloc(1, sizeof *s);
+	if (!s)
+		abort();
+	s->m = m;
+	s->code = code;
+	s->ncfg = ncfg;
+	s->models = calloc(ncfg, sizeof *s->models);
+	s->ann = calloc(CHUNK, sizeof *s->ann);
+	if (!s->models || !s->ann)
+		abort();
+	for (size_t c = 0; c < ncfg; c++)
+		model_init(&s->models[c], m, &cfg[c]);
+	uint64_t size[3];
+	unsigned ways[3];
+	for (unsigned l = 0; l < m->ncache; l++) {
+		size[l] = m->cache_size[l];
+		ways[l] = m->cache_ways[l];
+	}
+	if (sim_cache_init(&s->cache, m->ncache, size, ways, m->line)) {
+		snprintf(err, errlen, "%s: bad cache geometry (sets must be a power of two)", m->path);
+		sim_session_free(s);
+		return NULL;
+	}
+	if (sim_bpred_init(&s->bp)) {
+		snprintf(err, errlen, "out of memory for the branch predictor");
+		sim_session_free(s);
+		return NULL;
+	}
+	if (threads < 1)
+		threads = 1;
+	if (threads > ncfg)
+		threads = (unsigned)ncfg;
+	s->threads = threads;
+	if (threads > 1) {
+		pthread_barrier_init(&s->start, NULL, threads);
+		pthread_barrier_init(&s->done, NULL, threads);
+		s->tid = calloc(threads, sizeof *s->tid);
+		struct worker_arg *wa = calloc(threads, sizeof *wa);
+		if (!s->tid || !wa)
+			abort();
+		for (unsigned t = 0; t < threads; t++) {
+			wa[t].s = s;
+			wa[t].lo = ncfg * t / threads;
+			wa[t].hi = ncfg * (t + 1) / threads;
+		}
+		/* worker 0 is the calling thread */
+		for (unsigned t = 1; t < threads; t++)
+			if (pthread_create(&s->tid[t], NULL, worker, &wa[t]))
+				abort();
+		s->tid[0] = (pthread_t)0;
+		s->chunk = NULL;
+		/* keep the argument block reachable for sim_session_free */
+		s->wargs = wa;
+	}
+	return s;
+}
+
+static struct worker_arg *wargs_of(struct sim_session *s)
+{
+	return s->wargs;
+}
+
+void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n)
+{
+	while (n) {
+		size_t k = n > CHUNK ? CHUNK : n;
+		prepass(s, recs, k);
+		s->chunk = recs;
+		s->chunk_n = k;
+		if (s->threads > 1) {
+			struct worker_arg *wa = wargs_of(s);
+			pthread_barrier_wait(&s->start);
+			run_models(s, wa[0].lo, wa[0].hi);
+			pthread_barrier_wait(&s->done);
+		} else {
+			run_models(s, 0, s->ncfg);
+		}
+		recs += k;
+		n -= k;
+	}
+}
+
+void sim_session_mark(struct sim_session *s)
+{
+	for (size_t c = 0; c < s->ncfg; c++) {
+		s->models[c].st.mark_cycles = s->models[c].last_retire;
+		s->models[c].st.mark_insns = s->models[c].st.insns;
+	}
+}
+
+void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim_events *ev)
+{
+	for (size_t c = 0; c < s->ncfg; c++) {
+		struct model *md = &s->models[c];
+		struct sim_stats *st = &md->st;
+		st->cycles = md->last_retire;
+		st->slots = st->cycles * md->width;
+		st->retiring = (double)st->fused;
+		/* the drain after the last issue is backend time */
+		double fe_end = md->avail[s->m->r_frontend];
+		if (st->cycles > fe_end)
+			st->backend_core += (st->cycles - fe_end) * md->width;
+		double rest = st->slots - st->retiring - st->bad_spec - st->backend_mem - st->backend_core;
+		st->frontend = rest > 0 ? rest : 0;
+		if (out)
+			out[c] = *st;
+	}
+	if (ev) {
+		*ev = s->ev;
+		ev->cond_branches = s->bp.cond;
+		ev->cond_miss = s->bp.cond_miss;
+		ev->indirect = s->bp.indirect;
+		ev->indirect_miss = s->bp.indirect_miss;
+		ev->btb_miss = s->bp.btb_miss;
+		s->ev.insn_count = NULL;
+		s->ev.ninsn = 0;
+		ev->mispredicts = s->models[0].st.mispredicts;
+	}
+}
+
+void sim_session_free(struct sim_session *s)
+{
+	if (!s)
+		return;
+	if (s->threads > 1) {
+		s->quit = true;
+		pthread_barrier_wait(&s->start);
+		for (unsigned t = 1; t < s->threads; t++)
+			pthread_join(s->tid[t], NULL);
+		pthread_barrier_destroy(&s->start);
+		pthread_barrier_destroy(&s->done);
+		free(s->tid);
+		free(s->wargs);
+	}
+	for (size_t c = 0; c < s->ncfg; c++)
+		model_free(&s->models[c]);
+	free(s->models);
+	free(s->ann);
+	free(s->ev.insn_count);
+	sim_cache_free(&s->cache);
+	sim_bpred_free(&s->bp);
+	free(s);
+}
+
+void sim_events_free(struct sim_events *ev)
+{
+	free(ev->insn_count);
+	ev->insn_count = NULL;
+	ev->ninsn = 0;
+}
+
+double sim_stats_steady_cycles(const struct sim_stats *st, double units_after_mark)
+{
+	double c = st->cycles - st->mark_cycles;
+	if (units_after_mark <= 0)
+		return st->cycles;
+	return c / units_after_mark;
+}

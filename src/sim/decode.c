@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* x86-64 decoding with Zydis into model instructions: dependencies,
+ * memory operands, form key and the machine's resource mapping. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include "machine.h"
+#include "sim_internal.h"
+
+/* shadow register ids */
+enum {
+	REG_GPR = 0,		/* 16 */
+	REG_VEC = 16,		/* 32 */
+	REG_K = 48,		/* 8 */
+	REG_CF = 56,		/* carry: renamed apart from the other flags */
+	REG_SPAZO = 57,		/* sign, parity, adjust, zero, overflow */
+	REG_RSP = REG_GPR + 4,
+};
+
+struct code_slot {
+	uint64_t key;		/* address + 1; 0 = empty */
+	uint32_t idx;
+};
+
+struct sim_code {
+	const struct sim_machine *m;
+	struct sim_insn *insn;
+	size_t n, cap;
+	struct code_slot *by_addr, *by_end;
+	size_t hcap;		/* power of two */
+	size_t approx;
+	ZydisDecoder dec;
+	ZydisFormatter fmt;
+};
+
+static size_t slot_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static void slot_put(struct code_slot *t, size_t cap, uint64_t addr, uint32_t idx)
+{
+	size_t h = slot_hash(addr + 1, cap);
+	while (t[h].key && t[h].key != addr + 1)
+		h = (h + 1) & (cap - 1);
+	t[h].key = addr + 1;
+	t[h].idx = idx;
+}
+
+static long slot_get(const struct code_slot *t, size_t cap, uint64_t addr)
+{
+	size_t h = slot_hash(addr + 1, cap);
+	while (t[h].key) {
+		if (t[h].key == addr + 1)
+			return t[h].idx;
+		h = (h + 1) & (cap - 1);
+	}
+	return -1;
+}
+
+struct sim_code *sim_code_new(const struct sim_machine *m)
+{
+	struct sim_code *c = calloc(1, sizeof *c);
+	if (!c)
+		abort();
+	c->m = m;
+	c->hcap = 1024;
+	c->by_addr = calloc(c->hcap, sizeof *c->by_addr);
+	c->by_end = calloc(c->hcap, sizeof *c->by_end);
+	if (!c->by_addr || !c->by_end)
+		abort();
+	ZydisDecoderInit(&c->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisFormatterInit(&c->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+	return c;
+}
+
+void sim_code_free(struct sim_code *c)
+{
+	if (!c)
+		return;
+	free(c->insn);
+	free(c->by_addr);
+	free(c->by_end);
+	free(c);
+}
+
+size_t sim_code_count(const struct sim_code *c)
+{
+	return c->n;
+}
+
+const struct sim_insn *sim_code_insn(const struct sim_code *c, size_t i)
+{
+	return &c->insn[i];
+}
+
+size_t sim_code_approx(const struct sim_code *c)
+{
+	return c->approx;
+}
+
+long sim_code_lookup(const struct sim_code *c, uint64_t addr)
+{
+	return slot_get(c->by_addr, c->hcap, addr);
+}
+
+static void grow_hash(struct sim_code *c)
+{
+	size_t ncap = c->hcap * 2;
+	struct code_slot *a = calloc(ncap, sizeof *a), *e = calloc(ncap, sizeof *e);
+	if (!a || !e)
+		abort();
+	for (size_t i = 0; i < c->n; i++) {
+		slot_put(a, ncap, c->insn[i].addr, (uint32_t)i);
+		slot_put(e, ncap, c->insn[i].addr + c->insn[i].len, (uint32_t)i);
+	}
+	free(c->by_addr);
+	free(c->by_end);
+	c->by_addr = a;
+	c->by_end = e;
+	c->hcap = ncap;
+}
+
+static int reg_id(ZydisRegister r)
+{
+	ZydisRegisterClass cls = ZydisRegisterGetClass(r);
+	switch (cls) {
+	case ZYDIS_REGCLASS_GPR8:
+	case ZYDIS_REGCLASS_GPR16:
+	case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64: {
+		ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+		int id = ZydisRegisterGetId(big);
+		return id >= 0 && id < 16 ? REG_GPR + id : -1;
+	}
+	case ZYDIS_REGCLASS_XMM:
+	case ZYDIS_REGCLASS_YMM:
+	case ZYDIS_REGCLASS_ZMM: {
+		int id = ZydisRegisterGetId(r);
+		return id >= 0 && id < 32 ? REG_VEC + id : -1;
+	}
+	case ZYDIS_REGCLASS_MASK: {
+		int id = ZydisRegisterGetId(r);
+		return id >= 0 && id < 8 ? REG_K + id : -1;
+	}
+	default:
+		return -1;
+	}
+}
+
+static const char *reg_kind(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8: return "r8";
+	case ZYDIS_REGCLASS_GPR16: return "r16";
+	case ZYDIS_REGCLASS_GPR32: return "r32";
+	case ZYDIS_REGCLASS_GPR64: return "r64";
+	case ZYDIS_REGCLASS_XMM: return "x";
+	case ZYDIS_REGCLASS_YMM: return "y";
+	case ZYDIS_REGCLASS_ZMM: return "z";
+	case ZYDIS_REGCLASS_MASK: return "k";
+	case ZYDIS_REGCLASS_X87: return "st";
+	case ZYDIS_REGCLASS_MMX: return "mm";
+	default: return "sreg";
+	}
+}
+
+static void add_u8(uint8_t *arr, uint8_t *n, unsigned max, int v)
+{
+	if (v < 0)
+		return;
+	for (unsigned i = 0; i < *n; i++)
+		if (arr[i] == v)
+			return;
+	if (*n < max)
+		arr[(*n)++] = (uint8_t)v;
+}
+
+/* The key of FORMAT: [prefix.]mnemonic kind,kind,... */
+struct form_key {
+	char mnem[40];
+	char cat[32];
+	char ops[SIM_FORM_MAX_OPS][6];
+	unsigned nops;
+	bool vector;
+	int widest_vec;		/* 128, 256, 512 */
+};
+
+static void key_string(const struct form_key *k, char *buf, size_t n)
+{
+	size_t o = (size_t)snprintf(buf, n, "%s", k->mnem);
+	for (unsigned i = 0; i < k->nops && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "," : " ", k->ops[i]);
+}
+
+/* memory kinds -> register kinds of the same width, for the derived lookup */
+static bool derive_key(const struct form_key *k, struct form_key *d)
+{
+	*d = *k;
+	bool any = false;
+	for (unsigned i = 0; i < k->nops; i++) {
+		const char *o = k->ops[i];
+		if (o[0] != 'm' || !(isdigit((unsigned char)o[1]) || o[1] == 'b'))
+			continue;
+		any = true;
+		int bits = o[1] == 'b' ? k->widest_vec : atoi(o + 1);
+		if (k->vector)
+			snprintf(d->ops[i], sizeof d->ops[i], "%s", bits <= 128 ? "x" : bits <= 256 ? "y" : "z");
+		else
+			snprintf(d->ops[i], sizeof d->ops[i], "r%d", bits >= 64 ? 64 : bits < 8 ? 8 : bits);
+	}
+	return any;
+}
+
+static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key *key,
+		 const ZydisDecodedInstruction *zi, bool same_sources, unsigned nmem_read,
+		 unsigned nmem_write, bool reg_reg)
+{
+	struct sim_machine *m = (struct sim_machine *)c->m;
+	const struct sim_form *f = sim_machine_lookup(m, key->mnem, key->ops, key->nops);
+	bool derived = false;
+	if (!f) {
+		struct form_key d;
+		if (derive_key(key, &d) && (f = sim_machine_lookup(m, d.mnem, d.ops, d.nops)))
+			derived = true;
+	}
+	if (!f) {
+		f = sim_machine_lookup_category(m, key->cat, key->ops, key->nops);
+		if (!f) {
+			struct form_key d;
+			if (derive_key(key, &d))
+				f = sim_machine_lookup_category(m, key->cat, d.ops, d.nops);
+			derived = f != NULL;
+		}
+		in->approx = true;
+		c->approx++;
+	}
+	uint32_t uops[SIM_FORM_MAX_UOPS + 8];
+	unsigned nu = 0;
+	if (f) {
+		for (unsigned i = 0; i < f->nuops; i++)
+			uops[nu++] = f->uop[i];
+		in->lat = f->lat;
+		in->div = f->div;
+	} else {
+		/* no rule at all: one simple µop on the widest group */
+		uops[nu++] = m->group[m->ngroups - 1];
+		in->lat = 1;
+	}
+	if (derived) {
+		for (unsigned i = 0; i < nmem_read; i++)
+			uops[nu++] = m->load_uop[0];
+		for (unsigned i = 0; i < nmem_write; i++)
+			for (unsigned s = 0; s < m->nstore_uop; s++)
+				uops[nu++] = m->store_uop[s];
+	}
+	unsigned flags = f ? f->flags : 0;
+	if ((flags & SIM_F_ZERO_IDIOM) && same_sources) {
+		in->zero_idiom = true;
+		nu = 0;
+		in->lat = 0;
+		in->nreads = 0;
+	}
+	if ((flags & SIM_F_ELIM) && reg_reg) {
+		in->eliminated = true;
+		nu = 0;
+		in->lat = 0;
+	}
+	in->serial = flags & SIM_F_SERIAL;
+	in->ports = sim_machine_portstr(m, uops, nu);
+	unsigned n_load = 0, n_sta = 0, n_std = 0, n_other = 0;
+	for (unsigned i = 0; i < nu; i++) {
+		if (uops[i] == m->load_uop[0]) {
+			n_load++;
+			in->nload += (uint8_t)sim_machine_uop_uses(m, uops[i], in->load + in->nload,
+								     sizeof in->load - in->nload);
+			continue;
+		}
+		if (m->nstore_uop == 2 && uops[i] == m->store_uop[0])
+			n_sta++;
+		else if (m->nstore_uop == 2 && uops[i] == m->store_uop[1])
+			n_std++;
+		else
+			n_other++;
+		in->nexec += (uint8_t)sim_machine_uop_uses(m, uops[i], in->exec + in->nexec,
+							     SIM_MAX_USES - in->nexec);
+	}
+	in->uops = (uint8_t)nu;
+	if (f && f->fused >= 0) {
+		in->fused = (uint8_t)f->fused;
+	} else {
+		unsigned hosts = n_other + n_std;
+		unsigned fused = n_other + (n_std > n_sta ? n_std : n_sta);
+		if (flags & SIM_F_NOMICROFUSE)
+			fused += n_load;
+		else
+			fused += n_load > hosts ? n_load - hosts : 0;
+		in->fused = (uint8_t)(fused ? fused : 1);
+	}
+	if (in->zero_idiom || in->eliminated)
+		in->fused = 1;
+	in->fusible = f && (f->flags & SIM_F_FUSE) && !in->approx;
+	(void)zi;
+}
+
+static bool is_jcc(const struct sim_insn *in)
+{
+	return in->branch == SIM_BR_COND && in->text[0] == 'j' && strncmp(in->text, "jrcxz", 5) &&
+	       strncmp(in->text, "jecxz", 5);
+}
+
+/* cmp/test/add/... followed by a jcc issue and execute as one µop */
+static void mark_fusion(struct sim_code *c, struct sim_insn *head, struct sim_insn *jcc)
+{
+	if (head->fuse_head || jcc->fused_jcc || !is_jcc(jcc) || head->zero_idiom)
+		return;
+	if (head->branch != SIM_BR_NONE)
+		return;
+	if (!head->lat && !head->nexec)
+		return;
+	head->fuse_head = true;
+	head->nexec = 0;
+	head->lat = 0;
+	jcc->fused_jcc = true;
+	jcc->fused = 0;
+	(void)c;
+}
+
+long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_t avail, char *err,
+		  size_t errlen)
+{
+	long have = slot_get(c->by_addr, c->hcap, addr);
+	if (have >= 0)
+		return have;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&c->dec, bytes, avail, &zi, ops))) {
+		snprintf(err, errlen, "undecodable bytes at 0x%llx:%s%s", (unsigned long long)addr,
+			 avail ? "" : " (none left)", "");
+		if (avail) {
+			size_t o = strlen(err);
+			for (size_t i = 0; i < avail && i < 8 && o + 4 < errlen; i++)
+				o += (size_t)snprintf(err + o, errlen - o, " %02x", bytes[i]);
+		}
+		return -1;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->insn = realloc(c->insn, c->cap * sizeof *c->insn);
+		if (!c->insn)
+			abort();
+	}
+	if ((c->n + 1) * 2 > c->hcap)
+		grow_hash(c);
+	struct sim_insn *in = &c->insn[c->n];
+	memset(in, 0, sizeof *in);
+	in->addr = addr;
+	in->len = zi.length;
+	memcpy(in->bytes, bytes, zi.length);
+	ZydisFormatterFormatInstruction(&c->fmt, &zi, ops, zi.operand_count_visible, in->text,
+					sizeof in->text, addr, NULL);
+
+	struct form_key key;
+	memset(&key, 0, sizeof key);
+	const char *prefix = "";
+	if (zi.attributes & ZYDIS_ATTRIB_HAS_LOCK)
+		prefix = "lock.";
+	else if (zi.meta.category == ZYDIS_CATEGORY_STRINGOP || zi.meta.category == ZYDIS_CATEGORY_IOSTRINGOP) {
+		if (zi.attributes & ZYDIS_ATTRIB_HAS_REPNE)
+			prefix = "repne.";
+		else if (zi.attributes & ZYDIS_ATTRIB_HAS_REPE)
+			prefix = "repe.";
+		else if (zi.attributes & ZYDIS_ATTRIB_HAS_REP)
+			prefix = "rep.";
+	}
+	snprintf(key.mnem, sizeof key.mnem, "%s%s", prefix, ZydisMnemonicGetString(zi.mnemonic));
+	snprintf(key.cat, sizeof key.cat, "%s", ZydisCategoryGetString(zi.meta.category));
+	for (char *p = key.cat; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+
+	int first_src = -1;
+	bool same_sources = true, reg_reg = true;
+	unsigned nmem_read = 0, nmem_write = 0, nregops = 0;
+	bool stack_op = zi.meta.category == ZYDIS_CATEGORY_PUSH || zi.meta.category == ZYDIS_CATEGORY_POP ||
+			zi.meta.category == ZYDIS_CATEGORY_CALL || zi.meta.category == ZYDIS_CATEGORY_RET;
+	for (unsigned i = 0; i < zi.operand_count; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+		bool explicit = op->visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT &&
+				op->encoding != ZYDIS_OPERAND_ENCODING_MASK;
+		bool rd = op->actions & ZYDIS_OPERAND_ACTION_MASK_READ;
+		bool wr = op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE;
+		const char *kind = NULL;
+		char kbuf[6];
+		switch (op->type) {
+		case ZYDIS_OPERAND_TYPE_REGISTER: {
+			ZydisRegisterClass cls = ZydisRegisterGetClass(op->reg.value);
+			if (cls == ZYDIS_REGCLASS_FLAGS || cls == ZYDIS_REGCLASS_IP)
+				break;
+			int id = reg_id(op->reg.value);
+			if (stack_op && id == REG_RSP && !explicit)
+				break;
+			kind = reg_kind(op->reg.value);
+			if (cls == ZYDIS_REGCLASS_XMM || cls == ZYDIS_REGCLASS_YMM || cls == ZYDIS_REGCLASS_ZMM) {
+				key.vector = true;
+				int bits = cls == ZYDIS_REGCLASS_XMM ? 128 : cls == ZYDIS_REGCLASS_YMM ? 256 : 512;
+				if (bits > key.widest_vec)
+					key.widest_vec = bits;
+			}
+			if (rd) {
+				add_u8(in->reads, &in->nreads, SIM_MAX_READS, id);
+				if (explicit) {
+					if (first_src < 0)
+						first_src = op->reg.value;
+					else if (first_src != (int)op->reg.value)
+						same_sources = false;
+				}
+			}
+			if (wr) {
+				add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, id);
+				/* 8- and 16-bit writes merge into the old value */
+				if ((cls == ZYDIS_REGCLASS_GPR8 || cls == ZYDIS_REGCLASS_GPR16) && !rd)
+					add_u8(in->reads, &in->nreads, SIM_MAX_READS, id);
+				if (cls == ZYDIS_REGCLASS_XMM || cls == ZYDIS_REGCLASS_YMM || cls == ZYDIS_REGCLASS_ZMM)
+					in->load_lat_class = cls == ZYDIS_REGCLASS_XMM ? 1 : cls == ZYDIS_REGCLASS_YMM ? 2 : 3;
+			}
+			if (explicit)
+				nregops++;
+			break;
+		}
+		case ZYDIS_OPERAND_TYPE_MEMORY: {
+			const ZydisDecodedOperandMem *mem = &op->mem;
+			if (mem->type == ZYDIS_MEMOP_TYPE_AGEN) {
+				add_u8(in->reads, &in->nreads, SIM_MAX_READS, reg_id(mem->base));
+				add_u8(in->reads, &in->nreads, SIM_MAX_READS, reg_id(mem->index));
+				bool three = mem->base != ZYDIS_REGISTER_NONE && mem->index != ZYDIS_REGISTER_NONE &&
+					     mem->disp.value != 0;
+				kind = three ? "a3" : "a";
+				reg_reg = false;
+				break;
+			}
+			if (mem->type != ZYDIS_MEMOP_TYPE_MEM && mem->type != ZYDIS_MEMOP_TYPE_VSIB)
+				break;
+			reg_reg = false;
+			if (in->nmem < 2 && (rd || wr)) {
+				struct sim_memop *mo = &in->mem[in->nmem++];
+				mo->base = (int8_t)reg_id(mem->base);
+				mo->index = mem->type == ZYDIS_MEMOP_TYPE_VSIB ? -1 : (int8_t)reg_id(mem->index);
+				if (mem->type == ZYDIS_MEMOP_TYPE_VSIB)
+					add_u8(in->reads, &in->nreads, SIM_MAX_READS, reg_id(mem->index));
+				if (mem->base == ZYDIS_REGISTER_RIP)
+					mo->base = -2;	/* rip-relative: constant address */
+				mo->scale = mem->scale;
+				mo->disp = mem->disp.value;
+				mo->read = rd;
+				mo->write = wr;
+				mo->bytes = (uint16_t)(op->size / 8 ? op->size / 8 : 1);
+				if (mo->base == -2)
+					mo->disp += (int64_t)(addr + zi.length);
+			}
+			if (explicit) {
+				if (rd)
+					nmem_read++;
+				if (wr)
+					nmem_write++;
+				bool bcst = zi.avx.broadcast.mode != ZYDIS_BROADCAST_MODE_INVALID &&
+					    !zi.avx.broadcast.is_static;
+				if (bcst)
+					kind = "mb";
+				else {
+					snprintf(kbuf, sizeof kbuf, "m%u", op->size > 9999 ? 9999 : op->size);
+					kind = kbuf;
+				}
+			}
+			break;
+		}
+		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
+			reg_reg = false;
+			if (op->imm.is_relative) {
+				kind = "rel";
+				ZyanU64 t;
+				if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, op, addr, &t))) {
+					in->has_target = true;
+					in->target = t;
+				}
+			} else {
+				kind = "i";
+			}
+			break;
+		default:
+			reg_reg = false;
+			break;
+		}
+		if (explicit && kind && key.nops < SIM_FORM_MAX_OPS) {
+			size_t kl = strlen(kind);
+			if (kl >= sizeof key.ops[0])
+				kl = sizeof key.ops[0] - 1;
+			memcpy(key.ops[key.nops], kind, kl);
+			key.ops[key.nops++][kl] = 0;
+		}
+	}
+	if (nregops < 2)
+		reg_reg = false;
+	if (first_src < 0)
+		same_sources = false;
+	/* flags: carry renamed on its own, the others together */
+	if (zi.cpu_flags) {
+		const ZydisAccessedFlags *fl = zi.cpu_flags;
+		uint32_t spazo = ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_PF | ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_ZF |
+				 ZYDIS_CPUFLAG_OF;
+		uint32_t wr = fl->modified | fl->set_0 | fl->set_1 | fl->undefined;
+		if (fl->tested & ZYDIS_CPUFLAG_CF)
+			add_u8(in->reads, &in->nreads, SIM_MAX_READS, REG_CF);
+		if (fl->tested & spazo)
+			add_u8(in->reads, &in->nreads, SIM_MAX_READS, REG_SPAZO);
+		if (wr & ZYDIS_CPUFLAG_CF)
+			add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, REG_CF);
+		if (wr & spazo)
+			add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, REG_SPAZO);
+	}
+	switch (zi.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		in->branch = SIM_BR_COND;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+		in->branch = in->has_target ? SIM_BR_DIRECT : SIM_BR_INDIRECT;
+		break;
+	case ZYDIS_CATEGORY_RET:
+		in->branch = SIM_BR_RET;
+		break;
+	default:
+		break;
+	}
+	key_string(&key, in->key, sizeof in->key);
+	bind(c, in, &key, &zi, same_sources, nmem_read, nmem_write, reg_reg);
+
+	uint32_t idx = (uint32_t)c->n++;
+	slot_put(c->by_addr, c->hcap, addr, idx);
+	slot_put(c->by_end, c->hcap, addr + in->len, idx);
+	/* macro-fusion with a neighbour decoded before or after */
+	long prev = slot_get(c->by_end, c->hcap, addr);
+	if (prev >= 0 && (size_t)prev != idx && c->insn[prev].fusible)
+		mark_fusion(c, &c->insn[prev], in);
+	long next = slot_get(c->by_addr, c->hcap, addr + in->len);
+	if (next >= 0 && (size_t)next != idx && in->fusible)
+		mark_fusion(c, in, &c->insn[next]);
+	return (long)idx;
+}
+
+long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, const char *uops, double lat,
+			   char *err, size_t errlen)
+{
+	struct sim_machine *m = (struct sim_machine *)c->m;
+	struct sim_form f;
+	memset(&f, 0, sizeof f);
+	if (sim_machine_parse_uops(m, uops, &f)) {
+		snprintf(err, errlen, "bad µop list '%s'", uops);
+		return -1;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->insn = realloc(c->insn, c->cap * sizeof *c->insn);
+		if (!c->insn)
+			abort();
+	}
+	if ((c->n + 1) * 2 > c->hcap)
+		grow_hash(c);
+	struct sim_insn *in = &c->insn[c->n];
+	memset(in, 0, sizeof *in);
+	in->addr = addr;
+	in->len = 1;
+	snprintf(in->text, sizeof in->text, "%s", text);
+	snprintf(in->key, sizeof in->key, "%s", text);
+	in->lat = (float)lat;
+	for (unsigned i = 0; i < f.nuops; i++) {
+		if (f.uop[i] == m->load_uop[0])
+			in->nload += (uint8_t)sim_machine_uop_uses(m, f.uop[i], in->load + in->nload,
+								     sizeof in->load - in->nload);
+		else
+			in->nexec += (uint8_t)sim_machine_uop_uses(m, f.uop[i], in->exec + in->nexec,
+								     SIM_MAX_USES - in->nexec);
+	}
+	in->uops = (uint8_t)f.nuops;
+	in->fused = 1;
+	in->ports = sim_machine_portstr(m, f.uop, f.nuops);
+	uint32_t idx = (uint32_t)c->n++;
+	slot_put(c->by_addr, c->hcap, addr, idx);
+	slot_put(c->by_end, c->hcap, addr + in->len, idx);
+	return (long)idx;
+}

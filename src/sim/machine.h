@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The in-memory machine model, shared by machine.c (loading, lookup),
+ * decode.c (binding instructions) and core.c (timing). */
+#ifndef GUS_SIM_MACHINE_H
+#define GUS_SIM_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+#define SIM_MAX_PORTS 16
+#define SIM_MAX_GROUPS 40
+#define SIM_MAX_ALIASES 8
+#define SIM_FORM_MAX_UOPS 16
+#define SIM_FORM_MAX_OPS 6
+#define SIM_FORM_MAX_NAMES 48
+#define SIM_FORM_HASH 1021
+
+enum {
+	SIM_F_ZERO_IDIOM = 1,
+	SIM_F_ELIM = 2,
+	SIM_F_FUSE = 4,
+	SIM_F_NOMICROFUSE = 8,
+	SIM_F_SERIAL = 16,
+};
+
+struct sim_form {
+	bool category;
+	unsigned nnames;
+	const char *names[SIM_FORM_MAX_NAMES];
+	char *names_buf;
+	unsigned nops;
+	char op[SIM_FORM_MAX_OPS][6];
+	bool rest;
+	unsigned nuops;
+	uint32_t uop[SIM_FORM_MAX_UOPS];	/* port mask per µop */
+	float lat, div;
+	int fused;		/* -1: derive */
+	unsigned flags;
+};
+
+struct sim_form_ref {
+	size_t form;
+	const char *name;
+	struct sim_form_ref *next;
+};
+
+struct sim_resdef {
+	char name[24];
+	enum sim_res_kind kind;
+	uint32_t mask;
+	double cap;
+};
+
+struct sim_portstr {
+	struct sim_portstr *next;
+	char s[];
+};
+
+struct sim_machine {
+	char path[512];
+	char name[32];
+	char alias[SIM_MAX_ALIASES][32];
+	unsigned naliases;
+	char describe[160];
+	unsigned nports;
+	char portname[SIM_MAX_PORTS][4];
+	unsigned window;
+	double frontend, penalty, store_forward, dividers;
+	double load_lat[4];	/* GPR, xmm, ymm, zmm */
+	unsigned ncache, line;
+	uint64_t cache_size[3];
+	unsigned cache_ways[3];
+	double cache_lat[4];	/* extra latency when served by L1D, L2, L3, memory */
+	double cache_gap[4];	/* cycles per line into the level above: -, L2, L3, memory */
+	bool has_memory;
+	unsigned btb_sets, btb_ways;
+	uint32_t load_uop[2], store_uop[2];
+	unsigned nload_uop, nstore_uop;
+	size_t nforms, forms_cap;
+	struct sim_form *forms;
+	struct sim_form_ref *form_hash[SIM_FORM_HASH];
+	unsigned ngroups;
+	uint32_t group[SIM_MAX_GROUPS];
+	unsigned nres;
+	struct sim_resdef res[SIM_MAX_RES];
+	int r_frontend, r_lat, r_window, r_l2, r_l3, r_mem, r_div, r_branch;
+	struct sim_portstr *portstrs;
+};
+
+unsigned sim_hash_str(const char *s);
+int sim_machine_parse_uops(const struct sim_machine *m, const char *s, struct sim_form *f);
+const struct sim_form *sim_machine_lookup(const struct sim_machine *m, const char *mnemonic,
+					  const char (*ops)[6], unsigned nops);
+const struct sim_form *sim_machine_lookup_category(const struct sim_machine *m, const char *category,
+						   const char (*ops)[6], unsigned nops);
+unsigned sim_machine_uop_uses(const struct sim_machine *m, uint32_t mask, uint8_t *res, unsigned max);
+const char *sim_machine_portstr(struct sim_machine *m, const uint32_t *uops, unsigned n);
+
+#endif

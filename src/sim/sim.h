@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sim: the resource-centric out-of-order core model (Algorithm 1 of
+ * Pompougnac et al. 2024), its machine models and the sensitivity driver.
+ * It decodes x86-64 with Zydis and never touches the operating system
+ * beyond reading machine files. */
+#ifndef GUS_SIM_H
+#define GUS_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_MAX_RES 48
+
+/* Resources that every machine has, after its port groups. */
+enum sim_res_kind {
+	SIM_RK_PORTS,		/* a port group (p0156, p23, ...) */
+	SIM_RK_FRONTEND,
+	SIM_RK_INST_LAT,
+	SIM_RK_INST_WINDOW,
+	SIM_RK_L2_THR,
+	SIM_RK_L3_THR,
+	SIM_RK_MEM_THR,
+	SIM_RK_DIV,
+	SIM_RK_BRANCH,
+};
+
+struct sim_machine;
+
+struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen);
+/* Finds NAME among the machine or alias names of the .mm files of DIR. */
+struct sim_machine *sim_machine_find(const char *dir, const char *name, char *err, size_t errlen);
+void sim_machine_free(struct sim_machine *m);
+const char *sim_machine_name(const struct sim_machine *m);
+const char *sim_machine_describe(const struct sim_machine *m);
+unsigned sim_machine_width(const struct sim_machine *m);	/* issue slots per cycle */
+unsigned sim_nres(const struct sim_machine *m);
+const char *sim_res_name(const struct sim_machine *m, unsigned r);
+enum sim_res_kind sim_res_kind(const struct sim_machine *m, unsigned r);
+/* capacity per cycle of a throughput resource (ports, FRONTEND, DIV: 1/gap),
+ * window entries for INST_WINDOW, 1 for INST_LAT and BRANCH */
+double sim_res_capacity(const struct sim_machine *m, unsigned r);
+int sim_res_find(const struct sim_machine *m, const char *name);	/* -1 if none */
+
+/* ------------------------------------------------------------ code ----- */
+
+/* A decoded instruction bound to a machine: what the model needs. */
+#define SIM_MAX_READS 12
+#define SIM_MAX_WRITES 6
+#define SIM_MAX_USES 24
+
+struct sim_memop {
+	int8_t base, index;	/* shadow register ids, -1 if none */
+	uint8_t scale;
+	bool read, write;
+	uint16_t bytes;		/* access width */
+	int64_t disp;
+};
+
+struct sim_insn {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t bytes[15];
+	char text[64];		/* Intel-syntax disassembly */
+	char key[48];		/* form key looked up in the machine */
+	/* dependencies */
+	uint8_t nreads, nwrites;
+	uint8_t reads[SIM_MAX_READS];	/* shadow register ids read by the operation */
+	uint8_t writes[SIM_MAX_WRITES];
+	uint8_t nmem;
+	struct sim_memop mem[2];
+	/* resources: exec[] for the operation, load[] for the load µops */
+	uint8_t nexec, nload;
+	uint8_t exec[SIM_MAX_USES];	/* resource index per use, repeated per µop */
+	uint8_t load[4];
+	uint8_t fused;		/* fused-domain µops (front end, window) */
+	uint8_t uops;		/* unfused µops that execute */
+	float lat;		/* operation latency (without the load) */
+	float div;		/* divider cycles */
+	uint8_t load_lat_class;	/* 0 GPR, 1 xmm, 2 ymm, 3 zmm */
+	/* control flow */
+	uint8_t branch;		/* enum sim_branch_kind of sim_internal.h */
+	bool has_target;
+	uint64_t target;	/* direct branch target */
+	/* model flags */
+	bool zero_idiom, eliminated, fusible, fuse_head, fused_jcc, serial;
+	bool approx;		/* matched only a category rule */
+	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
+};
+
+struct sim_code;
+
+struct sim_code *sim_code_new(const struct sim_machine *m);
+void sim_code_free(struct sim_code *c);
+/* Decodes the instruction at ADDR from BYTES (AVAIL bytes readable) and
+ * returns its index, the existing index when ADDR was decoded before, or
+ * -1 with a message in ERR when the bytes are not a valid instruction. */
+long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_t avail, char *err,
+		  size_t errlen);
+/* An abstract instruction without register or memory operands, using
+ * the µops UOPS ("p06", "p1+p23") of the code's machine: for worked
+ * examples and tests. */
+long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, const char *uops, double lat,
+			   char *err, size_t errlen);
+long sim_code_lookup(const struct sim_code *c, uint64_t addr);
+size_t sim_code_count(const struct sim_code *c);
+const struct sim_insn *sim_code_insn(const struct sim_code *c, size_t i);
+/* instructions that only a category rule modelled */
+size_t sim_code_approx(const struct sim_code *c);
+
+/* ---------------------------------------------------------- stream ---- */
+
+/* One record of the instruction stream: a retired instruction. */
+struct sim_rec {
+	uint32_t insn;		/* index in the sim_code */
+	uint8_t taken;		/* branch outcome */
+	uint8_t nmem;		/* data addresses known: 0 (PT, static) or insn's nmem */
+	uint64_t target;	/* where control went after a taken branch */
+	uint64_t mem[2];	/* data addresses, in the order of sim_insn.mem */
+};
+
+/* A configuration: one multiplier per resource (1 = nominal, 1.15 = 15 %
+ * more capacity, or 15 % shorter latencies for INST_LAT, 15 % fewer
+ * mispredictions for BRANCH). */
+struct sim_config {
+	double w[SIM_MAX_RES];
+};
+
+struct sim_stats {
+	double cycles;		/* until the last instruction retired */
+	double mark_cycles;	/* at sim_session_mark */
+	uint64_t insns, mark_insns, fused, uops;
+	/* simulated Top-Down, in issue slots */
+	double slots, retiring, frontend, bad_spec, backend_mem, backend_core;
+	uint64_t mispredicts;
+};
+
+/* What the stream did, independent of the configuration (decided once). */
+struct sim_events {
+	uint64_t loads, stores;
+	uint64_t level_hits[4];	/* accesses served by L1, L2, L3, memory */
+	uint64_t cond_branches, cond_miss, indirect, indirect_miss, btb_miss, mispredicts;
+	uint64_t *insn_count;	/* executions per sim_code instruction */
+	size_t ninsn;
+};
+
+struct sim_session;
+
+/* Many configurations simulated from one pass over the stream: the
+ * stream is decoded, its caches and predictor run once, and the timing
+ * models of the configurations run on THREADS threads. */
+struct sim_session *sim_session_new(const struct sim_machine *m, const struct sim_code *code,
+				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
+				    char *err, size_t errlen);
+void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n);
+/* remember the current time of every model (end of warm-up) */
+void sim_session_mark(struct sim_session *s);
+/* results: NCFG stats, and the configuration-independent events */
+void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim_events *ev);
+void sim_session_free(struct sim_session *s);
+void sim_events_free(struct sim_events *ev);
+
+/* cycles per unit of work measured after the mark (whole run if none) */
+double sim_stats_steady_cycles(const struct sim_stats *st, double units_after_mark);
+
+/* --------------------------------------------------------- analysis --- */
+
+struct sim_set {
+	unsigned n;
+	uint8_t res[8];
+};
+
+struct sim_analysis_opts {
+	const double *weights;	/* e.g. 1.00..1.15 */
+	size_t nweights;
+	const uint8_t *resources;	/* single resources to sweep */
+	size_t nresources;
+	const struct sim_set *sets;	/* user-given sets */
+	size_t nsets;
+	double threshold;	/* speedup at the top weight that makes a bottleneck (0.01) */
+	bool search;		/* search a balanced set when no single resource pays */
+	unsigned threads;
+};
+
+struct sim_sensitivity {
+	struct sim_set set;	/* one resource, or a set */
+	double *speedup;	/* per weight */
+	double upper;		/* speedup with the resource(s) unlimited */
+	bool bottleneck;
+	bool searched;		/* found by the automatic search */
+};
+
+struct sim_analysis {
+	struct sim_stats base;
+	struct sim_events events;
+	double units;		/* iterations (or instructions) after the mark */
+	double cycles_per_unit;
+	size_t nweights;
+	double *weights;
+	size_t nsens;
+	struct sim_sensitivity *sens;
+	double ipc;
+};
+
+/* A stream source the analysis can replay as often as it needs. */
+struct sim_source {
+	const struct sim_rec *recs;
+	size_t n;
+	size_t mark;		/* records before the mark (warm-up) */
+	double units;		/* iterations after the mark, or 0 for instructions */
+};
+
+int sim_analyze(const struct sim_machine *m, const struct sim_code *code,
+		const struct sim_source *src, const struct sim_analysis_opts *o, struct sim_analysis *a,
+		char *err, size_t errlen);
+void sim_analysis_free(struct sim_analysis *a);
+
+/* Loop body in a buffer: decodes every instruction of [addr, addr+len)
+ * and builds ITER iterations of it as a stream (a trailing backward
+ * conditional branch to the start is taken between iterations; other
+ * branches fall through). Returns 0, or -1 with ERR naming the offset of
+ * undecodable bytes. */
+int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, size_t len,
+		    unsigned iter, struct sim_rec **recs, size_t *n, size_t *per_iter, char *err,
+		    size_t errlen);
+
+#endif

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The sensitivity driver: builds the configurations of a sweep (each
+ * resource, or set, accelerated by each weight, plus unlimited), runs them
+ * in one session, derives speedups and bottlenecks, and searches a
+ * balanced set of resources when no single one pays. Also turns a loop
+ * body into a stream. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "sim_internal.h"
+
+int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, size_t len,
+		    unsigned iter, struct sim_rec **recs_out, size_t *n_out, size_t *per_iter, char *err,
+		    size_t errlen)
+{
+	size_t cap = 64, n = 0;
+	uint32_t *body = malloc(cap * sizeof *body);
+	if (!body)
+		abort();
+	for (size_t off = 0; off < len;) {
+		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, errlen);
+		if (idx < 0) {
+			free(body);
+			return -1;
+		}
+		if (n == cap) {
+			cap *= 2;
+			body = realloc(body, cap * sizeof *body);
+			if (!body)
+				abort();
+		}
+		body[n++] = (uint32_t)idx;
+		off += sim_code_insn(code, (size_t)idx)->len;
+	}
+	if (!n) {
+		snprintf(err, errlen, "empty loop body");
+		free(body);
+		return -1;
+	}
+	if (iter < 1)
+		iter = 1;
+	if ((size_t)iter * n > ((size_t)1 << 31)) {
+		snprintf(err, errlen, "%u iterations of %zu instructions is too long a stream", iter, n);
+		free(body);
+		return -1;
+	}
+	struct sim_rec *recs = calloc((size_t)iter * n, sizeof *recs);
+	if (!recs)
+		abort();
+	size_t k = 0;
+	for (unsigned it = 0; it < iter; it++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct sim_insn *in = sim_code_insn(code, body[i]);
+			struct sim_rec *r = &recs[k++];
+			r->insn = body[i];
+			uint64_t next = i + 1 < n ? in->addr + in->len : addr;
+			switch (in->branch) {
+			case SIM_BR_COND:
+				/* the closing backward branch is taken; others fall through */
+				if (i + 1 == n && in->has_target && in->target >= addr && in->target <= in->addr) {
+					r->taken = 1;
+					r->target = addr;
+				}
+				break;
+			case SIM_BR_NONE:
+				break;
+			default:
+				r->taken = 1;
+				r->target = next;
+				break;
+			}
+		}
+	}
+	free(body);
+	*recs_out = recs;
+	*n_out = k;
+	*per_iter = n;
+	return 0;
+}
+
+/* the weight that stands for "unlimited" for each kind of resource */
+static double unlimited_weight(enum sim_res_kind k)
+{
+	switch (k) {
+	case SIM_RK_INST_WINDOW:
+		return 16;
+	case SIM_RK_BRANCH:
+		return 1e12;
+	default:
+		return 1e4;
+	}
+}
+
+static void set_config(const struct sim_machine *m, struct sim_config *c, const struct sim_set *set, double w,
+		       bool unlimited)
+{
+	for (unsigned r = 0; r < SIM_MAX_RES; r++)
+		c->w[r] = 1;
+	for (unsigned i = 0; set && i < set->n; i++)
+		c->w[set->res[i]] = unlimited ? unlimited_weight(sim_res_kind(m, set->res[i])) : w;
+}
+
+static int run_configs(const struct sim_machine *m, const struct sim_code *code,
+		       const struct sim_source *src, const struct sim_config *cfg, size_t ncfg,
+		       unsigned threads, struct sim_stats *st, struct sim_events *ev, char *err, size_t errlen)
+{
+	struct sim_session *s = sim_session_new(m, code, cfg, ncfg, threads, err, errlen);
+	if (!s)
+		return -1;
+	size_t mark = src->mark <= src->n ? src->mark : src->n;
+	sim_session_feed(s, src->recs, mark);
+	sim_session_mark(s);
+	sim_session_feed(s, src->recs + mark, src->n - mark);
+	sim_session_finish(s, st, ev);
+	sim_session_free(s);
+	return 0;
+}
+
+static double time_of(const struct sim_stats *st, const struct sim_source *src)
+{
+	if (src->units > 0)
+		return (st->cycles - st->mark_cycles) / src->units;
+	return st->cycles - st->mark_cycles;
+}
+
+static double speedup(double base, double acc)
+{
+	if (acc <= 0 || base <= 0)
+		return 0;
+	return base / acc - 1;
+}
+
+/* configurations of one set: one per weight, then unlimited */
+static void sens_configs(const struct sim_machine *m, const struct sim_set *set, const double *weights,
+			 size_t nw, struct sim_config *out)
+{
+	for (size_t i = 0; i < nw; i++)
+		set_config(m, &out[i], set, weights[i], false);
+	set_config(m, &out[nw], set, 0, true);
+}
+
+static int sens_run(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+		    const struct sim_analysis_opts *o, double base, struct sim_sensitivity *sens, size_t nsens,
+		    char *err, size_t errlen)
+{
+	size_t per = o->nweights + 1;
+	size_t ncfg = nsens * per;
+	struct sim_config *cfg = calloc(ncfg, sizeof *cfg);
+	struct sim_stats *st = calloc(ncfg, sizeof *st);
+	if (!cfg || !st)
+		abort();
+	for (size_t i = 0; i < nsens; i++)
+		sens_configs(m, &sens[i].set, o->weights, o->nweights, cfg + i * per);
+	int rc = run_configs(m, code, src, cfg, ncfg, o->threads, st, NULL, err, errlen);
+	if (!rc) {
+		for (size_t i = 0; i < nsens; i++) {
+			struct sim_sensitivity *se = &sens[i];
+			se->speedup = calloc(o->nweights, sizeof *se->speedup);
+			if (!se->speedup)
+				abort();
+			for (size_t w = 0; w < o->nweights; w++)
+				se->speedup[w] = speedup(base, time_of(&st[i * per + w], src));
+			se->upper = speedup(base, time_of(&st[i * per + o->nweights], src));
+			se->bottleneck = o->nweights && se->speedup[o->nweights - 1] >= o->threshold;
+		}
+	}
+	free(cfg);
+	free(st);
+	return rc;
+}
+
+static bool set_has(const struct sim_set *s, unsigned r)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->res[i] == r)
+			return true;
+	return false;
+}
+
+/* Greedy search for a set of resources that pays only when accelerated
+ * together: add, one at a time, the resource that most improves the
+ * set's speedup at the top weight, until it crosses the threshold. */
+static int search_set(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+		      const struct sim_analysis_opts *o, double base, struct sim_set *found, char *err,
+		      size_t errlen)
+{
+	struct sim_set cur = { 0 };
+	double cur_sp = 0;
+	double top = o->weights[o->nweights - 1];
+	struct sim_config *cfg = calloc(o->nresources, sizeof *cfg);
+	struct sim_stats *st = calloc(o->nresources, sizeof *st);
+	if (!cfg || !st)
+		abort();
+	int rc = 1;
+	while (cur.n < 4) {
+		size_t nc = 0;
+		uint8_t cand[SIM_MAX_RES];
+		for (size_t i = 0; i < o->nresources; i++) {
+			if (set_has(&cur, o->resources[i]))
+				continue;
+			struct sim_set t = cur;
+			t.res[t.n++] = o->resources[i];
+			set_config(m, &cfg[nc], &t, top, false);
+			cand[nc++] = o->resources[i];
+		}
+		if (!nc)
+			break;
+		if (run_configs(m, code, src, cfg, nc, o->threads, st, NULL, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		size_t best = 0;
+		double best_sp = -1;
+		for (size_t i = 0; i < nc; i++) {
+			double sp = speedup(base, time_of(&st[i], src));
+			if (sp > best_sp + 1e-12) {
+				best_sp = sp;
+				best = i;
+			}
+		}
+		if (best_sp <= cur_sp + 1e-4)
+			break;
+		cur.res[cur.n++] = cand[best];
+		cur_sp = best_sp;
+		if (cur_sp >= o->threshold && cur.n >= 2) {
+			*found = cur;
+			rc = 0;
+			break;
+		}
+	}
+	free(cfg);
+	free(st);
+	return rc;
+}
+
+int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+		const struct sim_analysis_opts *o, struct sim_analysis *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof *a);
+	struct sim_config base_cfg;
+	set_config(m, &base_cfg, NULL, 1, false);
+	if (run_configs(m, code, src, &base_cfg, 1, 1, &a->base, &a->events, err, errlen))
+		return -1;
+	double base = time_of(&a->base, src);
+	a->units = src->units;
+	a->cycles_per_unit = base;
+	double dc = a->base.cycles - a->base.mark_cycles;
+	a->ipc = dc > 0 ? (double)(a->base.insns - a->base.mark_insns) / dc : 0;
+	a->nweights = o->nweights;
+	a->weights = calloc(o->nweights ? o->nweights : 1, sizeof *a->weights);
+	if (!a->weights)
+		abort();
+	memcpy(a->weights, o->weights, o->nweights * sizeof *a->weights);
+	size_t nsens = o->nresources + o->nsets;
+	a->sens = calloc(nsens + 1, sizeof *a->sens);
+	if (!a->sens)
+		abort();
+	for (size_t i = 0; i < o->nresources; i++) {
+		a->sens[i].set.n = 1;
+		a->sens[i].set.res[0] = o->resources[i];
+	}
+	for (size_t i = 0; i < o->nsets; i++)
+		a->sens[o->nresources + i].set = o->sets[i];
+	a->nsens = nsens;
+	if (!o->nweights)
+		return 0;
+	if (nsens && sens_run(m, code, src, o, base, a->sens, nsens, err, errlen))
+		return -1;
+	bool any = false;
+	for (size_t i = 0; i < o->nresources; i++)
+		any |= a->sens[i].bottleneck;
+	if (!any && o->search && o->nresources > 1) {
+		struct sim_set found;
+		int rc = search_set(m, code, src, o, base, &found, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			struct sim_sensitivity *se = &a->sens[a->nsens];
+			se->set = found;
+			se->searched = true;
+			if (sens_run(m, code, src, o, base, se, 1, err, errlen))
+				return -1;
+			a->nsens++;
+		}
+	}
+	return 0;
+}
+
+void sim_analysis_free(struct sim_analysis *a)
+{
+	for (size_t i = 0; i < a->nsens; i++)
+		free(a->sens[i].speedup);
+	free(a->sens);
+	free(a->weights);
+	sim_events_free(&a->events);
+	memset(a, 0, sizeof *a);
+}
