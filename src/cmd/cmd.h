@@ -3,6 +3,9 @@
 #ifndef GUS_CMD_H
 #define GUS_CMD_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 /* gus's own exit statuses (gus(1), EXIT STATUS). A command that runs a
  * program exits with the program's status instead once it has run. */
 enum gus_exit {
@@ -18,6 +21,21 @@ enum gus_exit {
 extern const char *gus_progname;
 
 int cmd_stat(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+
+/* Output goes to FILE.tmp first and is renamed at the end, so a failed run
+ * never leaves a complete-looking result behind. */
+struct outfile {
+	FILE *f;
+	char *tmp;
+	const char *path;
+};
+int outfile_open(struct outfile *o, const char *path, FILE *dflt);
+int outfile_close(struct outfile *o, bool ok);
+
+/* $GUS_DATADIR/SUB, the source tree's data/SUB when gus runs from its
+ * build tree, else the installed $(pkgdatadir)/SUB. */
+const char *gus_data_dir(const char *sub);
 
 /* Directory of the TMA tables: $GUS_DATADIR/tma, the source tree when gus
  * runs from its build tree, else the installed $(pkgdatadir)/tma. */

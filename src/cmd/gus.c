@@ -24,6 +24,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "stat", cmd_stat, "count a program and print its Top-Down (TMA) tree, levels 1-3" },
+	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
 	{ "help", NULL, "show the manual page of a command" },
 };
 
@@ -92,17 +93,26 @@ static bool running_uninstalled(void)
 	return !strcmp(exe, GUS_ABS_BUILDDIR);
 }
 
+const char *gus_data_dir(const char *sub)
+{
+	static char dir[4][PATH_MAX];
+	static int next;
+	char *d = dir[next++ % 4];
+	const char *env = getenv("GUS_DATADIR");
+	char src[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/data/%s", GUS_ABS_SRCDIR, sub);
+	if (env && *env)
+		snprintf(d, PATH_MAX, "%s/%s", env, sub);
+	else if (running_uninstalled() && is_dir(src))
+		snprintf(d, PATH_MAX, "%s", src);
+	else
+		snprintf(d, PATH_MAX, "%s/%s", GUS_PKGDATADIR, sub);
+	return d;
+}
+
 const char *gus_tma_dir(void)
 {
-	static char dir[PATH_MAX];
-	const char *env = getenv("GUS_DATADIR");
-	if (env && *env) {
-		snprintf(dir, sizeof(dir), "%s/tma", env);
-		return dir;
-	}
-	if (running_uninstalled() && is_dir(GUS_ABS_SRCDIR "/data/tma"))
-		return GUS_ABS_SRCDIR "/data/tma";
-	return GUS_PKGDATADIR "/tma";
+	return gus_data_dir("tma");
 }
 
 static int usage(FILE *out)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "sim.h"
 #include "topdown.h"
 
 enum merge_format { MERGE_TEXT, MERGE_CSV, MERGE_JSON };
@@ -28,5 +29,31 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		      enum merge_format fmt, char sep);
 void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,
 			 enum merge_format fmt, char sep);
+
+/* Code read out of an ELF file for gus sim --bin. */
+struct merge_code {
+	uint64_t addr;
+	uint8_t *bytes;
+	size_t len;
+	char name[256];
+};
+int merge_elf_function(const char *path, const char *sym, struct merge_code *out, char *err, size_t errlen);
+int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,
+		    size_t errlen);
+void merge_code_free(struct merge_code *c);
+
+/* What was simulated, for the heading of a gus sim report. */
+struct merge_sim_info {
+	const char *source;	/* "hex 4801d8...", "FILE:function", ... */
+	unsigned iterations;	/* 0 for a trace */
+	size_t body_insns;	/* instructions per iteration */
+	double threshold;
+};
+
+void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt);
+/* the sensitivity heat-map: one bar per resource or set */
+void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
+			  const struct merge_sim_info *info);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Renderers for measured results: the TMA tree and plain counts. */
 #include "merge.h"
+#include "mg_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static const char *unit_label(enum td_unit u)
 	}
 }
 
-static void json_string(FILE *out, const char *s)
+void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; s && *s; s++) {
@@ -40,7 +41,7 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_number(FILE *out, double v)
+void json_number(FILE *out, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", out);
@@ -49,7 +50,7 @@ static void json_number(FILE *out, double v)
 }
 
 /* CSV fields may hold the separator or quotes: quote them then. */
-static void csv_field(FILE *out, const char *s, char sep)
+void csv_field(FILE *out, const char *s, char sep)
 {
 	if (!s)
 		s = "";

@@ -78,6 +78,9 @@ struct sim_code *sim_code_new(const struct sim_machine *m)
 		abort();
 	ZydisDecoderInit(&c->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	ZydisFormatterInit(&c->fmt, ZYDIS_FORMATTER_STYLE_INTEL);
+	ZydisFormatterSetProperty(&c->fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&c->fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&c->fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
 	return c;
 }
 
@@ -327,6 +330,7 @@ static void mark_fusion(struct sim_code *c, struct sim_insn *head, struct sim_in
 		return;
 	head->fuse_head = true;
 	head->nexec = 0;
+	head->ports = "";
 	head->lat = 0;
 	jcc->fused_jcc = true;
 	jcc->fused = 0;

@@ -10,6 +10,8 @@
 #define BTB_SETS 1024
 #define BTB_WAYS 4
 #define IND_BITS 10
+/* The geometry is fixed here; init copies it into the struct's fields
+ * for reports, the code uses the constants. */
 /* useful bits decay this often, so entries that stopped paying off can
  * be reclaimed by allocation */
 #define AGE_PERIOD (1u << 18)
@@ -82,8 +84,10 @@ void sim_bpred_free(struct sim_bpred *bp)
 /* The history of table I is word 0 and word 1 of ghist under these
  * masks: the lengths fit two words, so the hash is a fixed handful of
  * multiplies per table and there are no folded histories to maintain. */
-#define HMASK(len, w) ((len) >= 64 * ((w) + 1) ? ~0ull : (len) <= 64 * (w) ? 0ull : \
-		       (1ull << ((len) - 64 * (w))) - 1)
+#define HBITS(len, w) ((len) <= 64 * (w) ? 0 : (len) - 64 * (w) >= 64 ? 64 : (len) - 64 * (w))
+/* two half shifts: a mask of 0 or 64 bits without an out-of-range shift */
+#define LOWMASK(n) (((1ull << (n) / 2) << ((n) - (n) / 2)) - 1)
+#define HMASK(len, w) LOWMASK(HBITS(len, w))
 static const uint64_t tage_mask0[SIM_TAGE_TABLES] = {
 	HMASK(5, 0), HMASK(9, 0), HMASK(16, 0), HMASK(30, 0), HMASK(55, 0), HMASK(100, 0),
 };
@@ -94,22 +98,20 @@ _Static_assert(SIM_HIST_WORDS >= 2, "TAGE histories use two words");
 
 /* Index and tag of table I: a hash of the pc and of exactly the
  * tage_hist[i] most recent outcomes. The index takes the top bits of the
- * final product, which depend on every input bit. */
+ * product, which depend on every bit of the history; the tag, from the
+ * middle, sees the 44 most recent outcomes and the pc, which is enough
+ * once the index has split the older ones. */
 static inline uint64_t tage_hash(uint64_t pch, uint64_t g0, uint64_t g1, int i)
 {
-	uint64_t x = pch ^ (g0 & tage_mask0[i]) * tage_mul[i] ^ (g1 & tage_mask1[i]) * tage_mul[5 - i];
-	x ^= x >> 29;
-	return x * 0xbf58476d1ce4e5b9ull;
+	return pch ^ (g0 & tage_mask0[i]) * tage_mul[i] ^ (g1 & tage_mask1[i]) * tage_mul[5 - i];
 }
 
+/* branch-free: outcomes are what the host predicts worst */
 static inline void ctr_update(int8_t *c, bool taken, int lo, int hi)
 {
-	if (taken) {
-		if (*c < hi)
-			(*c)++;
-	} else if (*c > lo) {
-		(*c)--;
-	}
+	int v = *c;
+	v += taken ? v < hi : -(v > lo);
+	*c = (int8_t)v;
 }
 
 static void tage_age(struct sim_bpred *bp)
@@ -120,8 +122,8 @@ static void tage_age(struct sim_bpred *bp)
 			bp->table[i][j].useful >>= 1;
 }
 
-/* Predicts the direction of the conditional branch at PC, trains on
- * TAKEN, and returns whether the prediction was wrong. */
+/* Predicts the direction of the conditional branch whose hashed pc is
+ * PCH, trains on TAKEN, and returns whether the prediction was wrong. */
 static bool tage_branch(struct sim_bpred *bp, uint64_t pch, bool taken)
 {
 	uint64_t g0 = bp->ghist[0], g1 = bp->ghist[1];
@@ -218,21 +220,21 @@ static void btb_renumber(struct sim_bpred *bp)
 {
 	/* the 32-bit LRU stamps are about to wrap: replace them by their
 	 * rank within the set, which keeps the order */
-	for (unsigned s = 0; s < bp->btb_sets; s++) {
-		uint32_t *lru = bp->btb_lru + (size_t)s * bp->btb_ways;
+	for (unsigned s = 0; s < BTB_SETS; s++) {
+		uint32_t *lru = bp->btb_lru + (size_t)s * BTB_WAYS;
 		uint32_t rank[BTB_WAYS];
-		for (unsigned w = 0; w < bp->btb_ways; w++) {
+		for (unsigned w = 0; w < BTB_WAYS; w++) {
 			rank[w] = 0;
 			if (!lru[w])
 				continue;
 			rank[w] = 1;
-			for (unsigned v = 0; v < bp->btb_ways; v++)
+			for (unsigned v = 0; v < BTB_WAYS; v++)
 				if (lru[v] && lru[v] < lru[w])
 					rank[w]++;
 		}
-		memcpy(lru, rank, sizeof(uint32_t) * bp->btb_ways);
+		memcpy(lru, rank, sizeof(rank));
 	}
-	bp->btb_clock = bp->btb_ways + 1;
+	bp->btb_clock = BTB_WAYS + 1;
 }
 
 static inline uint32_t btb_stamp(struct sim_bpred *bp)
@@ -245,17 +247,18 @@ static inline uint32_t btb_stamp(struct sim_bpred *bp)
 /* Looks PC up and records PC -> TARGET as the set's most recent entry,
  * evicting the least recent one if PC was not there. Returns whether PC
  * was there, with the target it held in *OLD. */
-static bool btb_access(struct sim_bpred *bp, uint64_t pc, uint64_t pch, uint64_t target,
-		       uint64_t *old)
+static inline bool btb_access(struct sim_bpred *bp, uint64_t pc, uint64_t pch,
+			      uint64_t target, uint64_t *old)
 {
-	size_t base = (size_t)(pch & (bp->btb_sets - 1)) * bp->btb_ways;
+	size_t base = (size_t)(pch & (BTB_SETS - 1)) * BTB_WAYS;
 	uint64_t *tags = bp->btb_tag + base;
 	uint32_t *lru = bp->btb_lru + base;
 	unsigned victim = 0;
 	bool hit = false;
-	for (unsigned w = 0; w < bp->btb_ways; w++) {
-		/* the stamp doubles as the valid bit: live entries are never 0 */
-		if (lru[w] && tags[w] == pc) {
+	/* tags hold pc + 1 so that 0 is an empty way; stamps of live
+	 * entries are never 0, so empty ways are the first victims */
+	for (unsigned w = 0; w < BTB_WAYS; w++) {
+		if (tags[w] == pc + 1) {
 			victim = w;
 			hit = true;
 			break;
@@ -265,7 +268,7 @@ static bool btb_access(struct sim_bpred *bp, uint64_t pc, uint64_t pch, uint64_t
 	}
 	*old = hit ? bp->btb_target[base + victim] : 0;
 	uint32_t stamp = btb_stamp(bp);
-	tags[victim] = pc;
+	tags[victim] = pc + 1;
 	bp->btb_target[base + victim] = target;
 	lru[victim] = stamp;
 	return hit;
@@ -285,19 +288,23 @@ static bool btb_taken(struct sim_bpred *bp, uint64_t pc, uint64_t pch, uint64_t 
 /* ------------------------------------------------------------ indirect --- */
 
 /* Indirect targets depend on how control got here: the index and tag mix
- * the pc with the last three taken-branch targets and four outcomes. A
- * longer context would tell more apart but costs one miss per context
- * to learn, and a single table cannot pick the length per branch. */
+ * the pc with the last taken-branch targets, a few outcomes, and the
+ * branch's own previous target (which the BTB holds), the one thing that
+ * tells apart the steps of a dispatch cycling through handlers when the
+ * code between two dispatches is always the same. A longer context would
+ * tell more apart but costs one miss per context to learn, and a single
+ * table cannot pick the length per branch. */
 static bool indirect_branch(struct sim_bpred *bp, uint64_t pc, uint64_t pch, uint64_t target)
 {
-	uint64_t ctx = (bp->path & 0x3ffff) ^ (bp->ghist[0] & 0xf) << 18;
-	uint64_t h = mix64(pch ^ ctx * 0x9e3779b97f4a7c15ull);
-	size_t i = h & ((1u << bp->ind_bits) - 1);
-	uint64_t tag = h >> bp->ind_bits | 1;
 	uint64_t btb_t;
 	/* the BTB tells the front end there is a branch here and gives the
 	 * fallback target; it learns the latest target either way */
 	bool known = btb_access(bp, pc, pch, target, &btb_t);
+	uint64_t ctx = (bp->path & 0xfff) ^ (bp->ghist[0] & 0xf) << 18 ^ btb_t * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = mix64(pch ^ ctx * 0x9e3779b97f4a7c15ull);
+	size_t i = h & ((1u << IND_BITS) - 1);
+	/* the table keeps almost the whole hash: a hit is this context */
+	uint64_t tag = h >> IND_BITS | 1;
 	bool tagged = bp->ind_tag[i] == tag;
 	uint64_t pred = tagged ? bp->ind_target[i] : btb_t;
 	bool miss = !(tagged || known) || pred != target;
@@ -319,7 +326,7 @@ static bool indirect_branch(struct sim_bpred *bp, uint64_t pc, uint64_t pch, uin
 
 static inline void path_push(struct sim_bpred *bp, uint64_t target)
 {
-	bp->path = bp->path << 6 ^ (mix64(target) >> 58);
+	bp->path = bp->path << 6 ^ ((target * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
 bool sim_bpred_branch(struct sim_bpred *bp, enum sim_branch_kind kind, uint64_t pc,

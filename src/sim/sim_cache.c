@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STREAM_SLOTS (sizeof(((struct sim_cache *)0)->stream_last_line) / sizeof(uint64_t))
-
 static bool is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
@@ -136,10 +134,12 @@ static int access_line(struct sim_cache *c, uint64_t lineno)
 	return (int)k;
 }
 
+_Static_assert(sizeof(((struct sim_cache *)0)->stream_hits) == 16, "16 stream slots");
+
 static unsigned stream_slot(uint64_t pc)
 {
 	/* top bits of a Fibonacci hash: nearby pcs spread over the slots */
-	return (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 60) % STREAM_SLOTS;
+	return (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 60);
 }
 
 int sim_cache_access(struct sim_cache *c, uint64_t pc, uint64_t addr, unsigned len,

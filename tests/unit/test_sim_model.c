@@ -77,9 +77,285 @@ static void test_paper_example(void)
 	sim_machine_free(m);
 }
 
+/* a full window stops issue: one long instruction, then more independent
+ * ones than the 4-entry window holds */
+static void test_window(void)
+{
+	struct sim_machine *m = load("tests/fixtures/paper-fig4.mm");
+	if (!m)
+		return;
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec recs[11];
+	memset(recs, 0, sizeof recs);
+	recs[0].insn = (uint32_t)sim_code_add_abstract(code, 0x100, "long", "p1", 20, err, sizeof err);
+	for (int i = 1; i < 11; i++)
+		recs[i].insn = (uint32_t)sim_code_add_abstract(code, 0x100 + (uint64_t)i, "xor", "p0156", 1, err,
+								sizeof err);
+	struct sim_stats st;
+	double small = run_once(m, code, recs, 11, NULL, 1, &st);
+	tap_ok(small >= 21, "a 4-entry window stalls the independent instructions behind a 20-cycle one (%g cycles)",
+	       small);
+	tap_ok(st.backend_core > 0, "the stall is counted as backend-bound slots (%g)", st.backend_core);
+	double big = run_once(m, code, recs, 11, "INST_WINDOW", 4, NULL);
+	tap_near(big, 20, 1e-9, "a 16-entry window hides them behind the long one");
+	sim_code_free(code);
+	sim_machine_free(m);
+}
+
+struct analysis_result {
+	double cpi;		/* cycles per iteration */
+	double sp[SIM_MAX_RES];	/* speedup at the top weight, per resource */
+	struct sim_stats base;
+	struct sim_events ev;
+	size_t approx;
+};
+
+static int hexbytes(const char *hex, uint8_t *out)
+{
+	int n = 0;
+	for (; hex[0] && hex[1]; hex += 2) {
+		unsigned v;
+		sscanf(hex, "%2x", &v);
+		out[n++] = (uint8_t)v;
+	}
+	return n;
+}
+
+/* the sensitivity of every resource at +15 % for a stream */
+static int analyze(const struct sim_machine *m, const struct sim_code *code, const struct sim_rec *recs,
+		   size_t n, size_t mark, double units, struct analysis_result *r)
+{
+	static const double w[] = { 1.15 };
+	uint8_t res[SIM_MAX_RES];
+	for (unsigned i = 0; i < sim_nres(m); i++)
+		res[i] = (uint8_t)i;
+	struct sim_source src = { .recs = recs, .n = n, .mark = mark, .units = units };
+	struct sim_analysis_opts o = {
+		.weights = w, .nweights = 1, .resources = res, .nresources = sim_nres(m),
+		.threshold = 0.01, .threads = 2,
+	};
+	struct sim_analysis a;
+	if (sim_analyze(m, code, &src, &o, &a, err, sizeof err)) {
+		printf("# %s\n", err);
+		return -1;
+	}
+	memset(r, 0, sizeof *r);
+	r->cpi = a.cycles_per_unit;
+	for (size_t i = 0; i < a.nsens; i++)
+		if (a.sens[i].set.n == 1)
+			r->sp[a.sens[i].set.res[0]] = a.sens[i].speedup[0];
+	r->base = a.base;
+	r->ev = a.events;
+	r->ev.insn_count = NULL;
+	r->approx = sim_code_approx(code);
+	sim_analysis_free(&a);
+	return 0;
+}
+
+static int loop_analysis(const struct sim_machine *m, const char *hex, struct analysis_result *r)
+{
+	uint8_t buf[256];
+	int len = hexbytes(hex, buf);
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec *recs;
+	size_t n, per;
+	int rc = sim_stream_loop(code, 0x1000, buf, (size_t)len, 200, &recs, &n, &per, err, sizeof err);
+	if (!rc) {
+		rc = analyze(m, code, recs, n, 50 * per, 150, r);
+		free(recs);
+	} else {
+		printf("# %s\n", err);
+	}
+	sim_code_free(code);
+	return rc;
+}
+
+/* the resource with the largest speedup, and the largest of the others */
+static int top_resource(const struct sim_machine *m, const struct analysis_result *r, double *second)
+{
+	int best = -1;
+	for (unsigned i = 0; i < sim_nres(m); i++)
+		if (best < 0 || r->sp[i] > r->sp[best])
+			best = (int)i;
+	*second = 0;
+	for (unsigned i = 0; i < sim_nres(m); i++)
+		if ((int)i != best && r->sp[i] > *second)
+			*second = r->sp[i];
+	return best;
+}
+
+static void expect_bound(const struct sim_machine *m, const char *what, const char *hex, const char *res,
+			 double min_sp, double max_other)
+{
+	struct analysis_result r;
+	if (!tap_ok(loop_analysis(m, hex, &r) == 0, "%s: simulated", what))
+		return;
+	double second;
+	int top = top_resource(m, &r, &second);
+	tap_streq(sim_res_name(m, (unsigned)top), res, "%s: %s is the top resource (%.2f cycles/iteration)", what,
+		  res, r.cpi);
+	tap_ok(r.sp[top] >= min_sp, "%s: +15 %% %s gives %.1f %% (>= %.0f %%)", what, res, 100 * r.sp[top],
+	       100 * min_sp);
+	tap_ok(second <= max_other, "%s: no other resource gives more than %.0f %% (largest %.2f %%)", what,
+	       100 * max_other, 100 * second);
+	tap_ok(r.approx == 0, "%s: every instruction known to the machine", what);
+}
+
+static void test_mechanisms(void)
+{
+	struct sim_machine *m = load("data/machines/skx.mm");
+	if (!tap_ok(m != NULL, "skx machine model loads"))
+		return;
+	/* six independent loads, dec/jnz: the load ports and nothing else */
+	expect_bound(m, "independent loads", "488b07488b5f08488b4f10488b5718488b77204c8b472849ffcf75e4", "p23",
+		     0.10, 0.01);
+	/* vaddpd xmm0, xmm0, xmm1 x4: a dependency chain */
+	expect_bound(m, "FP add chain", "c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb", "INST_LAT", 0.10, 0.01);
+	/* vpshufd x4, independent: port 5 */
+	expect_bound(m, "independent shuffles", "c4c17970c001c4c17970c802c4c17970d003c4c17970d80449ffcf75e3", "p5",
+		     0.10, 0.01);
+	/* vdivpd x3, independent: the divider */
+	expect_bound(m, "independent divides", "c4c1395ec1c4c1395ec9c4c1395ed149ffcf75ec", "DIV", 0.10, 0.01);
+
+	/* mov [rdi], rax; mov rax, [rdi]; add rax, 1: each iteration waits
+	 * for the store of the previous one */
+	struct analysis_result r;
+	if (tap_ok(loop_analysis(m, "488907488b074883c00149ffcf75f1", &r) == 0, "store/load: simulated")) {
+		tap_ok(r.cpi >= 5, "store then load of the same address serialises: %.2f cycles/iteration (>= 5)",
+		       r.cpi);
+		double second;
+		int top = top_resource(m, &r, &second);
+		tap_streq(sim_res_name(m, (unsigned)top), "INST_LAT", "store/load: latency-bound through memory");
+	}
+	/* the same with the load from another address is not serialised */
+	if (tap_ok(loop_analysis(m, "488907488b47084883c00149ffcf75f0", &r) == 0, "store/other load: simulated"))
+		tap_ok(r.cpi < 2.5, "a load from another address does not wait: %.2f cycles/iteration", r.cpi);
+	/* xor eax, eax breaks the chain through rax */
+	if (tap_ok(loop_analysis(m, "31c04801c349ffcf75f6", &r) == 0, "zero idiom: simulated"))
+		tap_ok(r.cpi <= 1.01, "xor eax, eax; add rbx, rax runs at one iteration per cycle (%.2f)", r.cpi);
+	sim_machine_free(m);
+}
+
+/* data addresses known (as from QEMU): an L1-resident loop never goes to
+ * L2, a large random walk does */
+static void test_memory(void)
+{
+	struct sim_machine *m = load("data/machines/skx.mm");
+	if (!m)
+		return;
+	/* mov rax, [rdi]; dec r15; jnz */
+	uint8_t buf[16];
+	int len = hexbytes("488b0749ffcf75f8", buf);
+	for (int big = 0; big < 2; big++) {
+		struct sim_code *code = sim_code_new(m);
+		struct sim_rec *recs;
+		size_t n, per;
+		if (sim_stream_loop(code, 0x1000, buf, (size_t)len, 20000, &recs, &n, &per, err, sizeof err)) {
+			tap_ok(0, "memory stream: %s", err);
+			sim_code_free(code);
+			continue;
+		}
+		uint64_t x = 88172645463325252ULL;
+		for (size_t i = 0; i < n; i += per) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* 4 KiB, or 256 MiB, of 8-byte words */
+			uint64_t span = big ? (256u << 20) : 4096;
+			recs[i].nmem = 1;
+			recs[i].mem[0] = 0x10000000 + (x % span) / 8 * 8;
+		}
+		struct analysis_result r;
+		if (analyze(m, code, recs, n, n / 4, 15000, &r) == 0) {
+			int l2 = sim_res_find(m, "L2_THR"), lat = sim_res_find(m, "INST_LAT");
+			uint64_t beyond = r.ev.level_hits[1] + r.ev.level_hits[2] + r.ev.level_hits[3];
+			if (!big) {
+				tap_ok(beyond <= 64, "L1-resident loop: only cold misses leave L1 (%llu)",
+				       (unsigned long long)beyond);
+				tap_ok(r.sp[l2] < 0.001, "L1-resident loop: L2_THR gives nothing (%.3f %%)", 100 * r.sp[l2]);
+			} else {
+				tap_ok(r.ev.level_hits[3] > 10000, "random 256 MiB walk goes to memory (%llu)",
+				       (unsigned long long)r.ev.level_hits[3]);
+				tap_ok(r.base.backend_mem > r.base.backend_core,
+				       "random walk: memory-bound slots dominate the backend");
+				tap_ok(r.sp[lat] > 0.01 || r.sp[sim_res_find(m, "MEM_THR")] > 0.01,
+				       "random walk: memory latency or bandwidth pays");
+			}
+		}
+		free(recs);
+		sim_code_free(code);
+	}
+	sim_machine_free(m);
+}
+
+/* a branch on random data costs mispredictions, one on a pattern does not */
+static void test_branches(void)
+{
+	struct sim_machine *m = load("data/machines/skx.mm");
+	if (!m)
+		return;
+	/* 1000: cmp rax, rbx; jz +4; add rcx, 1; dec r15; jnz 1000 */
+	uint8_t buf[32];
+	int len = hexbytes("4839d874044883c10149ffcf75f2", buf);
+	double cpi[2] = { 0, 0 };
+	uint64_t miss[2] = { 0, 0 };
+	for (int random = 0; random < 2; random++) {
+		struct sim_code *code = sim_code_new(m);
+		long idx[5];
+		uint64_t at = 0x1000;
+		for (int i = 0; i < 5; i++) {
+			idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
+			at += sim_code_insn(code, (size_t)idx[i])->len;
+		}
+		size_t iters = 20000, n = 0;
+		struct sim_rec *recs = calloc(iters * 5, sizeof *recs);
+		uint64_t x = 2463534242ULL;
+		for (size_t it = 0; it < iters; it++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			bool taken = random ? (x >> 7) & 1 : (it % 4) == 0;
+			recs[n++].insn = (uint32_t)idx[0];
+			recs[n].insn = (uint32_t)idx[1];
+			recs[n].taken = taken;
+			recs[n++].target = sim_code_insn(code, (size_t)idx[3])->addr;
+			if (!taken)
+				recs[n++].insn = (uint32_t)idx[2];
+			recs[n++].insn = (uint32_t)idx[3];
+			recs[n].insn = (uint32_t)idx[4];
+			recs[n].taken = 1;
+			recs[n++].target = 0x1000;
+		}
+		struct analysis_result r;
+		if (analyze(m, code, recs, n, n / 4, (double)iters * 3 / 4, &r) == 0) {
+			cpi[random] = r.cpi;
+			miss[random] = r.base.mispredicts;
+			int br = sim_res_find(m, "BRANCH");
+			if (random) {
+				tap_ok(r.base.bad_spec > 0.2 * r.base.slots,
+				       "random branch: bad speculation is a large share of slots (%.0f %%)",
+				       100 * r.base.bad_spec / r.base.slots);
+				double second;
+				int top = top_resource(m, &r, &second);
+				tap_streq(sim_res_name(m, (unsigned)top), "BRANCH", "random branch: BRANCH is the top resource");
+			} else {
+				tap_ok(r.sp[br] < 0.005, "patterned branch: the predictor is not a bottleneck (%.2f %%)",
+				       100 * r.sp[br]);
+			}
+		}
+		free(recs);
+		sim_code_free(code);
+	}
+	tap_ok(miss[1] > 20000 * 0.3, "random branch mispredicts about half the time (%llu of 20000)",
+	       (unsigned long long)miss[1]);
+	tap_ok(miss[0] < 200, "period-4 branch is learned (%llu mispredictions)", (unsigned long long)miss[0]);
+	tap_ok(cpi[1] > 2 * cpi[0], "mispredictions cost cycles: %.2f vs %.2f cycles per iteration", cpi[1], cpi[0]);
+	sim_machine_free(m);
+}
+
 int main(void)
 {
 	datadir = getenv("GUS_TOP") ? getenv("GUS_TOP") : GUS_ABS_SRCDIR;
 	test_paper_example();
+	test_window();
+	test_mechanisms();
+	test_memory();
+	test_branches();
 	return tap_done();
 }

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gus sim: the core model alone on a loop body (hex or ELF), with the
+ * sensitivity analysis. Option parsing and calls into sim/ and merge/. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "merge.h"
+#include "sim.h"
+
+struct sim_opts {
+	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg;
+	const char *weights, *resources;
+	unsigned iterations, threads;
+	double threshold;
+	bool search;
+	enum merge_format fmt;
+};
+
+static void sim_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gus sim (--hex HEX | --bin FILE (--function SYM | --range START-END)) [options]\n"
+		"\n"
+		"Simulates a loop body on the out-of-order core model and finds the\n"
+		"resources that limit it by sensitivity analysis.\n"
+		"\n"
+		"      --hex HEX          loop body as hex bytes (repeated; a trailing backward\n"
+		"                         branch closes the loop)\n"
+		"      --bin FILE         x86-64 ELF file to read the code from, with\n"
+		"      --function SYM     the function SYM, or\n"
+		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
+		"      --arch NAME        machine model (default skx; see data/machines)\n"
+		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
+		"      --iterations N     iterations to simulate (default 200; the first quarter\n"
+		"                         is warm-up)\n"
+		"      --weights LIST     capacity multipliers: 1.00,1.05,1.15 or FROM:TO:STEP\n"
+		"                         (default 1.00:1.15:0.01)\n"
+		"      --resources LIST   resources to accelerate, comma-separated; A+B is a set\n"
+		"                         accelerated together (default: every resource the code uses)\n"
+		"      --threshold PCT    speedup at the top weight that makes a bottleneck (default 1)\n"
+		"      --no-search        do not search a balanced set when no resource pays alone\n"
+		"      --threads N        threads for the sweep (default: all cores)\n"
+		"      --json, --csv      machine-readable output\n"
+		"  -o, --output FILE      write the report to FILE\n"
+		"      --svg FILE         write the sensitivity heat-map as SVG\n"
+		"  -h, --help             this help; 'gus help sim' shows the manual\n");
+}
+
+static int parse_uint(const char *s, unsigned *out, unsigned lo, unsigned hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sim_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "hex", required_argument, NULL, 'H' },
+		{ "bin", required_argument, NULL, 'B' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "range", required_argument, NULL, 'R' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "weights", required_argument, NULL, 'w' },
+		{ "resources", required_argument, NULL, 'r' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "no-search", no_argument, NULL, 'S' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, 'G' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	o->arch = "skx";
+	o->iterations = 200;
+	o->threshold = 0.01;
+	o->search = true;
+	long np = sysconf(_SC_NPROCESSORS_ONLN);
+	o->threads = np > 0 ? (unsigned)np : 1;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H': o->hex = optarg; break;
+		case 'B': o->bin = optarg; break;
+		case 'F': o->function = optarg; break;
+		case 'R': o->range = optarg; break;
+		case 'a': o->arch = optarg; break;
+		case 'm': o->machine = optarg; break;
+		case 'i':
+			if (parse_uint(optarg, &o->iterations, 4, 10000000))
+				return gus_usage_error("--iterations: '%s' is not a number from 4 to 10000000", optarg);
+			break;
+		case 'w': o->weights = optarg; break;
+		case 'r': o->resources = optarg; break;
+		case 't': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v >= 0) || v > 1000)
+				return gus_usage_error("--threshold: '%s' is not a percentage", optarg);
+			o->threshold = v / 100;
+			break;
+		}
+		case 'S': o->search = false; break;
+		case 'T':
+			if (parse_uint(optarg, &o->threads, 1, 1024))
+				return gus_usage_error("--threads: '%s' is not a number from 1 to 1024", optarg);
+			break;
+		case 'J': o->fmt = MERGE_JSON; break;
+		case 'C': o->fmt = MERGE_CSV; break;
+		case 'o': o->output = optarg; break;
+		case 'G': o->svg = optarg; break;
+		case 'h':
+			sim_usage(stdout);
+			exit(GUS_EXIT_OK);
+		default:
+			if (optopt && optopt != '?')
+				return gus_usage_error("sim: option '-%c' %s", optopt,
+						       strchr("o", optopt) ? "needs an argument" : "is unknown");
+			return gus_usage_error("sim: unknown option or missing argument in '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return gus_usage_error("sim: unexpected argument '%s'", argv[optind]);
+	if (!!o->hex + !!o->bin != 1)
+		return gus_usage_error("sim: give exactly one of --hex HEX or --bin FILE");
+	if (o->bin && !!o->function + !!o->range != 1)
+		return gus_usage_error("sim: --bin needs exactly one of --function SYM or --range START-END");
+	if (o->hex && (o->function || o->range))
+		return gus_usage_error("sim: --function and --range go with --bin");
+	return 0;
+}
+
+static int parse_hex(const char *s, uint8_t **out, size_t *len)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		if (!isxdigit((unsigned char)*p))
+			return gus_usage_error("--hex: '%c' is not a hex digit", *p);
+		n++;
+	}
+	if (!n)
+		return gus_usage_error("--hex: no bytes");
+	if (n % 2)
+		return gus_usage_error("--hex: odd number of hex digits (%zu): bytes are two digits each", n);
+	uint8_t *b = malloc(n / 2);
+	if (!b)
+		abort();
+	size_t k = 0;
+	int hi = -1;
+	for (const char *p = s; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		int v = isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			b[k++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	*out = b;
+	*len = k;
+	return 0;
+}
+
+static int parse_weights(const char *s, double **out, size_t *n)
+{
+	double from, to, step;
+	char tail;
+	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
+		if (!(from > 0) || !(to >= from) || !(step > 0) || (to - from) / step > 10000)
+			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0 < FROM <= TO", s);
+		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
+		double *w = calloc(k, sizeof *w);
+		if (!w)
+			abort();
+		for (size_t i = 0; i < k; i++)
+			w[i] = from + step * (double)i;
+		*out = w;
+		*n = k;
+		return 0;
+	}
+	size_t cap = 8, k = 0;
+	double *w = malloc(cap * sizeof *w);
+	if (!w)
+		abort();
+	char *dup = strdup(s);
+	if (!dup)
+		abort();
+	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v = strtod(t, &end);
+		if (end == t || *end || !(v > 0) || v > 1e6) {
+			free(dup);
+			free(w);
+			return gus_usage_error("--weights: '%s' is not a positive number", t);
+		}
+		if (k && v <= w[k - 1]) {
+			free(dup);
+			free(w);
+			return gus_usage_error("--weights: the weights must increase ('%s')", t);
+		}
+		if (k == cap) {
+			cap *= 2;
+			w = realloc(w, cap * sizeof *w);
+			if (!w)
+				abort();
+		}
+		w[k++] = v;
+	}
+	free(dup);
+	if (!k) {
+		free(w);
+		return gus_usage_error("--weights: empty list");
+	}
+	*out = w;
+	*n = k;
+	return 0;
+}
+
+/* the resources a default sweep covers: the port groups and divider the
+ * code uses, and every non-port resource */
+static size_t default_resources(const struct sim_machine *m, const struct sim_code *code, uint8_t *res)
+{
+	size_t n = 0;
+	for (unsigned r = 0; r < sim_nres(m); r++) {
+		enum sim_res_kind k = sim_res_kind(m, r);
+		bool used = k != SIM_RK_PORTS && k != SIM_RK_DIV;
+		for (size_t i = 0; i < sim_code_count(code) && !used; i++) {
+			const struct sim_insn *in = sim_code_insn(code, i);
+			if (k == SIM_RK_DIV)
+				used = in->div > 0;
+			for (unsigned u = 0; u < in->nexec && !used; u++)
+				used = in->exec[u] == r;
+			for (unsigned u = 0; u < in->nload && !used; u++)
+				used = in->load[u] == r;
+		}
+		if (used)
+			res[n++] = (uint8_t)r;
+	}
+	return n;
+}
+
+static int parse_resources(const struct sim_machine *m, const char *s, uint8_t *res, size_t *nres,
+			   struct sim_set *sets, size_t *nsets)
+{
+	char *dup = strdup(s);
+	if (!dup)
+		abort();
+	*nres = *nsets = 0;
+	int rc = 0;
+	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		struct sim_set set = { 0 };
+		for (char *s2 = NULL, *r = strtok_r(t, "+", &s2); r; r = strtok_r(NULL, "+", &s2)) {
+			int idx = sim_res_find(m, r);
+			if (idx < 0) {
+				char known[1024];
+				size_t o = 0;
+				for (unsigned k = 0; k < sim_nres(m) && o < sizeof known; k++)
+					o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? " " : "",
+							      sim_res_name(m, k));
+				rc = gus_usage_error("--resources: no resource '%s' in %s (resources: %s)", r,
+						     sim_machine_name(m), known);
+				break;
+			}
+			if (set.n == 8) {
+				rc = gus_usage_error("--resources: at most 8 resources in a set");
+				break;
+			}
+			set.res[set.n++] = (uint8_t)idx;
+		}
+		if (rc)
+			break;
+		if (set.n == 1 && *nres < SIM_MAX_RES)
+			res[(*nres)++] = set.res[0];
+		else if (set.n > 1 && *nsets < 16)
+			sets[(*nsets)++] = set;
+	}
+	free(dup);
+	return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+	struct sim_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	char err[1024];
+	struct sim_machine *m = o.machine ? sim_machine_load(o.machine, err, sizeof err)
+					  : sim_machine_find(gus_data_dir("machines"), o.arch, err, sizeof err);
+	if (!m) {
+		gus_error("%s", err);
+		return GUS_EXIT_USAGE;
+	}
+	double *weights = NULL;
+	size_t nweights = 0;
+	if ((rc = parse_weights(o.weights ? o.weights : "1.00:1.15:0.01", &weights, &nweights))) {
+		sim_machine_free(m);
+		return rc;
+	}
+	struct merge_code mc = { 0 };
+	uint8_t *hexbytes = NULL;
+	char source[600];
+	if (o.hex) {
+		size_t len = 0;
+		if ((rc = parse_hex(o.hex, &hexbytes, &len)))
+			goto out;
+		mc.addr = 0;
+		mc.bytes = hexbytes;
+		mc.len = len;
+		snprintf(source, sizeof source, "loop body %.48s%s (%zu bytes)", o.hex, strlen(o.hex) > 48 ? "..." : "",
+			 len);
+	} else {
+		int r;
+		if (o.function) {
+			r = merge_elf_function(o.bin, o.function, &mc, err, sizeof err);
+		} else {
+			unsigned long long s, e;
+			char tail;
+			if (sscanf(o.range, "%llx-%llx%c", &s, &e, &tail) != 2) {
+				rc = gus_usage_error("--range: '%s' is not START-END in hex", o.range);
+				goto out;
+			}
+			r = merge_elf_range(o.bin, s, e, &mc, err, sizeof err);
+		}
+		if (r) {
+			gus_error("%s", err);
+			rc = GUS_EXIT_USAGE;
+			goto out;
+		}
+		snprintf(source, sizeof source, "%s:%s", o.bin, mc.name);
+	}
+
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec *recs = NULL;
+	size_t nrec = 0, per_iter = 0;
+	if (sim_stream_loop(code, mc.addr, mc.bytes, mc.len, o.iterations, &recs, &nrec, &per_iter, err,
+			    sizeof err)) {
+		gus_error("%s: %s", o.hex ? "--hex" : source, err);
+		sim_code_free(code);
+		rc = GUS_EXIT_USAGE;
+		goto out;
+	}
+	uint8_t res[SIM_MAX_RES];
+	struct sim_set sets[16];
+	size_t nres = 0, nsets = 0;
+	if (o.resources) {
+		if ((rc = parse_resources(m, o.resources, res, &nres, sets, &nsets))) {
+			free(recs);
+			sim_code_free(code);
+			goto out;
+		}
+	} else {
+		nres = default_resources(m, code, res);
+	}
+	unsigned warm = o.iterations / 4;
+	struct sim_source src = {
+		.recs = recs,
+		.n = nrec,
+		.mark = (size_t)warm * per_iter,
+		.units = o.iterations - warm,
+	};
+	struct sim_analysis_opts ao = {
+		.weights = weights,
+		.nweights = nweights,
+		.resources = res,
+		.nresources = nres,
+		.sets = sets,
+		.nsets = nsets,
+		.threshold = o.threshold,
+		.search = o.search,
+		.threads = o.threads,
+	};
+	struct sim_analysis an;
+	if (sim_analyze(m, code, &src, &ao, &an, err, sizeof err)) {
+		gus_error("%s", err);
+		rc = GUS_EXIT_ERROR;
+	} else {
+		struct merge_sim_info info = {
+			.source = source,
+			.iterations = o.iterations,
+			.body_insns = per_iter,
+			.threshold = o.threshold,
+		};
+		struct outfile of;
+		if (outfile_open(&of, o.output, stdout)) {
+			rc = GUS_EXIT_ERROR;
+		} else {
+			merge_render_sim(of.f, m, code, &an, &info, o.fmt);
+			if (outfile_close(&of, true))
+				rc = GUS_EXIT_ERROR;
+		}
+		if (!rc && o.svg) {
+			struct outfile sf;
+			if (outfile_open(&sf, o.svg, NULL)) {
+				rc = GUS_EXIT_ERROR;
+			} else {
+				merge_render_sim_svg(sf.f, m, &an, &info);
+				if (outfile_close(&sf, true))
+					rc = GUS_EXIT_ERROR;
+			}
+		}
+		sim_analysis_free(&an);
+	}
+	free(recs);
+	sim_code_free(code);
+out:
+	if (hexbytes)
+		free(hexbytes);
+	else
+		merge_code_free(&mc);
+	free(weights);
+	sim_machine_free(m);
+	return rc;
+}

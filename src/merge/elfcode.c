@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Code out of ELF files: a function by symbol, or an address range, read
+ * from the executable section that holds it (libelf). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "merge.h"
+
+static Elf *open_elf(const char *path, int *fd, char *err, size_t errlen)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return NULL;
+	}
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	Elf *e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		if (e)
+			elf_end(e);
+		close(*fd);
+		return NULL;
+	}
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64) {
+		snprintf(err, errlen, "%s: not an x86-64 ELF file", path);
+		elf_end(e);
+		close(*fd);
+		return NULL;
+	}
+	return e;
+}
+
+/* copy [start, end) out of the executable section containing it */
+static int read_range(Elf *e, const char *path, uint64_t start, uint64_t end, struct merge_code *out,
+		      char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (!(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		if (start < sh.sh_addr || end > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size) {
+			snprintf(err, errlen, "%s: cannot read the code section", path);
+			return -1;
+		}
+		out->addr = start;
+		out->len = (size_t)(end - start);
+		out->bytes = malloc(out->len ? out->len : 1);
+		if (!out->bytes)
+			abort();
+		memcpy(out->bytes, (const char *)d->d_buf + (start - sh.sh_addr), out->len);
+		return 0;
+	}
+	snprintf(err, errlen, "%s: range 0x%llx-0x%llx is outside any code section", path,
+		 (unsigned long long)start, (unsigned long long)end);
+	return -1;
+}
+
+int merge_elf_function(const char *path, const char *sym, struct merge_code *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	int fd;
+	Elf *e = open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	int rc = -1;
+	bool found = false, any_symtab = false;
+	GElf_Sym best;
+	memset(&best, 0, sizeof best);
+	/* the full symbol table first, the dynamic one when stripped */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		Elf_Scn *scn = NULL;
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				continue;
+			any_symtab = true;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			for (size_t i = 0; d && i < n; i++) {
+				GElf_Sym s;
+				if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
+					continue;
+				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+				if (name && !strcmp(name, sym)) {
+					best = s;
+					found = true;
+					break;
+				}
+			}
+		}
+	}
+	if (!found) {
+		snprintf(err, errlen, "%s: no function '%s'%s", path, sym,
+			 any_symtab ? "" : " (the file has no symbol table)");
+	} else if (!best.st_size) {
+		snprintf(err, errlen, "%s: function '%s' has no size in the symbol table; use --range", path, sym);
+	} else {
+		rc = read_range(e, path, best.st_value, best.st_value + best.st_size, out, err, errlen);
+		if (!rc)
+			snprintf(out->name, sizeof out->name, "%s", sym);
+	}
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,
+		    size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	if (end <= start) {
+		snprintf(err, errlen, "empty range 0x%llx-0x%llx", (unsigned long long)start,
+			 (unsigned long long)end);
+		return -1;
+	}
+	int fd;
+	Elf *e = open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	int rc = read_range(e, path, start, end, out, err, errlen);
+	if (!rc)
+		snprintf(out->name, sizeof out->name, "0x%llx-0x%llx", (unsigned long long)start,
+			 (unsigned long long)end);
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+void merge_code_free(struct merge_code *c)
+{
+	free(c->bytes);
+	c->bytes = NULL;
+}

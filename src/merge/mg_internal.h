@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Helpers shared by the renderers of src/merge/. */
+#ifndef GUS_MG_INTERNAL_H
+#define GUS_MG_INTERNAL_H
+
+#include <stdio.h>
+
+void json_string(FILE *out, const char *s);
+void json_number(FILE *out, double v);	/* null for NaN and infinities */
+/* CSV fields may hold the separator or quotes: quote them then. */
+void csv_field(FILE *out, const char *s, char sep);
+
+#endif

@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Renderers of a simulation: text, JSON, CSV, and the SVG heat-map of the
+ * sensitivity analysis. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "mg_internal.h"
+
+static void set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < s->n && o < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "+" : "", sim_res_name(m, s->res[i]));
+}
+
+/* uses of resource R by one execution of IN */
+static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
+{
+	enum sim_res_kind k = sim_res_kind(m, r);
+	if (k == SIM_RK_FRONTEND)
+		return in->fused;
+	if (k == SIM_RK_DIV)
+		return in->div;
+	double u = 0;
+	for (unsigned i = 0; i < in->nexec; i++)
+		u += in->exec[i] == r;
+	for (unsigned i = 0; i < in->nload; i++)
+		u += in->load[i] == r;
+	return u;
+}
+
+/* share of resource R's capacity over the run taken by instruction I */
+static double insn_share(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+			 size_t i, unsigned r)
+{
+	if (i >= a->events.ninsn || a->base.cycles <= 0)
+		return 0;
+	double cap = sim_res_capacity(m, r);
+	double uses = insn_uses(m, sim_code_insn(code, i), r) * (double)a->events.insn_count[i];
+	return cap > 0 ? uses / (cap * a->base.cycles) : 0;
+}
+
+/* the resources worth a column: those some instruction uses */
+static size_t used_resources(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+			     unsigned *cols)
+{
+	size_t n = 0;
+	for (unsigned r = 0; r < sim_nres(m); r++) {
+		enum sim_res_kind k = sim_res_kind(m, r);
+		if (k != SIM_RK_PORTS && k != SIM_RK_FRONTEND && k != SIM_RK_DIV)
+			continue;
+		bool used = false;
+		for (size_t i = 0; i < sim_code_count(code) && !used; i++)
+			used = i < a->events.ninsn && a->events.insn_count[i] && insn_uses(m, sim_code_insn(code, i), r) > 0;
+		if (used)
+			cols[n++] = r;
+	}
+	return n;
+}
+
+static bool is_bottleneck_res(const struct sim_analysis *a, unsigned r)
+{
+	for (size_t i = 0; i < a->nsens; i++)
+		if (a->sens[i].bottleneck && a->sens[i].set.n == 1 && a->sens[i].set.res[0] == r)
+			return true;
+	return false;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100 * part / whole : 0;
+}
+
+/* up to four weights for the text table, always including the last */
+static size_t text_weights(const struct sim_analysis *a, size_t *idx)
+{
+	size_t n = 0;
+	static const double want[] = { 1.01, 1.05, 1.10 };
+	for (size_t k = 0; k < 3; k++)
+		for (size_t w = 0; w + 1 < a->nweights; w++)
+			if (fabs(a->weights[w] - want[k]) < 1e-9)
+				idx[n++] = w;
+	if (!n && a->nweights > 2)
+		idx[n++] = a->nweights / 2;
+	if (a->nweights)
+		idx[n++] = a->nweights - 1;
+	return n;
+}
+
+static int cmp_sens(const void *x, const void *y, void *ctx)
+{
+	const struct sim_analysis *a = ctx;
+	const struct sim_sensitivity *p = x, *q = y;
+	double sp = a->nweights ? p->speedup[a->nweights - 1] : 0, sq = a->nweights ? q->speedup[a->nweights - 1] : 0;
+	if (sp != sq)
+		return sp > sq ? -1 : 1;
+	return p->upper > q->upper ? -1 : p->upper < q->upper;
+}
+
+static void render_text(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+			const struct sim_analysis *a, const struct merge_sim_info *info)
+{
+	const struct sim_stats *b = &a->base;
+	fprintf(out, "gus sim: %s\n", info->source);
+	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
+	if (info->iterations)
+		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first quarter as warm-up)\n\n",
+			info->body_insns, info->iterations);
+	else
+		fprintf(out, "%llu instructions simulated\n\n", (unsigned long long)b->insns);
+	if (a->units > 0)
+		fprintf(out, "  %-28s %10.2f\n", "cycles per iteration", a->cycles_per_unit);
+	fprintf(out, "  %-28s %10.0f\n", "cycles (whole run)", b->cycles);
+	fprintf(out, "  %-28s %10.2f\n", "IPC", a->ipc);
+	fprintf(out, "  %-28s %10.2f\n", "µops per cycle", b->cycles > 0 ? (double)b->uops / b->cycles : 0);
+	size_t approx = sim_code_approx(code);
+	if (approx)
+		fprintf(out, "  %zu instructions modelled approximately (by category): marked ~ below\n", approx);
+	else
+		fprintf(out, "  all instructions modelled from the machine's form table\n");
+	if (a->events.mispredicts || a->events.cond_branches)
+		fprintf(out, "  %-28s %10llu of %llu conditional, %llu indirect\n", "branch mispredictions",
+			(unsigned long long)a->events.mispredicts, (unsigned long long)a->events.cond_branches,
+			(unsigned long long)a->events.indirect);
+	if (a->events.level_hits[1] + a->events.level_hits[2] + a->events.level_hits[3])
+		fprintf(out, "  %-28s L1 %llu, L2 %llu, L3 %llu, memory %llu\n", "memory accesses served by",
+			(unsigned long long)a->events.level_hits[0], (unsigned long long)a->events.level_hits[1],
+			(unsigned long long)a->events.level_hits[2], (unsigned long long)a->events.level_hits[3]);
+
+	fprintf(out, "\nSimulated Top-Down (share of issue slots, %u per cycle)\n", sim_machine_width(m));
+	double backend = b->backend_mem + b->backend_core;
+	fprintf(out, "  %-26s %6.1f %%\n", "Retiring", pct(b->retiring, b->slots));
+	fprintf(out, "  %-26s %6.1f %%\n", "Frontend Bound", pct(b->frontend, b->slots));
+	fprintf(out, "  %-26s %6.1f %%\n", "Bad Speculation", pct(b->bad_spec, b->slots));
+	fprintf(out, "  %-26s %6.1f %%\n", "Backend Bound", pct(backend, b->slots));
+	fprintf(out, "    %-24s %6.1f %%\n", "Memory Bound", pct(b->backend_mem, b->slots));
+	fprintf(out, "    %-24s %6.1f %%\n", "Core Bound", pct(b->backend_core, b->slots));
+
+	if (a->nsens && a->nweights) {
+		size_t idx[4];
+		size_t nw = text_weights(a, idx);
+		fprintf(out, "\nSensitivity: speedup when a resource gets more capacity (bottleneck: >= %.1f %% at +%.0f %%)\n",
+			100 * info->threshold, 100 * (a->weights[a->nweights - 1] - 1));
+		fprintf(out, "  %-22s", "resource");
+		for (size_t k = 0; k < nw; k++) {
+			char h[16];
+			snprintf(h, sizeof h, "+%.0f%%", 100 * (a->weights[idx[k]] - 1));
+			fprintf(out, " %8s", h);
+		}
+		fprintf(out, " %10s\n", "unlimited");
+		struct sim_sensitivity *sorted = malloc(a->nsens * sizeof *sorted);
+		if (!sorted)
+			abort();
+		memcpy(sorted, a->sens, a->nsens * sizeof *sorted);
+		qsort_r(sorted, a->nsens, sizeof *sorted, cmp_sens, (void *)a);
+		for (size_t i = 0; i < a->nsens; i++) {
+			const struct sim_sensitivity *se = &sorted[i];
+			char name[128];
+			set_name(m, &se->set, name, sizeof name);
+			fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
+			for (size_t k = 0; k < nw; k++)
+				fprintf(out, " %7.1f%%", 100 * se->speedup[idx[k]]);
+			fprintf(out, " %9.1f%%%s\n", 100 * se->upper,
+				se->searched ? "  (found by search)" : "");
+		}
+		bool any = false;
+		for (size_t i = 0; i < a->nsens; i++) {
+			const struct sim_sensitivity *se = &sorted[i];
+			if (!se->bottleneck)
+				continue;
+			char name[128];
+			set_name(m, &se->set, name, sizeof name);
+			fprintf(out, "%s %s: %.1f %% faster with %.0f %% more capacity; at most %.1f %% if unlimited\n",
+				any ? "           " : "Bottleneck:", name, 100 * se->speedup[a->nweights - 1],
+				100 * (a->weights[a->nweights - 1] - 1), 100 * se->upper);
+			any = true;
+		}
+		if (!any)
+			fprintf(out, "No bottleneck: no resource, or searched set, gains %.1f %% or more.\n",
+				100 * info->threshold);
+		free(sorted);
+	}
+
+	unsigned cols[SIM_MAX_RES];
+	size_t nc = used_resources(m, code, a, cols);
+	fprintf(out, "\nPer instruction: share of each resource's capacity (* bottleneck)\n");
+	fprintf(out, "  %-10s %-36s", "address", "disassembly");
+	for (size_t c = 0; c < nc; c++) {
+		char h[32];
+		snprintf(h, sizeof h, "%s%s", sim_res_name(m, cols[c]), is_bottleneck_res(a, cols[c]) ? "*" : "");
+		fprintf(out, " %7s", h);
+	}
+	fprintf(out, "  lat/ports\n");
+	for (size_t i = 0; i < sim_code_count(code); i++) {
+		if (i >= a->events.ninsn || !a->events.insn_count[i])
+			continue;
+		const struct sim_insn *in = sim_code_insn(code, i);
+		char text[80];
+		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
+		if (strlen(text) > 36)
+			strcpy(text + 33, "...");
+		fprintf(out, "  %-10llx %-36s", (unsigned long long)in->addr, text);
+		for (size_t c = 0; c < nc; c++)
+			fprintf(out, " %6.0f%%", 100 * insn_share(m, code, a, i, cols[c]));
+		char lat[16];
+		snprintf(lat, sizeof lat, "%g", (double)in->lat);
+		fprintf(out, "  %s/%s%s%s\n", lat, in->ports && *in->ports ? in->ports : "-",
+			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : "",
+			in->div > 0 ? " +div" : "");
+	}
+}
+
+static void render_json(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+			const struct sim_analysis *a, const struct merge_sim_info *info)
+{
+	const struct sim_stats *b = &a->base;
+	fprintf(out, "{\n  \"source\": ");
+	json_string(out, info->source);
+	fprintf(out, ",\n  \"machine\": ");
+	json_string(out, sim_machine_name(m));
+	fprintf(out, ",\n  \"machine_description\": ");
+	json_string(out, sim_machine_describe(m));
+	fprintf(out, ",\n  \"iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n", info->iterations,
+		info->body_insns);
+	fprintf(out, "  \"cycles_per_iteration\": ");
+	json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
+	fprintf(out, ",\n  \"cycles\": ");
+	json_number(out, b->cycles);
+	fprintf(out, ",\n  \"instructions\": %llu,\n  \"uops\": %llu,\n  \"fused_uops\": %llu,\n  \"ipc\": ",
+		(unsigned long long)b->insns, (unsigned long long)b->uops, (unsigned long long)b->fused);
+	json_number(out, a->ipc);
+	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
+	double s = b->slots;
+	fprintf(out, "  \"topdown\": {\"slots\": ");
+	json_number(out, s);
+	fprintf(out, ", \"retiring\": ");
+	json_number(out, s > 0 ? b->retiring / s : 0);
+	fprintf(out, ", \"frontend_bound\": ");
+	json_number(out, s > 0 ? b->frontend / s : 0);
+	fprintf(out, ", \"bad_speculation\": ");
+	json_number(out, s > 0 ? b->bad_spec / s : 0);
+	fprintf(out, ", \"backend_bound\": ");
+	json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
+	fprintf(out, ", \"memory_bound\": ");
+	json_number(out, s > 0 ? b->backend_mem / s : 0);
+	fprintf(out, ", \"core_bound\": ");
+	json_number(out, s > 0 ? b->backend_core / s : 0);
+	fprintf(out, "},\n");
+	const struct sim_events *e = &a->events;
+	fprintf(out,
+		"  \"events\": {\"loads\": %llu, \"stores\": %llu, \"l1_hits\": %llu, \"l2_hits\": %llu, \"l3_hits\": %llu, "
+		"\"memory\": %llu, \"conditional_branches\": %llu, \"conditional_mispredicted\": %llu, "
+		"\"indirect_branches\": %llu, \"indirect_mispredicted\": %llu, \"btb_misses\": %llu, \"mispredictions\": %llu},\n",
+		(unsigned long long)e->loads, (unsigned long long)e->stores, (unsigned long long)e->level_hits[0],
+		(unsigned long long)e->level_hits[1], (unsigned long long)e->level_hits[2],
+		(unsigned long long)e->level_hits[3], (unsigned long long)e->cond_branches,
+		(unsigned long long)e->cond_miss, (unsigned long long)e->indirect,
+		(unsigned long long)e->indirect_miss, (unsigned long long)e->btb_miss,
+		(unsigned long long)e->mispredicts);
+	fprintf(out, "  \"threshold\": ");
+	json_number(out, info->threshold);
+	fprintf(out, ",\n  \"weights\": [");
+	for (size_t w = 0; w < a->nweights; w++) {
+		fprintf(out, "%s", w ? ", " : "");
+		json_number(out, a->weights[w]);
+	}
+	fprintf(out, "],\n  \"sensitivity\": [");
+	for (size_t i = 0; i < a->nsens; i++) {
+		const struct sim_sensitivity *se = &a->sens[i];
+		fprintf(out, "%s\n    {\"resources\": [", i ? "," : "");
+		for (unsigned k = 0; k < se->set.n; k++) {
+			fprintf(out, "%s", k ? ", " : "");
+			json_string(out, sim_res_name(m, se->set.res[k]));
+		}
+		fprintf(out, "], \"speedup\": [");
+		for (size_t w = 0; w < a->nweights; w++) {
+			fprintf(out, "%s", w ? ", " : "");
+			json_number(out, se->speedup[w]);
+		}
+		fprintf(out, "], \"upper_bound\": ");
+		json_number(out, se->upper);
+		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s}", se->bottleneck ? "true" : "false",
+			se->searched ? "true" : "false");
+	}
+	fprintf(out, "\n  ],\n  \"bottlenecks\": [");
+	bool first = true;
+	for (size_t i = 0; i < a->nsens; i++) {
+		if (!a->sens[i].bottleneck)
+			continue;
+		char name[128];
+		set_name(m, &a->sens[i].set, name, sizeof name);
+		fprintf(out, "%s", first ? "" : ", ");
+		json_string(out, name);
+		first = false;
+	}
+	fprintf(out, "],\n  \"per_instruction\": [");
+	unsigned cols[SIM_MAX_RES];
+	size_t nc = used_resources(m, code, a, cols);
+	first = true;
+	for (size_t i = 0; i < sim_code_count(code); i++) {
+		if (i >= e->ninsn || !e->insn_count[i])
+			continue;
+		const struct sim_insn *in = sim_code_insn(code, i);
+		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
+			(unsigned long long)in->addr);
+		first = false;
+		json_string(out, in->text);
+		fprintf(out, ", \"form\": ");
+		json_string(out, in->key);
+		fprintf(out, ", \"executions\": %llu, \"latency\": ", (unsigned long long)e->insn_count[i]);
+		json_number(out, in->lat);
+		fprintf(out, ", \"ports\": ");
+		json_string(out, in->ports ? in->ports : "");
+		fprintf(out, ", \"uops\": %u, \"fused_uops\": %u, \"approximate\": %s, \"share\": {", in->uops, in->fused,
+			in->approx ? "true" : "false");
+		for (size_t c = 0; c < nc; c++) {
+			fprintf(out, "%s", c ? ", " : "");
+			json_string(out, sim_res_name(m, cols[c]));
+			fprintf(out, ": ");
+			json_number(out, insn_share(m, code, a, i, cols[c]));
+		}
+		fprintf(out, "}}");
+	}
+	fprintf(out, "\n  ]\n}\n");
+}
+
+static void csv_row(FILE *out, const char *kind, const char *name, const char *field, double v)
+{
+	csv_field(out, kind, ',');
+	fputc(',', out);
+	csv_field(out, name, ',');
+	fputc(',', out);
+	csv_field(out, field, ',');
+	fprintf(out, ",%.9g\n", isfinite(v) ? v : 0);
+}
+
+static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+		       const struct sim_analysis *a, const struct merge_sim_info *info)
+{
+	const struct sim_stats *b = &a->base;
+	fprintf(out, "kind,name,field,value\n");
+	csv_row(out, "summary", info->source, "cycles_per_iteration", a->units > 0 ? a->cycles_per_unit : NAN);
+	csv_row(out, "summary", info->source, "cycles", b->cycles);
+	csv_row(out, "summary", info->source, "instructions", (double)b->insns);
+	csv_row(out, "summary", info->source, "ipc", a->ipc);
+	csv_row(out, "summary", info->source, "approximate_instructions", (double)sim_code_approx(code));
+	double s = b->slots;
+	csv_row(out, "topdown", "retiring", "share", s > 0 ? b->retiring / s : 0);
+	csv_row(out, "topdown", "frontend_bound", "share", s > 0 ? b->frontend / s : 0);
+	csv_row(out, "topdown", "bad_speculation", "share", s > 0 ? b->bad_spec / s : 0);
+	csv_row(out, "topdown", "backend_bound", "share", s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
+	csv_row(out, "topdown", "memory_bound", "share", s > 0 ? b->backend_mem / s : 0);
+	csv_row(out, "topdown", "core_bound", "share", s > 0 ? b->backend_core / s : 0);
+	for (size_t i = 0; i < a->nsens; i++) {
+		const struct sim_sensitivity *se = &a->sens[i];
+		char name[128], field[32];
+		set_name(m, &se->set, name, sizeof name);
+		for (size_t w = 0; w < a->nweights; w++) {
+			snprintf(field, sizeof field, "speedup@%.2f", a->weights[w]);
+			csv_row(out, "sensitivity", name, field, se->speedup[w]);
+		}
+		csv_row(out, "sensitivity", name, "upper_bound", se->upper);
+		csv_row(out, "sensitivity", name, "bottleneck", se->bottleneck);
+	}
+	unsigned cols[SIM_MAX_RES];
+	size_t nc = used_resources(m, code, a, cols);
+	for (size_t i = 0; i < sim_code_count(code); i++) {
+		if (i >= a->events.ninsn || !a->events.insn_count[i])
+			continue;
+		const struct sim_insn *in = sim_code_insn(code, i);
+		char name[128];
+		snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)in->addr, in->text);
+		csv_row(out, "instruction", name, "executions", (double)a->events.insn_count[i]);
+		csv_row(out, "instruction", name, "latency", in->lat);
+		for (size_t c = 0; c < nc; c++) {
+			char field[40];
+			snprintf(field, sizeof field, "share:%s", sim_res_name(m, cols[c]));
+			csv_row(out, "instruction", name, field, insn_share(m, code, a, i, cols[c]));
+		}
+	}
+}
+
+void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt)
+{
+	switch (fmt) {
+	case MERGE_JSON:
+		render_json(out, m, code, a, info);
+		break;
+	case MERGE_CSV:
+		render_csv(out, m, code, a, info);
+		break;
+	default:
+		render_text(out, m, code, a, info);
+		break;
+	}
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* white at no speedup to dark red at the full scale */
+static void heat_colour(double v, double scale, char *buf, size_t n)
+{
+	double t = scale > 0 ? v / scale : 0;
+	if (t < 0)
+		t = 0;
+	if (t > 1)
+		t = 1;
+	int r = (int)(255 - 127 * t), g = (int)(255 - 255 * t), b = (int)(255 - 255 * t);
+	snprintf(buf, n, "#%02x%02x%02x", r, g, b);
+}
+
+void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
+			  const struct merge_sim_info *info)
+{
+	const double bar_w = 46, gap = 14, left = 60, top = 50, plot_h = 300;
+	size_t nb = a->nsens;
+	double width = left + nb * (bar_w + gap) + 40;
+	if (width < 480)
+		width = 480;
+	double height = top + plot_h + 110;
+	double top_w = a->nweights ? a->weights[a->nweights - 1] - 1 : 0.15;
+	/* the scale is the largest gain the weights could give */
+	double scale = top_w > 0 ? top_w : 0.15;
+	for (size_t i = 0; i < nb; i++)
+		if (a->nweights && a->sens[i].speedup[a->nweights - 1] > scale)
+			scale = a->sens[i].speedup[a->nweights - 1];
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		     "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
+	fprintf(out, "<title>gus sim sensitivity: ");
+	xml_text(out, info->source);
+	fprintf(out, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(out, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Sensitivity on %s: speedup with +1..+%.0f %% capacity</text>\n",
+		left, sim_machine_name(m), 100 * top_w);
+	fprintf(out, "<text x=\"%.0f\" y=\"40\" fill=\"#555\">", left);
+	xml_text(out, info->source);
+	if (a->units > 0)
+		fprintf(out, " - %.2f cycles per iteration", a->cycles_per_unit);
+	fprintf(out, "</text>\n");
+	/* axis: 0 to scale */
+	fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>\n", left - 6, top + plot_h,
+		width - 20, top + plot_h);
+	for (int k = 0; k <= 4; k++) {
+		double v = scale * k / 4, y = top + plot_h - plot_h * k / 4;
+		fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%.0f%%</text>\n", left - 10,
+			y + 4, 100 * v);
+		fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", left - 6, y,
+			width - 20, y);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const struct sim_sensitivity *se = &a->sens[i];
+		double x = left + i * (bar_w + gap) + gap / 2;
+		double top_sp = a->nweights ? se->speedup[a->nweights - 1] : 0;
+		double h = scale > 0 ? plot_h * (top_sp > 0 ? top_sp : 0) / scale : 0;
+		if (h < 2)
+			h = 2;
+		/* the bar is cut into one band per weight, coloured by the
+		 * speedup at that weight: it darkens where the gain grows */
+		size_t nw = a->nweights ? a->nweights : 1;
+		for (size_t w = 0; w < nw; w++) {
+			double y0 = top + plot_h - h * (double)(w + 1) / nw;
+			char col[16];
+			heat_colour(a->nweights ? se->speedup[w] : 0, scale, col, sizeof col);
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.0f\" height=\"%.2f\" fill=\"%s\"><title>+%.0f%%: %.2f%% speedup</title></rect>\n",
+				x, y0, bar_w, h / nw + 0.3, col, a->nweights ? 100 * (a->weights[w] - 1) : 0,
+				a->nweights ? 100 * se->speedup[w] : 0);
+		}
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.0f\" height=\"%.2f\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"/>\n",
+			x, top + plot_h - h, bar_w, h, se->bottleneck ? "#b00" : "#999", se->bottleneck ? "2" : "1");
+		fprintf(out, "<text x=\"%.1f\" y=\"%.2f\" text-anchor=\"middle\">%.1f%%</text>\n", x + bar_w / 2,
+			top + plot_h - h - 6, 100 * top_sp);
+		char name[128];
+		set_name(m, &se->set, name, sizeof name);
+		fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(45)\"%s>", x + bar_w / 2 - 4, top + plot_h + 14,
+			se->bottleneck ? " font-weight=\"bold\" fill=\"#b00\"" : "");
+		xml_text(out, name);
+		fprintf(out, "</text>\n");
+	}
+	fprintf(out, "</svg>\n");
+}
