@@ -27,13 +27,21 @@ static double cpu_seconds(void)
 
 static volatile unsigned long sink;
 
+/* a named hot loop (an LCG: a multiply-add chain) for gus sim --bin */
+__attribute__((noinline)) unsigned long spin_loop(unsigned long x, int n);
+__attribute__((noinline)) unsigned long spin_loop(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+
 static void spin(double seconds)
 {
 	double end = cpu_seconds() + seconds;
 	unsigned long x = 1;
 	while (cpu_seconds() < end)
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ul + 1442695040888963407ul;
+		x = spin_loop(x, 100000);
 	sink = x;
 }
 

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gus sim: loop bodies in hex and from ELF files, every output format,
+# custom machines, and bad input.
+. "$TESTDIR/cli/lib.sh"
+
+# six independent loads and dec r15 / jnz: bound by the load ports
+LOADS=488b07488b5f08488b4f10488b5718488b77204c8b472849ffcf75e4
+out=$("$GUS" sim --hex $LOADS 2>&1); st=$?
+check_status $st 0 "gus sim --hex exits 0"
+check_contains "$out" "cycles per iteration               3.00" "six loads take 3 cycles per iteration on two load ports"
+check_contains "$out" "Bottleneck: p23" "p23 is the bottleneck"
+check_contains "$out" "all instructions modelled from the machine's form table" "no approximation"
+check_contains "$out" "Simulated Top-Down" "simulated Top-Down section"
+check_contains "$out" "mov rax, [rdi]" "per-instruction table with disassembly"
+check_contains "$out" "(fused with jcc)" "dec r15 macro-fuses with jnz"
+
+out=$("$GUS" sim --hex $LOADS --json 2>&1); st=$?
+check_status $st 0 "--json exits 0"
+check_contains "$out" '"cycles_per_iteration": 3,' "JSON cycles per iteration"
+check_contains "$out" '"bottlenecks": ["p23"]' "JSON bottleneck list"
+check_contains "$out" '"resources": ["p23"], "speedup": [0, 0.01' "JSON speedups per weight"
+if command -v python3 >/dev/null 2>&1; then
+	printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["weights"]) == 16 and d["per_instruction"][0]["share"]["p23"] > 0' 2>/dev/null
+	ok $? "JSON parses, 16 weights, per-instruction shares"
+fi
+
+out=$("$GUS" sim --hex $LOADS --csv --weights 1,1.1 --resources p23,p0156+p06 2>&1); st=$?
+check_status $st 0 "--csv with --weights and a resource set exits 0"
+check_contains "$out" "kind,name,field,value" "CSV header"
+check_contains "$out" "sensitivity,p23,speedup@1.10,0.1" "CSV sensitivity row for p23"
+check_contains "$out" "sensitivity,p0156+p06,upper_bound,0" "CSV row for the set p0156+p06"
+
+"$GUS" sim --hex $LOADS --svg "$TMP/heat.svg" -o "$TMP/report.txt" >/dev/null 2>&1; st=$?
+check_status $st 0 "--svg and -o exit 0"
+check_contains "$(cat "$TMP/heat.svg")" "<svg xmlns" "SVG written"
+check_contains "$(cat "$TMP/heat.svg")" 'font-weight="bold" fill="#b00">p23</text>' "SVG marks the p23 bar as the bottleneck"
+check_contains "$(cat "$TMP/report.txt")" "Bottleneck: p23" "report written with -o"
+
+# dependent FP adds: latency; the automatic set search when nothing pays alone
+out=$("$GUS" sim --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb 2>&1)
+check_contains "$out" "Bottleneck: INST_LAT" "vaddpd chain is latency-bound"
+
+# the paper's machine from a file; abstract forms only
+out=$("$GUS" sim --machine "$TESTDIR/fixtures/paper-fig4.mm" --hex 4801d849ffcf75f8 2>&1); st=$?
+check_status $st 0 "--machine FILE loads a custom machine"
+check_contains "$out" "machine: paper-fig4" "custom machine named in the report"
+check_contains "$out" "modelled approximately" "instructions unknown to the custom machine are counted as approximate"
+
+# a function from an ELF file: the test workload's spin loop
+out=$("$GUS" sim --bin "$WORKLOAD" --function spin_loop 2>&1); st=$?
+check_status $st 0 "--bin --function exits 0"
+check_contains "$out" "$WORKLOAD:spin_loop" "source names the function"
+check_contains "$out" "cycles per iteration" "function simulated"
+start=$(nm "$WORKLOAD" | awk '$3 == "spin_loop" { print $1 }')
+if [ -n "$start" ]; then
+	end=$(printf '%x' $((0x$start + 4)))
+	out=$("$GUS" sim --bin "$WORKLOAD" --range "$start-$end" --json 2>&1); st=$?
+	check_status $st 0 "--bin --range exits 0"
+fi
+
+# bad input: exit 2 and a message naming the problem
+expect_usage() {	# expect_usage DESCRIPTION NEEDLE ARGS...
+	d=$1; needle=$2; shift 2
+	out=$("$GUS" sim "$@" 2>&1); st=$?
+	check_status $st 2 "$d: exit 2"
+	check_contains "$out" "$needle" "$d: message"
+}
+expect_usage "odd-length hex" "odd number of hex digits" --hex 4801d
+expect_usage "non-hex" "is not a hex digit" --hex 48zz
+expect_usage "undecodable bytes" "undecodable bytes at 0x0" --hex 0f0b0f0b0f
+expect_usage "truncated instruction" "undecodable bytes at 0x3" --hex 4801d848
+expect_usage "unknown symbol" "no function 'no_such_function'" --bin "$WORKLOAD" --function no_such_function
+expect_usage "range outside the code" "outside any code section" --bin "$WORKLOAD" --range 10-20
+expect_usage "not an ELF file" "not an ELF file" --bin "$TESTDIR/fixtures/paper-fig4.mm" --function main
+expect_usage "unknown arch" "unknown micro-architecture 'z80'" --hex 4801d8 --arch z80
+expect_usage "unknown resource" "no resource 'p9'" --hex 4801d8 --resources p9
+expect_usage "bad weights" "--weights" --hex 4801d8 --weights 1.1,1.0
+expect_usage "no input" "exactly one of --hex" --json
+expect_usage "--bin without function" "--function SYM or --range" --bin "$WORKLOAD"
+printf 'machine bad\nports 0 1\nform add r,r p9\n' > "$TMP/bad.mm"
+expect_usage "bad machine file" "bad.mm:3: bad µop list 'p9'" --machine "$TMP/bad.mm" --hex 4801d8
+"$GUS" sim --hex 4801d8 -o "$TMP/nodir/x.txt" >/dev/null 2>&1; st=$?
+check_status $st 1 "unwritable -o: exit 1"
+[ ! -e "$TMP/nodir/x.txt" ]; ok $? "no partial report left"
+
+done_testing
