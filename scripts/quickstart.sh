@@ -3,7 +3,7 @@
 # From a fresh clone: install what is missing, build gus, and run its main
 # job on the bundled workload. Without a hardware PMU (most virtual
 # machines) it says so, counts software events instead, and shows the TMA
-# tree from a bundled perf stat capture.
+# tree from a bundled perf stat capture. Then gus sim on the hot loop.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -31,3 +31,9 @@ if [ $st -eq 3 ] || [ $st -eq 4 ]; then
 	echo "\$ gus stat --import examples/perf-topdown-icx.csv --arch icx"
 	$gus stat --import examples/perf-topdown-icx.csv --arch icx
 fi
+echo
+echo "(The simulated half: the workload's hot loop, spin_loop, on the Skylake-SP"
+echo " core model, with the resources that limit it found by sensitivity analysis:)"
+echo
+echo "\$ gus sim --bin workload --function spin_loop"
+$gus sim --bin $workload --function spin_loop

@@ -70,6 +70,12 @@ static bool is_bottleneck_res(const struct sim_analysis *a, unsigned r)
 	return false;
 }
 
+/* -0.0 % reads as a loss: print model noise below 0.005 % as zero */
+static double shown(double v)
+{
+	return fabs(v) < 5e-5 ? 0 : v;
+}
+
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100 * part / whole : 0;
@@ -163,8 +169,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			set_name(m, &se->set, name, sizeof name);
 			fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
 			for (size_t k = 0; k < nw; k++)
-				fprintf(out, " %7.1f%%", 100 * se->speedup[idx[k]]);
-			fprintf(out, " %9.1f%%%s\n", 100 * se->upper,
+				fprintf(out, " %7.1f%%", 100 * shown(se->speedup[idx[k]]));
+			fprintf(out, " %9.1f%%%s\n", 100 * shown(se->upper),
 				se->searched ? "  (found by search)" : "");
 		}
 		bool any = false;

@@ -47,7 +47,7 @@ int sim_res_find(const struct sim_machine *m, const char *name);	/* -1 if none *
 /* A decoded instruction bound to a machine: what the model needs. */
 #define SIM_MAX_READS 12
 #define SIM_MAX_WRITES 6
-#define SIM_MAX_USES 24
+#define SIM_MAX_USES 128
 
 struct sim_memop {
 	int8_t base, index;	/* shadow register ids, -1 if none */

@@ -52,11 +52,13 @@ out=$("$GUS" sim --bin "$WORKLOAD" --function spin_loop 2>&1); st=$?
 check_status $st 0 "--bin --function exits 0"
 check_contains "$out" "$WORKLOAD:spin_loop" "source names the function"
 check_contains "$out" "cycles per iteration" "function simulated"
-start=$(nm "$WORKLOAD" | awk '$3 == "spin_loop" { print $1 }')
+start=$(nm -S "$WORKLOAD" | awk '$4 == "spin_loop" { print $1 }')
+size=$(nm -S "$WORKLOAD" | awk '$4 == "spin_loop" { print $2 }')
 if [ -n "$start" ]; then
-	end=$(printf '%x' $((0x$start + 4)))
+	end=$(printf '%x' $((0x$start + 0x$size)))
 	out=$("$GUS" sim --bin "$WORKLOAD" --range "$start-$end" --json 2>&1); st=$?
 	check_status $st 0 "--bin --range exits 0"
+	check_contains "$out" '"source": "'"$WORKLOAD:0x" "--range names the address range"
 fi
 
 # bad input: exit 2 and a message naming the problem
@@ -68,7 +70,7 @@ expect_usage() {	# expect_usage DESCRIPTION NEEDLE ARGS...
 }
 expect_usage "odd-length hex" "odd number of hex digits" --hex 4801d
 expect_usage "non-hex" "is not a hex digit" --hex 48zz
-expect_usage "undecodable bytes" "undecodable bytes at 0x0" --hex 0f0b0f0b0f
+expect_usage "undecodable bytes" "undecodable bytes at 0x0" --hex 06
 expect_usage "truncated instruction" "undecodable bytes at 0x3" --hex 4801d848
 expect_usage "unknown symbol" "no function 'no_such_function'" --bin "$WORKLOAD" --function no_such_function
 expect_usage "range outside the code" "outside any code section" --bin "$WORKLOAD" --range 10-20
