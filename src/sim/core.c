@@ -129,9 +129,15 @@ static inline size_t sm_slot(uint64_t k)
 /* a resource with gap g used at or after lower bound LB: the use may start
  * at floor(avail) (several uses share a cycle when the capacity is above
  * one), and the resource is busy for g more */
+/* floor() for the non-negative times of the model, without the libm call */
+static inline double tfloor(double t)
+{
+	return (double)(int64_t)t;
+}
+
 static inline double res_start(const struct model *md, unsigned r)
 {
-	return floor(md->avail[r]);
+	return tfloor(md->avail[r]);
 }
 
 static inline void res_take(struct model *md, unsigned r, double lb, double g)
@@ -150,12 +156,16 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	uint8_t win_mem = 0;
 	if (fused) {
 		unsigned k = fused > md->window ? md->window : fused;
-		unsigned p = (md->pos + k - 1) % md->window;
+		/* no modulo here: a division per instruction is a measurable
+		 * share of the model's time */
+		unsigned p = md->pos + k - 1;
+		if (p >= md->window)
+			p -= md->window;
 		t_win = md->ring[p];
 		win_mem = md->ring_mem[p];
 	}
 	double fe_avail = md->avail[fe];
-	double t_fe = floor(fe_avail);
+	double t_fe = tfloor(fe_avail);
 	double t_issue = dmax(dmax(t_fe, t_win), md->recover);
 	if (in->serial)
 		t_issue = dmax(t_issue, md->last_retire);
@@ -350,12 +360,12 @@ struct worker_arg {
 
 static void run_models(struct sim_session *s, size_t lo, size_t hi)
 {
-	const struct sim_code *code = s->code;
+	const struct sim_insn *insn = sim_code_insns(s->code);
 	for (size_t c = lo; c < hi; c++) {
 		struct model *md = &s->models[c];
 		for (size_t i = 0; i < s->chunk_n; i++) {
 			const struct sim_rec *rec = &s->chunk[i];
-			model_step(md, s->m, sim_code_insn(code, rec->insn), &s->ann[i], rec->nmem > 0);
+			model_step(md, s->m, &insn[rec->insn], &s->ann[i], rec->nmem > 0);
 		}
 	}
 }

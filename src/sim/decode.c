@@ -104,6 +104,11 @@ const struct sim_insn *sim_code_insn(const struct sim_code *c, size_t i)
 	return &c->insn[i];
 }
 
+const struct sim_insn *sim_code_insns(const struct sim_code *c)
+{
+	return c->insn;
+}
+
 size_t sim_code_approx(const struct sim_code *c)
 {
 	return c->approx;

@@ -99,4 +99,7 @@ void sim_bpred_free(struct sim_bpred *bp);
 bool sim_bpred_branch(struct sim_bpred *bp, enum sim_branch_kind kind, uint64_t pc,
 		      bool taken, uint64_t target);
 
+/* the instruction array of a code cache, valid until the next sim_code_add */
+const struct sim_insn *sim_code_insns(const struct sim_code *c);
+
 #endif
