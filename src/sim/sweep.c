@@ -164,6 +164,11 @@ static int sens_run(const struct sim_machine *m, const struct sim_code *code, co
 			for (size_t w = 0; w < o->nweights; w++)
 				se->speedup[w] = speedup(base, time_of(&st[i * per + w], src));
 			se->upper = speedup(base, time_of(&st[i * per + o->nweights], src));
+			/* the discrete model can gain a hair more at a finite weight
+			 * than unlimited; the bound must cover what was seen */
+			for (size_t w = 0; w < o->nweights; w++)
+				if (se->speedup[w] > se->upper)
+					se->upper = se->speedup[w];
 			se->bottleneck = o->nweights && se->speedup[o->nweights - 1] >= o->threshold;
 		}
 	}
@@ -180,32 +185,36 @@ static bool set_has(const struct sim_set *s, unsigned r)
 	return false;
 }
 
-/* Greedy search for a set of resources that pays only when accelerated
- * together: add, one at a time, the resource that most improves the
- * set's speedup at the top weight, until it crosses the threshold. */
+/* Search for a set of resources that pays only when accelerated
+ * together: every pair first (when each resource alone gives nothing, a
+ * greedy start has nothing to go by), then the best pair grows one
+ * resource at a time while that helps, until the set crosses the
+ * threshold. */
 static int search_set(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
 		      const struct sim_analysis_opts *o, double base, struct sim_set *found, char *err,
 		      size_t errlen)
 {
+	double top = o->weights[o->nweights - 1];
+	size_t nr = o->nresources;
+	size_t cap = nr * (nr - 1) / 2 + nr;
+	struct sim_config *cfg = calloc(cap, sizeof *cfg);
+	struct sim_stats *st = calloc(cap, sizeof *st);
+	struct sim_set *sets = calloc(cap, sizeof *sets);
+	if (!cfg || !st || !sets)
+		abort();
+	size_t nc = 0;
+	for (size_t i = 0; i < nr; i++)
+		for (size_t j = i + 1; j < nr; j++) {
+			sets[nc].n = 2;
+			sets[nc].res[0] = o->resources[i];
+			sets[nc].res[1] = o->resources[j];
+			set_config(m, &cfg[nc], &sets[nc], top, false);
+			nc++;
+		}
+	int rc = 1;
 	struct sim_set cur = { 0 };
 	double cur_sp = 0;
-	double top = o->weights[o->nweights - 1];
-	struct sim_config *cfg = calloc(o->nresources, sizeof *cfg);
-	struct sim_stats *st = calloc(o->nresources, sizeof *st);
-	if (!cfg || !st)
-		abort();
-	int rc = 1;
-	while (cur.n < 4) {
-		size_t nc = 0;
-		uint8_t cand[SIM_MAX_RES];
-		for (size_t i = 0; i < o->nresources; i++) {
-			if (set_has(&cur, o->resources[i]))
-				continue;
-			struct sim_set t = cur;
-			t.res[t.n++] = o->resources[i];
-			set_config(m, &cfg[nc], &t, top, false);
-			cand[nc++] = o->resources[i];
-		}
+	for (;;) {
 		if (!nc)
 			break;
 		if (run_configs(m, code, src, cfg, nc, o->threads, st, NULL, err, errlen)) {
@@ -223,16 +232,29 @@ static int search_set(const struct sim_machine *m, const struct sim_code *code, 
 		}
 		if (best_sp <= cur_sp + 1e-4)
 			break;
-		cur.res[cur.n++] = cand[best];
+		cur = sets[best];
 		cur_sp = best_sp;
-		if (cur_sp >= o->threshold && cur.n >= 2) {
+		if (cur_sp >= o->threshold) {
 			*found = cur;
 			rc = 0;
 			break;
 		}
+		if (cur.n >= 4)
+			break;
+		/* grow the best set by one resource */
+		nc = 0;
+		for (size_t i = 0; i < nr; i++) {
+			if (set_has(&cur, o->resources[i]))
+				continue;
+			sets[nc] = cur;
+			sets[nc].res[sets[nc].n++] = o->resources[i];
+			set_config(m, &cfg[nc], &sets[nc], top, false);
+			nc++;
+		}
 	}
 	free(cfg);
 	free(st);
+	free(sets);
 	return rc;
 }
 

@@ -41,6 +41,14 @@ check_contains "$(cat "$TMP/report.txt")" "Bottleneck: p23" "report written with
 out=$("$GUS" sim --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb 2>&1)
 check_contains "$out" "Bottleneck: INST_LAT" "vaddpd chain is latency-bound"
 
+# four loads and two shuffles: p23 and p5 both take two cycles, so neither
+# pays alone; the search finds the pair
+out=$("$GUS" sim --hex 488b07488b5f08488b4f10488b5718c4c17970c001c4c17970c80249ffcf75e0 2>&1)
+check_contains "$out" "Bottleneck: p5+p23" "balanced loads and shuffles: the search finds p5+p23"
+check_contains "$out" "(found by search)" "the set is marked as found by the search"
+out=$("$GUS" sim --hex 488b07488b5f08488b4f10488b5718c4c17970c001c4c17970c80249ffcf75e0 --no-search 2>&1)
+check_contains "$out" "No bottleneck" "--no-search: no single resource pays"
+
 # the paper's machine from a file; abstract forms only
 out=$("$GUS" sim --machine "$TESTDIR/fixtures/paper-fig4.mm" --hex 4801d849ffcf75f8 2>&1); st=$?
 check_status $st 0 "--machine FILE loads a custom machine"
