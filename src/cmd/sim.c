@@ -18,7 +18,7 @@ struct sim_opts {
 	const char *weights, *resources;
 	unsigned iterations, threads;
 	double threshold;
-	bool search;
+	bool search, whole;
 	enum merge_format fmt;
 };
 
@@ -35,6 +35,7 @@ static void sim_usage(FILE *out)
 		"      --bin FILE         x86-64 ELF file to read the code from, with\n"
 		"      --function SYM     the function SYM, or\n"
 		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
+		"      --whole            simulate the whole function, not its innermost loop\n"
 		"      --arch NAME        machine model (default skx; see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
 		"      --iterations N     iterations to simulate (default 200; the first quarter\n"
@@ -77,6 +78,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "resources", required_argument, NULL, 'r' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "no-search", no_argument, NULL, 'S' },
+		{ "whole", no_argument, NULL, 'W' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -117,6 +119,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			break;
 		}
 		case 'S': o->search = false; break;
+		case 'W': o->whole = true; break;
 		case 'T':
 			if (parse_uint(optarg, &o->threads, 1, 1024))
 				return gus_usage_error("--threads: '%s' is not a number from 1 to 1024", optarg);
@@ -143,6 +146,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		return gus_usage_error("sim: --bin needs exactly one of --function SYM or --range START-END");
 	if (o->hex && (o->function || o->range))
 		return gus_usage_error("sim: --function and --range go with --bin");
+	if (o->whole && !o->function)
+		return gus_usage_error("sim: --whole goes with --function");
 	return 0;
 }
 
@@ -348,6 +353,17 @@ int cmd_sim(int argc, char **argv)
 			goto out;
 		}
 		snprintf(source, sizeof source, "%s:%s", o.bin, mc.name);
+		uint64_t ls, le;
+		/* a function's time goes to its loops: simulate the innermost
+		 * one unless told otherwise */
+		if (o.function && !o.whole && !sim_innermost_loop(m, mc.addr, mc.bytes, mc.len, &ls, &le) &&
+		    (ls != mc.addr || le != mc.addr + mc.len)) {
+			memmove(mc.bytes, mc.bytes + (ls - mc.addr), (size_t)(le - ls));
+			mc.len = (size_t)(le - ls);
+			mc.addr = ls;
+			snprintf(source, sizeof source, "%s:%s, innermost loop 0x%llx-0x%llx (--whole for all of it)",
+				 o.bin, mc.name, (unsigned long long)ls, (unsigned long long)le);
+		}
 	}
 
 	struct sim_code *code = sim_code_new(m);

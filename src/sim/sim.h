@@ -224,4 +224,9 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 		    unsigned iter, struct sim_rec **recs, size_t *n, size_t *per_iter, char *err,
 		    size_t errlen);
 
+/* The innermost loop of a function: the shortest [target, branch end)
+ * closed by a backward conditional branch; -1 when there is none. */
+int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		       uint64_t *start, uint64_t *end);
+
 #endif

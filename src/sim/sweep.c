@@ -81,6 +81,38 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 	return 0;
 }
 
+int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		       uint64_t *start, uint64_t *end)
+{
+	struct sim_code *code = sim_code_new(m);
+	char err[256];
+	bool found = false;
+	uint64_t best_s = 0, best_e = 0;
+	for (size_t off = 0; off < len;) {
+		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
+		if (idx < 0)
+			break;
+		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
+		/* a backward conditional branch inside the range closes a loop;
+		 * the shortest such loop is the innermost */
+		if (in->branch == SIM_BR_COND && in->has_target && in->target >= addr && in->target <= in->addr) {
+			uint64_t e = in->addr + in->len;
+			if (!found || e - in->target < best_e - best_s) {
+				best_s = in->target;
+				best_e = e;
+				found = true;
+			}
+		}
+		off += in->len;
+	}
+	sim_code_free(code);
+	if (!found)
+		return -1;
+	*start = best_s;
+	*end = best_e;
+	return 0;
+}
+
 /* the weight that stands for "unlimited" for each kind of resource */
 static double unlimited_weight(enum sim_res_kind k)
 {

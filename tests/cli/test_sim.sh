@@ -59,7 +59,12 @@ check_contains "$out" "modelled approximately" "instructions unknown to the cust
 out=$("$GUS" sim --bin "$WORKLOAD" --function spin_loop 2>&1); st=$?
 check_status $st 0 "--bin --function exits 0"
 check_contains "$out" "$WORKLOAD:spin_loop" "source names the function"
-check_contains "$out" "cycles per iteration" "function simulated"
+check_contains "$out" "innermost loop" "--function simulates the function's innermost loop"
+check_contains "$out" "cycles per iteration               4.00" "the LCG loop: imul (3) + add (1) per iteration"
+check_contains "$out" "Bottleneck: INST_LAT" "the LCG loop is latency-bound"
+out=$("$GUS" sim --bin "$WORKLOAD" --function spin_loop --whole 2>&1); st=$?
+check_status $st 0 "--whole exits 0"
+case "$out" in *"innermost loop"*) ok 1 "--whole simulates the whole function" ;; *) ok 0 "--whole simulates the whole function" ;; esac
 start=$(nm -S "$WORKLOAD" | awk '$4 == "spin_loop" { print $1 }')
 size=$(nm -S "$WORKLOAD" | awk '$4 == "spin_loop" { print $2 }')
 if [ -n "$start" ]; then
