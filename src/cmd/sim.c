@@ -213,15 +213,15 @@ static int parse_weights(const char *s, double **out, size_t *n)
 	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double v = strtod(t, &end);
-		if (end == t || *end || !(v > 0) || v > 1e6) {
+		int rc = 0;
+		if (end == t || *end || !(v > 0) || v > 1e6)
+			rc = gus_usage_error("--weights: '%s' is not a positive number", t);
+		else if (k && v <= w[k - 1])
+			rc = gus_usage_error("--weights: the weights must increase ('%s')", t);
+		if (rc) {
 			free(dup);
 			free(w);
-			return gus_usage_error("--weights: '%s' is not a positive number", t);
-		}
-		if (k && v <= w[k - 1]) {
-			free(dup);
-			free(w);
-			return gus_usage_error("--weights: the weights must increase ('%s')", t);
+			return rc;
 		}
 		if (k == cap) {
 			cap *= 2;
