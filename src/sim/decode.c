@@ -396,6 +396,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 
 	int first_src = -1;
 	bool same_sources = true, reg_reg = true;
+	unsigned nsrc_regs = 0;
 	unsigned nmem_read = 0, nmem_write = 0, nregops = 0;
 	bool stack_op = zi.meta.category == ZYDIS_CATEGORY_PUSH || zi.meta.category == ZYDIS_CATEGORY_POP ||
 			zi.meta.category == ZYDIS_CATEGORY_CALL || zi.meta.category == ZYDIS_CATEGORY_RET;
@@ -425,6 +426,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 			if (rd) {
 				add_u8(in->reads, &in->nreads, SIM_MAX_READS, id);
 				if (explicit) {
+					nsrc_regs++;
 					if (first_src < 0)
 						first_src = op->reg.value;
 					else if (first_src != (int)op->reg.value)
@@ -516,7 +518,9 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	}
 	if (nregops < 2)
 		reg_reg = false;
-	if (first_src < 0)
+	/* a zero idiom needs two register sources and nothing else: xor rax, [rdi]
+	 * reads rax once and is an ordinary xor */
+	if (first_src < 0 || nsrc_regs < 2 || nmem_read || key.nops > nregops)
 		same_sources = false;
 	/* flags: carry renamed on its own, the others together */
 	if (zi.cpu_flags) {
