@@ -40,6 +40,10 @@ alias clx skylake-avx512 cascadelake skylake-sp skylake-x
 ports 0 1 2 3 4 5 6 7               # Skylake ports: 0 1 5 6 ALU, 2 3 load+AGU, 4 store data, 7 store AGU
 window 224                          # reorder buffer entries (Intel opt. manual, WikiChip; same as client SKL)
 frontend 4                          # rename/allocate width: 4 fused-domain µops per cycle (the DSB delivers 6, rename is the limit)
+# The front end follows one taken branch per cycle (the µop cache delivers
+# from one 32-byte window per cycle, and only port 6 executes taken
+# branches): a loop never runs faster than one iteration per cycle.
+taken-branch-rate 1
 mispredict-penalty 16               # ~16-17 cycles measured on SKL/SKX from the µop cache (Agner: 15-20); kept as the redirect-to-issue gap
 load-latency 5 x=6 y=7 z=8          # L1 load-to-use: GPR 4 (simple pointer chase) to 5 (indexed, the common case), xmm 6, ymm 7, zmm 8 (uops.info ≤6/≤7/≤8)
 store-forward 5                     # store-to-load forwarding: 4-5 cycles GPR, 5-6 vector (Agner); 5 kept

@@ -19,6 +19,7 @@
 /* what the stream did at one record, shared by all configurations */
 struct annot {
 	uint8_t mispredict;
+	uint8_t taken;
 	uint8_t level[2];	/* 0 L1 ... 3 memory */
 	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
 	uint8_t ncells[2];
@@ -37,6 +38,9 @@ struct model {
 	double recover, last_retire;
 	uint64_t *sm_key;
 	double *sm_val;
+	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
+	double taken_gap, taken_avail;
+	bool renaming;
 	struct sim_stats st;
 	bool fe_is_issue;
 };
@@ -108,8 +112,13 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->ring_mem = calloc(md->window, 1);
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
-	if (!md->ring || !md->ring_mem || !md->sm_key || !md->sm_val)
+	md->sm_ren = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_ren);
+	if (!md->ring || !md->ring_mem || !md->sm_key || !md->sm_val || !md->sm_ren)
 		abort();
+	/* the taken-branch rate is part of the front end's capacity */
+	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
+	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
+	md->renaming = m->mem_renaming;
 }
 
 static void model_free(struct model *md)
@@ -118,6 +127,7 @@ static void model_free(struct model *md)
 	free(md->ring_mem);
 	free(md->sm_key);
 	free(md->sm_val);
+	free(md->sm_ren);
 }
 
 static inline size_t sm_slot(uint64_t k)
@@ -167,6 +177,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double fe_avail = md->avail[fe];
 	double t_fe = tfloor(fe_avail);
 	double t_issue = dmax(dmax(t_fe, t_win), md->recover);
+	/* the front end follows a limited number of taken branches per cycle */
+	if (a->taken && md->taken_gap > 0) {
+		t_issue = dmax(t_issue, tfloor(md->taken_avail));
+		md->taken_avail = dmax(md->taken_avail, t_issue) + md->taken_gap;
+	}
 	if (in->serial)
 		t_issue = dmax(t_issue, md->last_retire);
 	if (fused && t_issue > fe_avail) {
@@ -221,11 +236,18 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			}
 			if (lvl > 0)
 				mem_bound = true;
-			/* store-to-load forwarding through shadow memory */
+			/* store-to-load forwarding through shadow memory; with
+			 * memory renaming a [base+disp] GPR load takes the value
+			 * straight from the store's source */
 			uint64_t key = a->key[i];
+			bool renamable = md->renaming && mo->index < 0 && mo->bytes <= 8 && !in->vector;
 			for (unsigned c = 0; c < a->ncells[i]; c++) {
 				size_t s = sm_slot(key + c);
-				if (md->sm_key[s] == key + c + 1)
+				if (md->sm_key[s] != key + c + 1)
+					continue;
+				if (renamable && md->sm_ren[s] >= 0 && c == 0 && a->ncells[i] == 1)
+					t = dmax(t_issue, md->sm_ren[s]);
+				else
 					t = dmax(t, md->sm_val[s]);
 			}
 			t_data = dmax(t_data, t);
@@ -253,11 +275,13 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			res_take(md, r, t_issue, md->gap[r]);
 		}
 		double ready = t_end + md->store_fwd * md->latw;
+		bool renamable = md->renaming && mo->index < 0 && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;
 		uint64_t key = a->key[i];
 		for (unsigned c = 0; c < a->ncells[i]; c++) {
 			size_t s = sm_slot(key + c);
 			md->sm_key[s] = key + c + 1;
 			md->sm_val[s] = ready;
+			md->sm_ren[s] = renamable ? t_end : -1;
 		}
 	}
 	for (unsigned i = 0; i < in->nwrites; i++)
@@ -319,6 +343,7 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 			bool miss = sim_bpred_branch(&s->bp, (enum sim_branch_kind)in->branch, in->addr,
 						     rec->taken, rec->target);
 			a->mispredict = miss;
+			a->taken = rec->taken || in->branch != SIM_BR_COND;
 		}
 		for (unsigned k = 0; k < in->nmem; k++) {
 			const struct sim_memop *mo = &in->mem[k];

@@ -552,6 +552,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		break;
 	}
 	key_string(&key, in->key, sizeof in->key);
+	in->vector = key.vector;
 	bind(c, in, &key, &zi, same_sources, nmem_read, nmem_write, reg_reg);
 
 	uint32_t idx = (uint32_t)c->n++;

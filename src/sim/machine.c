@@ -423,6 +423,18 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		}
 		return 0;
 	}
+	if (!strcmp(k, "taken-branch-rate")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0)
+			goto bad;
+		m->taken_rate = d;
+		return 0;
+	}
+	if (!strcmp(k, "memory-renaming")) {
+		if (ntok != 1)
+			goto bad;
+		m->mem_renaming = true;
+		return 0;
+	}
 	if (!strcmp(k, "load-latency")) {
 		if (ntok < 2 || parse_num(tok[1], &d))
 			goto bad;

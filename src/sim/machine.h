@@ -68,6 +68,8 @@ struct sim_machine {
 	char portname[SIM_MAX_PORTS][4];
 	unsigned window;
 	double frontend, penalty, store_forward, dividers;
+	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
+	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
 	unsigned ncache, line;
 	uint64_t cache_size[3];

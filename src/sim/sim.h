@@ -78,6 +78,7 @@ struct sim_insn {
 	float lat;		/* operation latency (without the load) */
 	float div;		/* divider cycles */
 	uint8_t load_lat_class;	/* 0 GPR, 1 xmm, 2 ymm, 3 zmm */
+	bool vector;		/* has xmm/ymm/zmm operands */
 	/* control flow */
 	uint8_t branch;		/* enum sim_branch_kind of sim_internal.h */
 	bool has_target;

@@ -230,6 +230,9 @@ static void test_mechanisms(void)
 	/* the same with the load from another address is not serialised */
 	if (tap_ok(loop_analysis(m, "488907488b47084883c00149ffcf75f0", &r) == 0, "store/other load: simulated"))
 		tap_ok(r.cpi < 2.5, "a load from another address does not wait: %.2f cycles/iteration", r.cpi);
+	/* add rax, 1; dec r15; jnz: two fused µops, but one taken branch per cycle */
+	if (tap_ok(loop_analysis(m, "4883c00149ffcf75f7", &r) == 0, "tiny loop: simulated"))
+		tap_near(r.cpi, 1.0, 0.01, "a loop runs at most one iteration per cycle (one taken branch per cycle)");
 	/* xor eax, eax breaks the chain through rax */
 	if (tap_ok(loop_analysis(m, "31c04801c349ffcf75f6", &r) == 0, "zero idiom: simulated"))
 		tap_ok(r.cpi <= 1.01, "xor eax, eax; add rbx, rax runs at one iteration per cycle (%.2f)", r.cpi);
