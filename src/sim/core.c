@@ -281,7 +281,10 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			size_t s = sm_slot(key + c);
 			md->sm_key[s] = key + c + 1;
 			md->sm_val[s] = ready;
-			md->sm_ren[s] = renamable ? t_end : -1;
+			/* renaming hands over the store's source register: ready
+			 * with the inputs for a plain store, with the result for a
+			 * read-modify-write */
+			md->sm_ren[s] = renamable ? (in->nload ? t_end : t_ready) : -1;
 		}
 	}
 	for (unsigned i = 0; i < in->nwrites; i++)

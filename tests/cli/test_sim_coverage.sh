@@ -3,6 +3,7 @@
 # The skx machine model knows every instruction form that gcc (and clang,
 # when installed) emits for a corpus of typical code at -O2/-O3 with
 # -march=skylake-avx512: no instruction falls back to a category rule.
+# The Sapphire Rapids model covers the same forms.
 . "$TESTDIR/cli/lib.sh"
 
 text_range() {	# text_range FILE -> START-END of .text in hex
@@ -19,6 +20,7 @@ total=0
 for cc in $compilers; do
 	for cfg in "-O2" "-O3 -ffast-math -mprefer-vector-width=512"; do
 		bad=""
+		bad_spr=""
 		insns=0
 		for src in "$TESTDIR"/fixtures/sim-corpus/*.c; do
 			name=$(basename "$src" .c)
@@ -26,6 +28,9 @@ for cc in $compilers; do
 			$cc $cfg -march=skylake-avx512 -fopenmp-simd -w -shared -fPIC -o "$TMP/$name.so" "$src" 2>"$TMP/cc.err" ||
 				{ bad="$bad $name(compile failed: $(head -c 200 "$TMP/cc.err"))"; continue; }
 			range=$(text_range "$TMP/$name.so") || { bad="$bad $name(no .text)"; continue; }
+			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
+				--resources FRONTEND --no-search --json --arch spr 2>&1)
+			case "$out" in *'"approximate_instructions": 0,'*) ;; *) bad_spr="$bad_spr $name" ;; esac
 			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
 				--resources FRONTEND --no-search --json 2>&1)
 			napprox=$(printf '%s\n' "$out" | sed -n 's/.*"approximate_instructions": \([0-9]*\).*/\1/p')
@@ -41,6 +46,8 @@ for cc in $compilers; do
 		total=$((total + insns))
 		[ -z "$bad" ]; ok $? "$cc $cfg -march=skylake-avx512: all $insns instructions of the corpus known to skx"
 		[ -n "$bad" ] && echo "#  $bad"
+		[ -z "$bad_spr" ]; ok $? "$cc $cfg: the same corpus is known to spr"
+		[ -n "$bad_spr" ] && echo "#  $bad_spr"
 	done
 done
 [ "$total" -gt 50000 ]; ok $? "the corpus is not trivial ($total instructions)"

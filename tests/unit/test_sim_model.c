@@ -239,6 +239,22 @@ static void test_mechanisms(void)
 	sim_machine_free(m);
 }
 
+/* memory renaming (Golden Cove): a store and a load of the same
+ * [base+disp] pass the value on at once; an indexed address still pays the
+ * store-forwarding latency */
+static void test_renaming(void)
+{
+	struct sim_machine *m = load("data/machines/spr.mm");
+	if (!tap_ok(m != NULL, "spr machine model loads"))
+		return;
+	struct analysis_result r;
+	if (tap_ok(loop_analysis(m, "488906488b064801d849ffcf75f2", &r) == 0, "renamed store/load: simulated"))
+		tap_near(r.cpi, 1.0, 0.01, "spr: mov [rsi], rax; mov rax, [rsi]; add rax, rbx: one cycle per iteration");
+	if (tap_ok(loop_analysis(m, "488904ce488b04ce4801d849ffcf75f0", &r) == 0, "indexed store/load: simulated"))
+		tap_ok(r.cpi >= 6, "spr: the same through [rsi+rcx*8] pays forwarding (%.2f cycles)", r.cpi);
+	sim_machine_free(m);
+}
+
 /* data addresses known (as from QEMU): an L1-resident loop never goes to
  * L2, a large random walk does */
 static void test_memory(void)
@@ -358,6 +374,7 @@ int main(void)
 	test_paper_example();
 	test_window();
 	test_mechanisms();
+	test_renaming();
 	test_memory();
 	test_branches();
 	return tap_done();
