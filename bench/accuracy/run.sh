@@ -17,7 +17,9 @@
 #
 # Environment:
 #   GUS           gus binary (default: <repo>/build/werror/gus)
-#   GUS_SIM_ARGS  extra arguments for `gus sim` (default: none)
+#   GUS_SIM_ARGS  extra arguments for `gus sim` (default: --arch for this
+#                 CPU: spr on Sapphire Rapids, skx on Skylake-SP/Cascade
+#                 Lake X, else gus's default)
 #   GUS_TIMEOUT   seconds per gus run (default: 60)
 #   LLVM_MCA      llvm-mca binary (default: llvm-mca from PATH)
 #   LLVM_MC       llvm-mc, to disassemble the bytes for llvm-mca (default:
@@ -35,7 +37,14 @@ here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
 
 GUS=${GUS:-$repo/build/werror/gus}
-GUS_SIM_ARGS=${GUS_SIM_ARGS:-}
+# the machine model of the CPU the cycles are measured on
+host_model=$(awk -F: '/^cpu family/ { f = $2 + 0 } /^model[ \t]*:/ { m = $2 + 0 } END { if (f == 6) print m }' /proc/cpuinfo 2>/dev/null || true)
+case "$host_model" in
+143 | 207) default_arch="--arch spr" ;;
+85) default_arch="--arch skx" ;;
+*) default_arch="" ;;
+esac
+GUS_SIM_ARGS=${GUS_SIM_ARGS-$default_arch}
 GUS_TIMEOUT=${GUS_TIMEOUT:-60}
 LLVM_MCA=${LLVM_MCA:-llvm-mca}
 LLVM_MC=${LLVM_MC:-llvm-mc}
