@@ -38,8 +38,9 @@ static void sim_usage(FILE *out)
 		"      --whole            simulate the whole function, not its innermost loop\n"
 		"      --arch NAME        machine model (default skx; see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
-		"      --iterations N     iterations to simulate (default 200; the first quarter\n"
-		"                         is warm-up)\n"
+		"      --iterations N     iterations to simulate (default 200, more when the\n"
+		"                         window needs longer to fill; a quarter, at least two\n"
+		"                         window fills, is warm-up)\n"
 		"      --weights LIST     capacity multipliers: 1.00,1.05,1.15 or FROM:TO:STEP\n"
 		"                         (default 1.00:1.15:0.01)\n"
 		"      --resources LIST   resources to accelerate, comma-separated; A+B is a set\n"
@@ -89,7 +90,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	};
 	memset(o, 0, sizeof *o);
 	o->arch = "skx";
-	o->iterations = 200;
+	o->iterations = 0;	/* automatic: at least 200, and enough to fill the window */
 	o->threshold = 0.01;
 	o->search = true;
 	long np = sysconf(_SC_NPROCESSORS_ONLN);
@@ -186,13 +187,19 @@ static int parse_hex(const char *s, uint8_t **out, size_t *len)
 	return 0;
 }
 
+#define MAX_WEIGHTS 200
+/* records of the simulated stream: 32 bytes each */
+#define MAX_RECORDS (20u << 20)
+
 static int parse_weights(const char *s, double **out, size_t *n)
 {
 	double from, to, step;
 	char tail;
 	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
-		if (!(from > 0) || !(to >= from) || !(step > 0) || (to - from) / step > 10000)
-			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0 < FROM <= TO", s);
+		if (!(from >= 0.001) || !(to >= from) || !(to <= 1e6) || !(step > 0))
+			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
+		if ((to - from) / step >= MAX_WEIGHTS)
+			return gus_usage_error("--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
 		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
 		double *w = calloc(k, sizeof *w);
 		if (!w)
@@ -214,8 +221,10 @@ static int parse_weights(const char *s, double **out, size_t *n)
 		char *end;
 		double v = strtod(t, &end);
 		int rc = 0;
-		if (end == t || *end || !(v > 0) || v > 1e6)
-			rc = gus_usage_error("--weights: '%s' is not a positive number", t);
+		if (end == t || *end || !(v >= 0.001) || v > 1e6)
+			rc = gus_usage_error("--weights: '%s' is not a number from 0.001 to 1e6", t);
+		else if (k == MAX_WEIGHTS)
+			rc = gus_usage_error("--weights: more than %d weights", MAX_WEIGHTS);
 		else if (k && v <= w[k - 1])
 			rc = gus_usage_error("--weights: the weights must increase ('%s')", t);
 		if (rc) {
@@ -298,6 +307,10 @@ static int parse_resources(const struct sim_machine *m, const char *s, uint8_t *
 			res[(*nres)++] = set.res[0];
 		else if (set.n > 1 && *nsets < 16)
 			sets[(*nsets)++] = set;
+		else if (set.n > 1) {
+			rc = gus_usage_error("--resources: at most 16 sets");
+			break;
+		}
 	}
 	free(dup);
 	return rc;
@@ -369,6 +382,36 @@ int cmd_sim(int argc, char **argv)
 	struct sim_code *code = sim_code_new(m);
 	struct sim_rec *recs = NULL;
 	size_t nrec = 0, per_iter = 0;
+	if (sim_stream_loop(code, mc.addr, mc.bytes, mc.len, 1, &recs, &nrec, &per_iter, err, sizeof err)) {
+		gus_error("%s: %s", o.hex ? "--hex" : source, err);
+		sim_code_free(code);
+		rc = GUS_EXIT_USAGE;
+		goto out;
+	}
+	/* the measurement starts once the window has filled twice */
+	unsigned fused = 0;
+	for (size_t i = 0; i < per_iter; i++)
+		fused += sim_code_insn(code, recs[i].insn)->fused;
+	free(recs);
+	recs = NULL;
+	int rw = sim_res_find(m, "INST_WINDOW");
+	double window = rw >= 0 ? sim_res_capacity(m, (unsigned)rw) : 224;
+	unsigned need_warm = (unsigned)(2 * window / (fused ? fused : 1)) + 1;
+	bool auto_iter = !o.iterations;
+	if (auto_iter)
+		o.iterations = 4 * need_warm > 200 ? 4 * need_warm : 200;
+	if ((uint64_t)o.iterations * per_iter > MAX_RECORDS) {
+		rc = gus_usage_error("--iterations: %u iterations of %zu instructions is more than %u million to simulate",
+				     o.iterations, per_iter, MAX_RECORDS >> 20);
+		sim_code_free(code);
+		goto out;
+	}
+	unsigned warm = o.iterations / 4 > need_warm ? o.iterations / 4 : need_warm;
+	if (warm > o.iterations / 2) {
+		warm = o.iterations / 2;
+		gus_warn("%u iterations are too few for the window to fill (%u needed): the result includes the warm-up",
+			 o.iterations, 4 * need_warm);
+	}
 	if (sim_stream_loop(code, mc.addr, mc.bytes, mc.len, o.iterations, &recs, &nrec, &per_iter, err,
 			    sizeof err)) {
 		gus_error("%s: %s", o.hex ? "--hex" : source, err);
@@ -388,7 +431,6 @@ int cmd_sim(int argc, char **argv)
 	} else {
 		nres = default_resources(m, code, res);
 	}
-	unsigned warm = o.iterations / 4;
 	struct sim_source src = {
 		.recs = recs,
 		.n = nrec,
@@ -414,6 +456,7 @@ int cmd_sim(int argc, char **argv)
 		struct merge_sim_info info = {
 			.source = source,
 			.iterations = o.iterations,
+			.warmup = warm,
 			.body_insns = per_iter,
 			.threshold = o.threshold,
 		};

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,13 @@ static Elf *open_elf(const char *path, int *fd, char *err, size_t errlen)
 		close(*fd);
 		return NULL;
 	}
+	/* an object file's sections all start at 0: addresses mean nothing */
+	if (eh.e_type == ET_REL) {
+		snprintf(err, errlen, "%s: a relocatable object (.o); link it into an executable or shared library", path);
+		elf_end(e);
+		close(*fd);
+		return NULL;
+	}
 	return e;
 }
 
@@ -52,7 +60,7 @@ static int read_range(Elf *e, const char *path, uint64_t start, uint64_t end, st
 			continue;
 		if (!(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type != SHT_PROGBITS)
 			continue;
-		if (start < sh.sh_addr || end > sh.sh_addr + sh.sh_size)
+		if (start < sh.sh_addr || end > sh.sh_addr + sh.sh_size || end < start)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf || d->d_size < sh.sh_size) {
@@ -109,6 +117,9 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 	if (!found) {
 		snprintf(err, errlen, "%s: no function '%s'%s", path, sym,
 			 any_symtab ? "" : " (the file has no symbol table)");
+	} else if (best.st_size > UINT64_MAX - best.st_value || best.st_size > (1u << 30)) {
+		snprintf(err, errlen, "%s: function '%s' has an impossible size (%llu bytes)", path, sym,
+			 (unsigned long long)best.st_size);
 	} else if (!best.st_size) {
 		snprintf(err, errlen, "%s: function '%s' has no size in the symbol table; use --range", path, sym);
 	} else {

@@ -46,6 +46,7 @@ void merge_code_free(struct merge_code *c);
 struct merge_sim_info {
 	const char *source;	/* "hex 4801d8...", "FILE:function", ... */
 	unsigned iterations;	/* 0 for a trace */
+	unsigned warmup;	/* iterations before the measurement */
 	size_t body_insns;	/* instructions per iteration */
 	double threshold;
 };

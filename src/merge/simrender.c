@@ -88,8 +88,10 @@ static size_t text_weights(const struct sim_analysis *a, size_t *idx)
 	static const double want[] = { 1.01, 1.05, 1.10 };
 	for (size_t k = 0; k < 3; k++)
 		for (size_t w = 0; w + 1 < a->nweights; w++)
-			if (fabs(a->weights[w] - want[k]) < 1e-9)
+			if (fabs(a->weights[w] - want[k]) < 1e-9) {
 				idx[n++] = w;
+				break;
+			}
 	if (!n && a->nweights > 2)
 		idx[n++] = a->nweights / 2;
 	if (a->nweights)
@@ -114,8 +116,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	fprintf(out, "gus sim: %s\n", info->source);
 	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
 	if (info->iterations)
-		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first quarter as warm-up)\n\n",
-			info->body_insns, info->iterations);
+		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first %u as warm-up)\n\n",
+			info->body_insns, info->iterations, info->warmup);
 	else
 		fprintf(out, "%llu instructions simulated\n\n", (unsigned long long)b->insns);
 	if (a->units > 0)
@@ -205,7 +207,7 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		if (i >= a->events.ninsn || !a->events.insn_count[i])
 			continue;
 		const struct sim_insn *in = sim_code_insn(code, i);
-		char text[80];
+		char text[112];
 		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
 		if (strlen(text) > 36)
 			strcpy(text + 33, "...");
@@ -230,8 +232,8 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	json_string(out, sim_machine_name(m));
 	fprintf(out, ",\n  \"machine_description\": ");
 	json_string(out, sim_machine_describe(m));
-	fprintf(out, ",\n  \"iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n", info->iterations,
-		info->body_insns);
+	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",
+		info->iterations, info->warmup, info->body_insns);
 	fprintf(out, "  \"cycles_per_iteration\": ");
 	json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"cycles\": ");

@@ -176,22 +176,43 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	double fe_avail = md->avail[fe];
 	double t_fe = tfloor(fe_avail);
-	double t_issue = dmax(dmax(t_fe, t_win), md->recover);
-	/* the front end follows a limited number of taken branches per cycle */
+	/* issue waits for the latest of: the front end, a window slot, the
+	 * recovery from a misprediction, older instructions (serialising),
+	 * and the taken-branch rate; the slots lost are charged to it */
+	enum { BY_FE, BY_WINDOW, BY_RECOVERY, BY_SERIAL, BY_TAKEN } cause = BY_FE;
+	double t_issue = t_fe;
+	if (t_win > t_issue)
+		t_issue = t_win, cause = BY_WINDOW;
+	if (in->serial && md->last_retire > t_issue)
+		t_issue = md->last_retire, cause = BY_SERIAL;
 	if (a->taken && md->taken_gap > 0) {
-		t_issue = dmax(t_issue, tfloor(md->taken_avail));
-		md->taken_avail = dmax(md->taken_avail, t_issue) + md->taken_gap;
+		double t_tk = tfloor(md->taken_avail);
+		if (t_tk > t_issue)
+			t_issue = t_tk, cause = BY_TAKEN;
 	}
-	if (in->serial)
-		t_issue = dmax(t_issue, md->last_retire);
+	if (md->recover > t_issue || (md->recover == t_issue && md->recover > t_fe))
+		t_issue = md->recover, cause = BY_RECOVERY;
+	if (a->taken && md->taken_gap > 0)
+		md->taken_avail = dmax(md->taken_avail, t_issue) + md->taken_gap;
 	if (fused && t_issue > fe_avail) {
 		double lost = (t_issue - fe_avail) * md->width;
-		if (md->recover >= t_win && md->recover > t_fe)
+		switch (cause) {
+		case BY_RECOVERY:
 			md->st.bad_spec += lost;
-		else if (win_mem)
-			md->st.backend_mem += lost;
-		else
+			break;
+		case BY_TAKEN:
+			md->st.frontend += lost;
+			break;
+		case BY_WINDOW:
+			if (win_mem) {
+				md->st.backend_mem += lost;
+				break;
+			}
+			/* fall through */
+		default:
 			md->st.backend_core += lost;
+			break;
+		}
 	}
 	if (fused)
 		res_take(md, fe, t_issue, fused * md->gap[fe]);
@@ -358,9 +379,10 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				uint64_t addr = k < rec->nmem ? rec->mem[k] : (uint64_t)mo->disp;
 				bool seq = false;
 				int lvl = sim_cache_access(&s->cache, in->addr, addr, mo->bytes, &seq);
+				/* the cache says nlevels for memory, whatever its depth */
 				if (lvl < 0)
 					lvl = 0;
-				if (lvl > 3)
+				if (lvl >= (int)s->cache.nlevels)
 					lvl = 3;
 				a->level[k] = (uint8_t)lvl;
 				a->seq[k] = seq;
@@ -515,14 +537,17 @@ void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim
 		struct model *md = &s->models[c];
 		struct sim_stats *st = &md->st;
 		st->cycles = md->last_retire;
-		st->slots = st->cycles * md->width;
+		/* the issue slots span until the front end's last slot or the
+		 * last retirement, whichever is later */
+		double fe_end = md->avail[s->m->r_frontend];
+		st->slots = dmax(st->cycles, fe_end) * md->width;
 		st->retiring = (double)st->fused;
 		/* the drain after the last issue is backend time */
-		double fe_end = md->avail[s->m->r_frontend];
 		if (st->cycles > fe_end)
 			st->backend_core += (st->cycles - fe_end) * md->width;
-		double rest = st->slots - st->retiring - st->bad_spec - st->backend_mem - st->backend_core;
-		st->frontend = rest > 0 ? rest : 0;
+		double rest = st->slots - st->retiring - st->bad_spec - st->backend_mem - st->backend_core - st->frontend;
+		if (rest > 0)
+			st->frontend += rest;
 		if (out)
 			out[c] = *st;
 	}

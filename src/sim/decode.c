@@ -288,7 +288,7 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		if (uops[i] == m->load_uop[0]) {
 			n_load++;
 			in->nload += (uint8_t)sim_machine_uop_uses(m, uops[i], in->load + in->nload,
-								     sizeof in->load - in->nload);
+								     SIM_MAX_LOAD_USES - in->nload);
 			continue;
 		}
 		if (m->nstore_uop == 2 && uops[i] == m->store_uop[0])
@@ -596,7 +596,7 @@ long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, 
 	for (unsigned i = 0; i < f.nuops; i++) {
 		if (f.uop[i] == m->load_uop[0])
 			in->nload += (uint8_t)sim_machine_uop_uses(m, f.uop[i], in->load + in->nload,
-								     sizeof in->load - in->nload);
+								     SIM_MAX_LOAD_USES - in->nload);
 		else
 			in->nexec += (uint8_t)sim_machine_uop_uses(m, f.uop[i], in->exec + in->nexec,
 								     SIM_MAX_USES - in->nexec);

@@ -42,7 +42,9 @@ static int parse_num(const char *s, double *out)
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v < 0)
+	/* no machine number is near a billion: larger ones are typos that
+	 * would overflow the model's clock */
+	if (end == s || *end || errno || !isfinite(v) || v < 0 || v > 1e9)
 		return -1;
 	*out = v;
 	return 0;
@@ -93,10 +95,15 @@ int sim_machine_parse_uops(const struct sim_machine *m, const char *s, struct si
 		size_t len = plus ? (size_t)(plus - s) : strlen(s);
 		unsigned rep = 1;
 		size_t i = 0;
+		if (!len)
+			return -1;	/* "p0+" or "p0++p1" */
 		if (isdigit((unsigned char)s[0])) {
 			rep = 0;
-			while (i < len && isdigit((unsigned char)s[i]))
+			while (i < len && isdigit((unsigned char)s[i])) {
 				rep = rep * 10 + (unsigned)(s[i++] - '0');
+				if (rep > SIM_FORM_MAX_UOPS)
+					return -1;
+			}
 		}
 		uint32_t mask;
 		if (rep == 0 || parse_group(m, s + i, len - i, &mask))
@@ -107,8 +114,8 @@ int sim_machine_parse_uops(const struct sim_machine *m, const char *s, struct si
 			f->uop[f->nuops++] = mask;
 		}
 		s += len;
-		if (*s == '+')
-			s++;
+		if (*s == '+' && !*++s)
+			return -1;
 	}
 	return 0;
 }
@@ -236,6 +243,30 @@ static int build_resources(struct sim_machine *m, char *err, size_t errlen)
 too_many:
 	merr(err, errlen, "%s: more than %d resources (port groups)", m->path, SIM_MAX_RES - 8);
 	return -1;
+}
+
+/* every form's µops, expanded to the groups they use, must fit a
+ * sim_insn (with the derived load and store µops added) */
+static int check_uses(struct sim_machine *m, char *err, size_t errlen)
+{
+	uint8_t tmp[SIM_MAX_USES * 2];
+	for (size_t i = 0; i < m->nforms; i++) {
+		const struct sim_form *f = &m->forms[i];
+		unsigned n = 0, nload = 0;
+		for (unsigned u = 0; u < f->nuops; u++) {
+			unsigned k = sim_machine_uop_uses(m, f->uop[u], tmp, sizeof tmp);
+			if (f->uop[u] == m->load_uop[0])
+				nload += k;
+			else
+				n += k;
+		}
+		if (n + 2 * 8 > SIM_MAX_USES || nload + 2 * 4 > SIM_MAX_LOAD_USES) {
+			merr(err, errlen, "%s: form '%s %s...' has more µops than the simulator takes", m->path,
+			     f->names[0], f->nops ? f->op[0] : "-");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void index_forms(struct sim_machine *m)
@@ -376,17 +407,18 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "alias")) {
+		if (ntok < 2)
+			goto bad;
 		for (int i = 1; i < ntok && m->naliases < SIM_MAX_ALIASES; i++)
 			snprintf(m->alias[m->naliases++], sizeof m->alias[0], "%s", tok[i]);
-		return ntok >= 2 ? 0 : -1;
+		return 0;
 	}
 	if (!strcmp(k, "describe")) {
 		size_t o = 0;
 		m->describe[0] = 0;
-		for (int i = 1; i < ntok; i++)
+		for (int i = 1; i < ntok && o < sizeof m->describe; i++)
 			o += (size_t)snprintf(m->describe + o, sizeof m->describe - o, "%s%s",
 					      i > 1 ? " " : "", tok[i]);
-		(void)o;
 		return 0;
 	}
 	if (!strcmp(k, "ports")) {
@@ -471,11 +503,11 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 					goto bad;
 				m->cache_size[lvl] = sz;
 			} else if ((v = attr(tok[i], "ways")) && lvl < 3) {
-				if (parse_num(v, &d) || d < 1)
+				if (parse_num(v, &d) || d < 1 || d > 64)
 					goto bad;
 				m->cache_ways[lvl] = (unsigned)d;
 			} else if ((v = attr(tok[i], "line")) && lvl < 3) {
-				if (parse_num(v, &d) || d < 8)
+				if (parse_num(v, &d) || d < 8 || d > 4096)
 					goto bad;
 				m->line = (unsigned)d;
 			} else if ((v = attr(tok[i], "latency"))) {
@@ -507,7 +539,8 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 	}
 	if (!strcmp(k, "load-uop") || !strcmp(k, "store-uops")) {
 		struct sim_form tmp;
-		if (ntok != 2 || sim_machine_parse_uops(m, tok[1], &tmp) || !tmp.nuops || tmp.nuops > 2)
+		if (ntok != 2 || sim_machine_parse_uops(m, tok[1], &tmp) || !tmp.nuops || tmp.nuops > 2 ||
+		    (k[0] == 'l' && tmp.nuops != 1))
 			goto bad;
 		if (k[0] == 'l') {
 			m->nload_uop = tmp.nuops;
@@ -607,9 +640,19 @@ struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen)
 		     path);
 		rc = -1;
 	}
-	if (!rc && m->window < 1)
-		rc = -1;
+	for (unsigned l = 0; !rc && l < m->ncache; l++) {
+		uint64_t per = (uint64_t)m->cache_ways[l] * m->line;
+		uint64_t sets = per ? m->cache_size[l] / per : 0;
+		if (!m->cache_ways[l] || !sets || sets * per != m->cache_size[l] || (sets & (sets - 1)) ||
+		    (m->line & (m->line - 1))) {
+			merr(err, errlen, "%s: cache level %u: size / (ways x line) must be a power of two", path, l + 1);
+			rc = -1;
+		}
+	}
+
 	if (!rc && build_resources(m, err, errlen))
+		rc = -1;
+	if (!rc && check_uses(m, err, errlen))
 		rc = -1;
 	if (rc) {
 		sim_machine_free(m);

@@ -47,7 +47,8 @@ int sim_res_find(const struct sim_machine *m, const char *name);	/* -1 if none *
 /* A decoded instruction bound to a machine: what the model needs. */
 #define SIM_MAX_READS 12
 #define SIM_MAX_WRITES 6
-#define SIM_MAX_USES 128
+#define SIM_MAX_USES 240
+#define SIM_MAX_LOAD_USES 96
 
 struct sim_memop {
 	int8_t base, index;	/* shadow register ids, -1 if none */
@@ -61,7 +62,7 @@ struct sim_insn {
 	uint64_t addr;
 	uint8_t len;
 	uint8_t bytes[15];
-	char text[64];		/* Intel-syntax disassembly */
+	char text[96];		/* Intel-syntax disassembly */
 	char key[48];		/* form key looked up in the machine */
 	/* dependencies */
 	uint8_t nreads, nwrites;
@@ -72,7 +73,7 @@ struct sim_insn {
 	/* resources: exec[] for the operation, load[] for the load µops */
 	uint8_t nexec, nload;
 	uint8_t exec[SIM_MAX_USES];	/* resource index per use, repeated per µop */
-	uint8_t load[4];
+	uint8_t load[SIM_MAX_LOAD_USES];
 	uint8_t fused;		/* fused-domain µops (front end, window) */
 	uint8_t uops;		/* unfused µops that execute */
 	float lat;		/* operation latency (without the load) */

@@ -95,6 +95,21 @@ expect_usage "no input" "exactly one of --hex" --json
 expect_usage "--bin without function" "--function SYM or --range" --bin "$WORKLOAD"
 printf 'machine bad\nports 0 1\nform add r,r p9\n' > "$TMP/bad.mm"
 expect_usage "bad machine file" "bad.mm:3: bad µop list 'p9'" --machine "$TMP/bad.mm" --hex 4801d8
+expect_usage "too long a stream" "more than 20 million" --hex 4801d84801d84801d8 --iterations 10000000
+expect_usage "too many weights" "more than 200 weights" --hex 4801d8 --weights 1:2:0.0001
+expect_usage "tiny weight" "from 0.001 to 1e6" --hex 4801d8 --weights 1e-19,1
+printf 'int f(int x) { return x + 1; }\n' > "$TMP/f.c"
+if cc -c -o "$TMP/f.o" "$TMP/f.c" 2>/dev/null; then
+	expect_usage "relocatable object" "a relocatable object" --bin "$TMP/f.o" --function f
+fi
+long=$(printf 'averyveryverylongword%.0s ' $(seq 1 20))
+sed "s/^describe .*/describe $long/" "$TESTDIR/fixtures/paper-fig4.mm" > "$TMP/long.mm"
+"$GUS" sim --machine "$TMP/long.mm" --hex 4801d8 >/dev/null 2>&1; st=$?
+check_status $st 0 "a very long describe line is cut, not overflowed"
+printf 'machine t\nports 0 1\nform add r,r p0+\n' > "$TMP/plus.mm"
+expect_usage "trailing + in a µop list" "bad µop list 'p0+'" --machine "$TMP/plus.mm" --hex 4801d8
+sed 's/^cache L1D size=32K/cache L1D size=30K/' "$TESTDIR/fixtures/paper-fig4.mm" > "$TMP/geo.mm"
+expect_usage "bad cache geometry" "must be a power of two" --machine "$TMP/geo.mm" --hex 4801d8
 "$GUS" sim --hex 4801d8 -o "$TMP/nodir/x.txt" >/dev/null 2>&1; st=$?
 check_status $st 1 "unwritable -o: exit 1"
 [ ! -e "$TMP/nodir/x.txt" ]; ok $? "no partial report left"
