@@ -76,23 +76,10 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	memset(md, 0, sizeof *md);
 	for (unsigned r = 0; r < m->nres; r++) {
 		double w = cfg->w[r] > 0 ? cfg->w[r] : 1;
-		switch (m->res[r].kind) {
-		case SIM_RK_PORTS:
-		case SIM_RK_FRONTEND:
-			md->gap[r] = 1.0 / (m->res[r].cap * w);
-			break;
-		case SIM_RK_L2_THR:
-		case SIM_RK_L3_THR:
-		case SIM_RK_MEM_THR:
-			md->gap[r] = 1.0 / (m->res[r].cap * w);
-			break;
-		case SIM_RK_DIV:
-			/* divider busy cycles are per instruction: scale them */
-			md->gap[r] = 1.0 / (m->res[r].cap * w);
-			break;
-		default:
-			break;
-		}
+		/* throughput resources advance by 1/capacity per use (the
+		 * divider's use is multiplied by the instruction's busy cycles);
+		 * INST_LAT, INST_WINDOW and BRANCH are read from the weights */
+		md->gap[r] = 1.0 / (m->res[r].cap * w);
 	}
 	double wl = cfg->w[m->r_lat] > 0 ? cfg->w[m->r_lat] : 1;
 	double ww = cfg->w[m->r_window] > 0 ? cfg->w[m->r_window] : 1;
@@ -150,13 +137,19 @@ static inline double res_start(const struct model *md, unsigned r)
 	return tfloor(md->avail[r]);
 }
 
+/* the bandwidth resource crossed by a miss into cache level L (1 = L2) */
+static inline unsigned level_thr(const struct sim_machine *m, unsigned l)
+{
+	return l == 1 ? (unsigned)m->r_l2 : l == 2 ? (unsigned)m->r_l3 : (unsigned)m->r_mem;
+}
+
 static inline void res_take(struct model *md, unsigned r, double lb, double g)
 {
 	md->avail[r] = dmax(md->avail[r], lb) + g;
 }
 
 static void model_step(struct model *md, const struct sim_machine *m, const struct sim_insn *in,
-		       const struct annot *a, bool known_addr)
+		       const struct annot *a)
 {
 	const unsigned fe = (unsigned)m->r_frontend;
 	unsigned fused = in->fused;
@@ -251,7 +244,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			/* a miss uses the bandwidth of every level up to the one
 			 * that served it (L1 misses themselves are free) */
 			for (unsigned l = 1; l <= lvl; l++) {
-				unsigned r = l == 1 ? (unsigned)m->r_l2 : l == 2 ? (unsigned)m->r_l3 : (unsigned)m->r_mem;
+				unsigned r = level_thr(m, l);
 				t = dmax(t, md->avail[r]);
 				res_take(md, r, t_issue, md->gap[r]);
 			}
@@ -291,8 +284,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			continue;
 		/* a store miss costs bandwidth (the line is fetched for
 		 * ownership) but is off the critical path */
-		for (unsigned l = 1; l <= a->level[i] && known_addr; l++) {
-			unsigned r = l == 1 ? (unsigned)m->r_l2 : l == 2 ? (unsigned)m->r_l3 : (unsigned)m->r_mem;
+		for (unsigned l = 1; l <= a->level[i]; l++) {
+			unsigned r = level_thr(m, l);
 			res_take(md, r, t_issue, md->gap[r]);
 		}
 		double ready = t_end + md->store_fwd * md->latw;
@@ -415,7 +408,7 @@ static void run_models(struct sim_session *s, size_t lo, size_t hi)
 		struct model *md = &s->models[c];
 		for (size_t i = 0; i < s->chunk_n; i++) {
 			const struct sim_rec *rec = &s->chunk[i];
-			model_step(md, s->m, &insn[rec->insn], &s->ann[i], rec->nmem > 0);
+			model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
 		}
 	}
 }
@@ -498,11 +491,6 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 	return s;
 }
 
-static struct worker_arg *wargs_of(struct sim_session *s)
-{
-	return s->wargs;
-}
-
 void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
 	while (n) {
@@ -511,7 +499,7 @@ void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t 
 		s->chunk = recs;
 		s->chunk_n = k;
 		if (s->threads > 1) {
-			struct worker_arg *wa = wargs_of(s);
+			struct worker_arg *wa = s->wargs;
 			pthread_barrier_wait(&s->start);
 			run_models(s, wa[0].lo, wa[0].hi);
 			pthread_barrier_wait(&s->done);

@@ -136,6 +136,24 @@ static void grow_hash(struct sim_code *c)
 	c->hcap = ncap;
 }
 
+/* a zeroed instruction at the end of the array, with room in the hashes;
+ * sim_code_add and sim_code_add_abstract fill it and register it */
+static struct sim_insn *new_insn(struct sim_code *c, uint64_t addr)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->insn = realloc(c->insn, c->cap * sizeof *c->insn);
+		if (!c->insn)
+			abort();
+	}
+	if ((c->n + 1) * 2 > c->hcap)
+		grow_hash(c);
+	struct sim_insn *in = &c->insn[c->n];
+	memset(in, 0, sizeof *in);
+	in->addr = addr;
+	return in;
+}
+
 static int reg_id(ZydisRegister r)
 {
 	ZydisRegisterClass cls = ZydisRegisterGetClass(r);
@@ -227,9 +245,8 @@ static bool derive_key(const struct form_key *k, struct form_key *d)
 	return any;
 }
 
-static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key *key,
-		 const ZydisDecodedInstruction *zi, bool same_sources, unsigned nmem_read,
-		 unsigned nmem_write, bool reg_reg)
+static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key *key, bool same_sources,
+		 unsigned nmem_read, unsigned nmem_write, bool reg_reg)
 {
 	struct sim_machine *m = (struct sim_machine *)c->m;
 	const struct sim_form *f = sim_machine_lookup(m, key->mnem, key->ops, key->nops);
@@ -315,7 +332,6 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 	if (in->zero_idiom || in->eliminated)
 		in->fused = 1;
 	in->fusible = f && (f->flags & SIM_F_FUSE) && !in->approx;
-	(void)zi;
 }
 
 static bool is_jcc(const struct sim_insn *in)
@@ -325,7 +341,7 @@ static bool is_jcc(const struct sim_insn *in)
 }
 
 /* cmp/test/add/... followed by a jcc issue and execute as one µop */
-static void mark_fusion(struct sim_code *c, struct sim_insn *head, struct sim_insn *jcc)
+static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 {
 	if (head->fuse_head || jcc->fused_jcc || !is_jcc(jcc) || head->zero_idiom)
 		return;
@@ -339,7 +355,6 @@ static void mark_fusion(struct sim_code *c, struct sim_insn *head, struct sim_in
 	head->lat = 0;
 	jcc->fused_jcc = true;
 	jcc->fused = 0;
-	(void)c;
 }
 
 long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_t avail, char *err,
@@ -360,17 +375,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		}
 		return -1;
 	}
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->insn = realloc(c->insn, c->cap * sizeof *c->insn);
-		if (!c->insn)
-			abort();
-	}
-	if ((c->n + 1) * 2 > c->hcap)
-		grow_hash(c);
-	struct sim_insn *in = &c->insn[c->n];
-	memset(in, 0, sizeof *in);
-	in->addr = addr;
+	struct sim_insn *in = new_insn(c, addr);
 	in->len = zi.length;
 	memcpy(in->bytes, bytes, zi.length);
 	ZydisFormatterFormatInstruction(&c->fmt, &zi, ops, zi.operand_count_visible, in->text,
@@ -553,7 +558,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	}
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
-	bind(c, in, &key, &zi, same_sources, nmem_read, nmem_write, reg_reg);
+	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg);
 
 	uint32_t idx = (uint32_t)c->n++;
 	slot_put(c->by_addr, c->hcap, addr, idx);
@@ -561,10 +566,10 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	/* macro-fusion with a neighbour decoded before or after */
 	long prev = slot_get(c->by_end, c->hcap, addr);
 	if (prev >= 0 && (size_t)prev != idx && c->insn[prev].fusible)
-		mark_fusion(c, &c->insn[prev], in);
+		mark_fusion(&c->insn[prev], in);
 	long next = slot_get(c->by_addr, c->hcap, addr + in->len);
 	if (next >= 0 && (size_t)next != idx && in->fusible)
-		mark_fusion(c, in, &c->insn[next]);
+		mark_fusion(in, &c->insn[next]);
 	return (long)idx;
 }
 
@@ -578,17 +583,7 @@ long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, 
 		snprintf(err, errlen, "bad µop list '%s'", uops);
 		return -1;
 	}
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->insn = realloc(c->insn, c->cap * sizeof *c->insn);
-		if (!c->insn)
-			abort();
-	}
-	if ((c->n + 1) * 2 > c->hcap)
-		grow_hash(c);
-	struct sim_insn *in = &c->insn[c->n];
-	memset(in, 0, sizeof *in);
-	in->addr = addr;
+	struct sim_insn *in = new_insn(c, addr);
 	in->len = 1;
 	snprintf(in->text, sizeof in->text, "%s", text);
 	snprintf(in->key, sizeof in->key, "%s", text);
