@@ -92,4 +92,112 @@ bool collect_smt_active(void);
  * 128 + signal when a signal killed it (as perf and shells do). */
 int collect_exit_code(int wait_status);
 
+/* ------------------------------------------------------ Intel PT -------- */
+/* Capture of Intel Processor Trace for a launched program (pt.c): the
+ * intel_pt PMU opened per CPU with inherit (user space by default), the
+ * data ring and the AUX area mapped by gus, sideband records and AUX data
+ * written to gus.data as they arrive. */
+
+struct gusdata;
+
+enum collect_pt_mode {
+	COLLECT_PT_FULL = 0,	/* every byte; the program waits never, data may be lost */
+	COLLECT_PT_SNAPSHOT,	/* circular AUX area, copied on SIGUSR2 to gus and at exit */
+};
+
+struct collect_pt_filter {
+	uint64_t start, size;	/* in the file's addresses (its ELF vaddr) */
+	char *file;		/* the object the range belongs to; NULL: the program */
+	bool stop;		/* a stop filter (tracing stops there) instead of a filter */
+};
+
+struct collect_pt_opts {
+	enum collect_pt_mode mode;
+	size_t data_pages;	/* data (sideband) ring, pages, power of two */
+	size_t aux_pages;	/* AUX area, pages, power of two */
+	bool kernel;		/* trace the kernel too (needs privileges) */
+	bool branch_only;	/* no cycle/timing packets beyond what decoding needs */
+	const struct collect_pt_filter *filters;
+	size_t nfilters;
+	/* progress: called now and then with the bytes captured so far */
+	void (*progress)(void *ctx, uint64_t bytes);
+	void *progress_ctx;
+};
+
+struct collect_pt_info {
+	int type;		/* perf_event_attr.type of intel_pt */
+	/* config bit positions from .../intel_pt/format/, -1 when absent */
+	int bit_tsc, bit_noretcomp, bit_branch, bit_psb_period_lo, bit_mtc, bit_cyc, bit_pt;
+	int psb_period_width;
+	unsigned caps_psb_periods, caps_addr_filters;	/* from .../caps/ */
+	bool caps_ip_filtering;
+};
+
+struct collect_pt_stats {
+	uint64_t aux_bytes;	/* trace bytes stored */
+	uint64_t aux_records, truncated, partial, collisions, overwritten;
+	uint64_t lost_records;	/* PERF_RECORD_LOST: sideband records lost */
+	uint64_t lost_samples;	/* LOST_SAMPLES */
+	uint64_t mmaps, comms, switches;
+	int ncpus;
+};
+
+/* Reads the intel_pt PMU from SYSFS_DIR (NULL: /sys/bus/event_source/devices/intel_pt).
+ * COLLECT_NO_PMU with an actionable message when the machine has none. */
+enum collect_status collect_pt_probe(const char *sysfs_dir, struct collect_pt_info *info,
+				     char *err, size_t errlen);
+/* perf_event_attr.config for OPTS from the PMU's format bits */
+uint64_t collect_pt_config(const struct collect_pt_info *info, const struct collect_pt_opts *opts);
+/* The kernel's address filter string ("filter 0x1000/0x200@/bin/app,..."),
+ * files resolved to absolute paths; -1 with ERR on a bad filter. */
+int collect_pt_filter_string(const struct collect_pt_filter *f, size_t n, const char *program,
+			     char *out, size_t outlen, char *err, size_t errlen);
+/* Parses --pt-filter 'START-END[@FILE]' or 'SYMBOL[@FILE]' (symbols from
+ * the ELF symbol table of FILE or PROGRAM); "stop " prefix for stop filters. */
+int collect_pt_filter_parse(const char *text, const char *program, struct collect_pt_filter *f,
+			    char *err, size_t errlen);
+void collect_pt_filter_free(struct collect_pt_filter *f);
+
+/* Runs argv under Intel PT, writing sideband, AUX chunks, the vDSO image,
+ * build-ids and the TSC conversion ("pt.time_shift"...) into D. */
+enum collect_status collect_pt_record(char *const argv[], const struct collect_pt_opts *opts,
+				      struct gusdata *d, struct collect_pt_stats *st,
+				      struct collect_result *res, char *err, size_t errlen);
+
+/* ----------------------------------------------------- QEMU tracer ------ */
+/* The program run under qemu-x86_64 with gus's TCG plugin, which streams
+ * the executed instructions (and their data addresses) to gus over a pipe
+ * (qemu.c; the plugin is qemu_plugin.c). */
+
+#include "stream.h"
+
+struct collect_qemu_opts {
+	const char *qemu;	/* NULL: $GUS_QEMU, else qemu-x86_64 from PATH */
+	const char *plugin;	/* NULL: $GUS_QEMU_PLUGIN, the build tree, or the installed one */
+	/* ranges in the program's link-time addresses (ELF st_value); empty:
+	 * all code. Code outside them runs uninstrumented. */
+	const struct stream_range *ranges;
+	size_t nranges;
+	bool data_addresses;	/* record the data address of every access */
+	bool block_counts;	/* count executions of every translated block */
+	uint64_t max_insns;	/* stop streaming after this many records (0: no limit); the program runs on */
+	stream_sink sink;
+	void *ctx;
+	/* block counts at exit: runtime address, instructions, executions */
+	void (*block)(void *ctx, uint64_t addr, uint32_t ninsns, uint64_t count);
+};
+
+struct collect_qemu_stats {
+	uint64_t insns;		/* records streamed */
+	uint64_t load_bias;	/* runtime address - link-time address of the program */
+	bool truncated;		/* max_insns reached */
+};
+
+/* COLLECT_EXEC_FAILED when qemu-x86_64 is missing (the message names the
+ * package), COLLECT_ERROR when the program is not an x86-64 ELF; the
+ * program's exit status in RES as with collect_count. */
+enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
+				     struct collect_qemu_stats *st, struct collect_result *res,
+				     char *err, size_t errlen);
+
 #endif

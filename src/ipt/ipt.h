@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ipt: Intel PT decoding with libipt's decoder against a memory image
+ * built from the files the sideband names, yielding the instruction
+ * stream (stream.h). Decode errors and overflows become counted gaps; the
+ * decoder resumes at the next synchronisation point. */
+#ifndef GUS_IPT_H
+#define GUS_IPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream.h"
+
+#define IPT_MAX_GAPS_KEPT 64
+
+/* ------------------------------------------------------------ image --- */
+struct ipt_image;
+
+struct ipt_image *ipt_image_new(void);
+void ipt_image_free(struct ipt_image *img);
+/* Maps LEN bytes of PATH from file offset PGOFF at address START, as an
+ * executable mmap record says. -1 with ERR when the file cannot be read. */
+int ipt_image_add_file(struct ipt_image *img, const char *path, uint64_t pgoff, uint64_t len,
+		       uint64_t start, char *err, size_t errlen);
+/* Maps a copy of BUF (e.g. the saved vDSO) at START. */
+int ipt_image_add_buffer(struct ipt_image *img, const void *buf, size_t len, uint64_t start,
+			 char *err, size_t errlen);
+/* Copies up to N bytes at ADDR into OUT; returns the count (0: unmapped). */
+size_t ipt_image_read(const struct ipt_image *img, uint64_t addr, void *out, size_t n);
+
+/* ---------------------------------------------------------- decoder --- */
+struct ipt_cpu {
+	unsigned family, model, stepping;	/* for libipt's errata; 0: none */
+	unsigned mtc_freq, nom_freq;
+	unsigned cpuid_15_eax, cpuid_15_ebx;
+};
+
+struct ipt_decode_opts {
+	struct ipt_cpu cpu;
+	/* records are emitted only for instructions in these ranges (runtime
+	 * addresses); decoding still follows everything. Empty: all. */
+	const struct stream_range *ranges;
+	size_t nranges;
+	stream_sink sink;
+	void *ctx;
+	uint64_t max_insns;	/* stop after emitting this many (0: no limit) */
+};
+
+struct ipt_gap {
+	uint64_t offset;	/* trace offset of the error (bytes into the buffer) */
+	uint64_t ip;		/* last known instruction address, 0 if none */
+	int error;		/* libipt's negative pt_error_code */
+	char what[64];		/* pt_errstr, or "overflow", "lost data" */
+};
+
+struct ipt_stats {
+	uint64_t bytes;		/* trace bytes decoded */
+	uint64_t insns;		/* instructions decoded */
+	uint64_t emitted;	/* records passed to the sink (in ranges) */
+	uint64_t gaps;		/* decode errors, overflows, lost data */
+	uint64_t overflows;	/* of which OVF packets */
+	uint64_t skipped_bytes;	/* trace bytes skipped while resynchronising */
+	size_t ngaps_kept;
+	struct ipt_gap gap[IPT_MAX_GAPS_KEPT];	/* the first ones */
+};
+
+/* Decodes one contiguous trace buffer (one CPU's or one thread's). Call
+ * it again for the next buffer, or for data following a loss, with
+ * LOST_BEFORE set: the first record emitted then carries STREAM_GAP and
+ * the loss is counted. Statistics accumulate in ST (zero it first).
+ * Returns 0, the sink's non-zero value, or -1 with ERR for a misuse
+ * (never for bad trace data, which becomes gaps). */
+int ipt_decode(const uint8_t *buf, size_t len, bool lost_before, const struct ipt_image *img,
+	       const struct ipt_decode_opts *o, struct ipt_stats *st, char *err, size_t errlen);
+
+#endif
