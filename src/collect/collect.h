@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "topdown.h"
@@ -152,10 +153,15 @@ uint64_t collect_pt_config(const struct collect_pt_info *info, const struct coll
  * files resolved to absolute paths; -1 with ERR on a bad filter. */
 int collect_pt_filter_string(const struct collect_pt_filter *f, size_t n, const char *program,
 			     char *out, size_t outlen, char *err, size_t errlen);
-/* Parses --pt-filter 'START-END[@FILE]' or 'SYMBOL[@FILE]' (symbols from
- * the ELF symbol table of FILE or PROGRAM); "stop " prefix for stop filters. */
-int collect_pt_filter_parse(const char *text, const char *program, struct collect_pt_filter *f,
-			    char *err, size_t errlen);
+/* Looks SYMBOL up in FILE's symbol table: its address and size; -1 with
+ * ERR when absent. Given by the caller (cmd/ uses merge/'s ELF reader). */
+typedef int (*collect_symbol_resolver)(void *ctx, const char *file, const char *symbol,
+				       uint64_t *start, uint64_t *size, char *err, size_t errlen);
+/* Parses one --pt-filter item: 'START-END[@FILE]', 'START/SIZE[@FILE]' or
+ * 'SYMBOL[@FILE]' (FILE defaults to PROGRAM); a "stop " prefix makes a
+ * stop filter. -1 with ERR naming the text and the problem. */
+int collect_pt_filter_parse(const char *text, const char *program, collect_symbol_resolver resolve,
+			    void *resolve_ctx, struct collect_pt_filter *f, char *err, size_t errlen);
 void collect_pt_filter_free(struct collect_pt_filter *f);
 
 /* Runs argv under Intel PT, writing sideband, AUX chunks, the vDSO image,

@@ -74,4 +74,23 @@ struct ipt_stats {
 int ipt_decode(const uint8_t *buf, size_t len, bool lost_before, const struct ipt_image *img,
 	       const struct ipt_decode_opts *o, struct ipt_stats *st, char *err, size_t errlen);
 
+/* -------------------------------------------------------- recording --- */
+struct gusdata;
+
+/* What decoding a recording found beyond the trace itself. */
+struct ipt_recording_stats {
+	size_t buffers;		/* per-CPU or per-thread trace buffers decoded */
+	size_t images;		/* executable mappings put in the image */
+	size_t missing_files;	/* mapped files that could not be read (their code is a gap) */
+	size_t build_id_mismatches;	/* files that changed since the recording */
+	char first_missing[256];
+};
+
+/* Decodes every trace buffer of the recording D: the image from its
+ * executable mmap records (the saved vDSO included), the CPU from its
+ * meta ("cpu.family", "cpu.model", "cpu.stepping"), the chunks of each
+ * buffer in order, a new decode after lost or truncated data. */
+int ipt_decode_recording(struct gusdata *d, const struct ipt_decode_opts *o, struct ipt_stats *st,
+			 struct ipt_recording_stats *rs, char *err, size_t errlen);
+
 #endif

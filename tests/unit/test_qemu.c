@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "tap.h"
+int main(void)
+{
+	tap_ok(1, "placeholder");
+	return tap_done();
+}
