@@ -1,1 +1,84 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The pipe between gus's QEMU plugin (qemu_plugin.c, inside qemu-x86_64)
+ * and gus (qemu.c). Both ends run on the same machine: words are native
+ * 64-bit integers, no byte swapping.
+ *
+ * The stream is a sequence of messages, each one or more 64-bit words; the
+ * low 4 bits of a message's first word are its type (enum qw_type), the
+ * rest is type-specific:
+ *
+ *   HELLO   w0 = type | version << 8; w1 = QW_MAGIC.  Always first.
+ *   BIAS    w0 = type; w1 = load bias (runtime - link-time address of the
+ *           program), once, at the first translation.
+ *   BLOCK   w0 = type | ninsns << 8 | id << 24 (ids count up from 0);
+ *           then per instruction 4 words: vaddr, size | sflags << 8, and
+ *           the 16 instruction bytes (the first size of them valid).
+ *           The in-range instructions of one translated block, in order.
+ *           Sent once per translation, before any execution refers to it.
+ *   CHUNK   w0 = type | thread << 8; w1 = number of words that follow.
+ *           Those words are EXEC and MEM messages of that guest thread
+ *           (threads are numbered by the plugin from 0, in the order they
+ *           first executed traced code). One thread's chunks come in
+ *           execution order; chunks of different threads interleave.
+ *   EXEC    w0 = type | xflags << 4 | id << 8: block ID executed once.
+ *           xflags resolve the boundary between the thread's previous
+ *           record and this block's first: QW_X_PREV_TAKEN, QW_X_ENTRY.
+ *   MEM     w0 = type | store << 4 | size_shift << 5 | index << 7 |
+ *           vaddr << 16: a data access of instruction INDEX (0-based, in
+ *           the block of the thread's last EXEC), in access order.
+ *           vaddr is the low 48 bits (user-space addresses fit).
+ *   COUNT   w0 = type | ninsns << 8; w1 = runtime address; w2 = executions
+ *           of translated blocks starting there with that many instructions
+ *           (all code, not only the ranges). At exit, before END.
+ *   END     w0 = type | flags << 8 (QW_END_*); w1 = records the plugin
+ *           announced (sum of executed block sizes). The stream ended
+ *           cleanly; its absence means qemu died or the plugin failed.
+ *   ERROR   w0 = type | length << 8, then the message text padded to words.
+ *           The plugin refused its arguments (it sends END after it).
+ *
+ * Static flags of a block's instruction (sflags): QW_S_FALL_OUT: the
+ * translated block goes on with instructions outside the ranges after this
+ * one, so it falls through (not taken) and the next record is an entry.
+ * Instructions inside a translated block never branch (QEMU ends a block
+ * at every control transfer), so all others fall through to the next.
+ */
+#ifndef GUS_QEMU_WIRE_H
+#define GUS_QEMU_WIRE_H
+
+#include <stdint.h>
+
+#define QW_VERSION 1
+#define QW_MAGIC 0x31554d4551535547ull	/* "GUSQEMU1" in little-endian bytes */
+
+enum qw_type {
+	QW_HELLO = 1,
+	QW_BIAS,
+	QW_BLOCK,
+	QW_CHUNK,
+	QW_EXEC,
+	QW_MEM,
+	QW_COUNT,
+	QW_END,
+	QW_ERROR,
+};
+
+#define QW_TYPE(w) ((unsigned)((w) & 0xf))
+
+enum {
+	QW_X_PREV_TAKEN = 1u << 0,
+	QW_X_ENTRY = 1u << 1,
+};
+
+enum {
+	QW_S_FALL_OUT = 1u << 0,
+};
+
+enum {
+	QW_END_STOPPED = 1u << 0,	/* the plugin stopped emitting at max= */
+};
+
+#define QW_INSN_WORDS 4
+#define QW_MAX_BLOCK_INSNS 0xffff	/* ninsns field width; QEMU's blocks hold at most 512 */
+#define QW_MEM_ADDR_MASK 0xffffffffffffull
+
+#endif

@@ -1,7 +1,404 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The QEMU tracer end to end: tests/workloads/arraywalk run under
+ * qemu-x86_64 with gus's plugin; the instruction counts, data addresses,
+ * taken/entry flags and block counts are known from the program's source
+ * (one loop of N iterations per function over a global array). */
+#include "collect.h"
 #include "tap.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct rec {
+	struct stream_insn *v;
+	size_t n, cap;
+	size_t batches, mixed_batches;	/* batches whose array loads are not one ascending run */
+	uint64_t base, end;		/* the array, for mixed_batches */
+	struct blk {
+		uint64_t addr, count;
+		uint32_t n;
+	} *b;
+	size_t nb, capb;
+	int stop_after;			/* sink returns non-zero after this many batches (0: never) */
+};
+
+static int sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct rec *r = ctx;
+	if (r->n + n > r->cap) {
+		r->cap = (r->n + n) * 2;
+		r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		if (!r->v)
+			abort();
+	}
+	memcpy(r->v + r->n, v, n * sizeof(*v));
+	r->n += n;
+	r->batches++;
+	uint64_t last = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].nmem && v[i].mem[0] >= r->base && v[i].mem[0] < r->end) {
+			if (last && v[i].mem[0] != last + 8) {
+				r->mixed_batches++;
+				break;
+			}
+			last = v[i].mem[0];
+		}
+	if (r->stop_after && (int)r->batches >= r->stop_after)
+		return 7;
+	return 0;
+}
+
+static void block(void *ctx, uint64_t addr, uint32_t ninsns, uint64_t count)
+{
+	struct rec *r = ctx;
+	if (r->nb == r->capb) {
+		r->capb = r->capb ? r->capb * 2 : 256;
+		r->b = realloc(r->b, r->capb * sizeof(*r->b));
+		if (!r->b)
+			abort();
+	}
+	r->b[r->nb++] = (struct blk){ addr, count, ninsns };
+}
+
+static void rec_free(struct rec *r)
+{
+	free(r->v);
+	free(r->b);
+	memset(r, 0, sizeof(*r));
+}
+
+/* a symbol's st_value and st_size from the file's .symtab */
+static int lookup(const char *path, const char *name, uint64_t *start, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb))
+		return -1;
+	char *f = malloc((size_t)sb.st_size);
+	int rc = -1;
+	if (!f || read(fd, f, (size_t)sb.st_size) != sb.st_size)
+		goto out;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		const Elf64_Sym *sym = (const Elf64_Sym *)(f + sh[i].sh_offset);
+		const char *str = f + sh[sh[i].sh_link].sh_offset;
+		for (size_t j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
+			if (!strcmp(str + sym[j].st_name, name)) {
+				*start = sym[j].st_value;
+				*size = sym[j].st_size;
+				rc = 0;
+				goto out;
+			}
+	}
+out:
+	free(f);
+	close(fd);
+	return rc;
+}
+
+static char prog[4096], outfile[4096];
+
+static enum collect_status run(struct rec *r, const struct collect_qemu_opts *base,
+			       const char *mode, const char *arg, struct collect_qemu_stats *st,
+			       struct collect_result *res, char *err, size_t errlen)
+{
+	struct collect_qemu_opts o = *base;
+	o.sink = sink;
+	o.block = block;
+	o.ctx = r;
+	char *argv[] = { prog, outfile, (char *)mode, (char *)arg, NULL };
+	if (!mode)
+		argv[2] = NULL;
+	err[0] = 0;
+	enum collect_status s = collect_qemu_run(argv, &o, st, res, err, errlen);
+	if (s != COLLECT_OK)
+		printf("# collect_qemu_run: %d: %s\n", s, err);
+	return s;
+}
+
+static uint64_t read_base(int *n)
+{
+	FILE *f = fopen(outfile, "r");
+	unsigned long long b = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "base=%llx n=%d", &b, n) != 2)
+		b = 0;
+	fclose(f);
+	return b;
+}
+
+static size_t count_ip(const struct rec *r, uint64_t ip)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < r->n; i++)
+		c += r->v[i].ip == ip;
+	return c;
+}
+
 int main(void)
 {
-	tap_ok(1, "placeholder");
+	const char *wl = getenv("WORKLOADS");
+	char err[COLLECT_ERRLEN];
+	struct collect_qemu_stats st;
+	struct collect_result res;
+	struct rec r = { 0 };
+	if (!wl)
+		wl = "tests/workloads";
+	snprintf(prog, sizeof(prog), "%s/arraywalk", wl);
+	snprintf(outfile, sizeof(outfile), "%s/test_qemu.%d.out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid());
+
+	uint64_t s_sum, z_sum, s_fill, z_fill, s_bump, z_bump;
+	if (!tap_ok(!lookup(prog, "sum_array", &s_sum, &z_sum) &&
+		    !lookup(prog, "fill_array", &s_fill, &z_fill) &&
+		    !lookup(prog, "bump_array", &s_bump, &z_bump), "symbols of %s", prog))
+		return tap_done();
+
+	/* 1. exact counts: sum_array traced alone */
+	struct stream_range rsum = { s_sum, s_sum + z_sum };
+	struct collect_qemu_opts o = { .ranges = &rsum, .nranges = 1, .block_counts = true };
+	enum collect_status s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status),
+	       "sum_array traced, program exits 0");
+	int n = 0;
+	uint64_t base = read_base(&n);
+	tap_ok(base && n == 1000, "arraywalk wrote its array base and N (%d)", n);
+	uint64_t bias = st.load_bias;
+	tap_ok(st.insns == r.n && r.n > 0, "stats count the %zu records", r.n);
+	size_t outside = 0, entries = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		outside += r.v[i].ip < s_sum + bias || r.v[i].ip >= s_sum + z_sum + bias;
+		entries += (r.v[i].flags & STREAM_ENTRY) != 0;
+	}
+	tap_ok(outside == 0, "no record outside sum_array (%zu)", outside);
+	tap_ok(entries == 1 && (r.v[0].flags & STREAM_ENTRY), "one entry, at the first record");
+	/* the loop: the backward taken branch */
+	uint64_t lo = 0, hi = 0;
+	for (size_t i = 0; i + 1 < r.n; i++)
+		if ((r.v[i].flags & STREAM_TAKEN) && r.v[i + 1].ip < r.v[i].ip) {
+			lo = r.v[i + 1].ip;
+			hi = r.v[i].ip + r.v[i].size;
+			break;
+		}
+	tap_ok(lo && hi > lo, "loop found at 0x%" PRIx64 "-0x%" PRIx64, lo, hi);
+	size_t body = 0, bad = 0, taken_back = 0, nottaken_back = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const struct stream_insn *v = &r.v[i];
+		if (v->ip >= lo && v->ip < hi && v->ip + v->size == hi) {
+			taken_back += (v->flags & STREAM_TAKEN) != 0;
+			nottaken_back += !(v->flags & STREAM_TAKEN);
+		}
+	}
+	for (uint64_t ip = lo; ip < hi;) {
+		size_t c = count_ip(&r, ip);
+		body++;
+		bad += c != 1000;
+		size_t k;
+		for (k = 0; k < r.n && r.v[k].ip != ip; k++)
+			;
+		if (k == r.n || !r.v[k].size)
+			break;
+		ip += r.v[k].size;
+	}
+	tap_ok(body >= 2 && bad == 0, "each of the %zu loop instructions ran exactly 1000 times", body);
+	tap_ok(taken_back == 999 && nottaken_back == 1, "loop branch taken 999 times, falls out once "
+	       "(%zu, %zu)", taken_back, nottaken_back);
+	tap_ok(r.n == 1000 * body + 7, "%zu records: 1000 iterations plus 7 around the loop", r.n);
+	tap_ok((r.v[r.n - 1].flags & STREAM_TAKEN) == 0 && r.v[r.n - 1].bytes[0] == 0xc3,
+	       "the last record is sum_array's ret");
+	size_t seq_bad = 0;
+	for (size_t i = 0; i + 1 < r.n; i++) {
+		bool fall = r.v[i + 1].ip == r.v[i].ip + r.v[i].size;
+		seq_bad += fall == ((r.v[i].flags & STREAM_TAKEN) != 0);
+	}
+	tap_ok(seq_bad == 0, "TAKEN set exactly where the next record is not at ip+size (%zu bad)",
+	       seq_bad);
+
+	/* 4. block counts */
+	uint64_t in_fn = 0, loop_blocks = 0;
+	for (size_t i = 0; i < r.nb; i++)
+		if (r.b[i].addr >= s_sum + bias && r.b[i].addr < s_sum + z_sum + bias) {
+			in_fn += r.b[i].count * r.b[i].n;
+			if (r.b[i].addr == lo)
+				loop_blocks += r.b[i].count;
+		}
+	tap_ok(r.nb > 10, "block counts reported (%zu blocks)", r.nb);
+	tap_ok(in_fn == r.n, "block counts in sum_array add up to the records (%" PRIu64 ")", in_fn);
+	tap_ok(loop_blocks == 999, "the loop's block ran 999 times (QEMU runs the first iteration "
+	       "in the block before) (%" PRIu64 ")", loop_blocks);
+	rec_free(&r);
+
+	/* 2. data addresses: loads, stores, read-modify-writes */
+	struct stream_range rall[3] = {
+		{ s_fill, s_fill + z_fill }, { s_sum, s_sum + z_sum }, { s_bump, s_bump + z_bump }
+	};
+	o = (struct collect_qemu_opts){ .ranges = rall, .nranges = 3, .data_addresses = true };
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK, "three functions traced with data addresses");
+	size_t na = 0, order_bad = 0, kind_bad = 0, other_mem = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const struct stream_insn *v = &r.v[i];
+		if (!(v->flags & STREAM_HAS_MEM))
+			continue;
+		if (v->nmem != 1 || v->mem[0] < base || v->mem[0] >= base + 8000) {
+			other_mem += v->bytes[0] != 0xc3;	/* ret pops the stack */
+			continue;
+		}
+		size_t phase = na / 1000, idx = na % 1000;
+		order_bad += v->mem[0] != base + 8 * idx;
+		/* fill stores, sum loads, bump loads and stores the same address */
+		unsigned want = phase == 1 ? 0 : 1;
+		uint64_t fn = phase == 0 ? s_fill : phase == 1 ? s_sum : s_bump;
+		kind_bad += v->store_mask != want || v->ip < fn + bias;
+		na++;
+	}
+	tap_ok(na == 3000, "3000 array accesses (%zu)", na);
+	tap_ok(order_bad == 0, "each walk's addresses are base + 8*i in order (%zu bad)", order_bad);
+	tap_ok(kind_bad == 0, "store bits: fill stores, sum loads, bump's add to memory is one "
+	       "address marked stored (%zu bad)", kind_bad);
+	tap_ok(other_mem == 0, "no other instruction has data addresses but ret (%zu)", other_mem);
+	rec_free(&r);
+
+	/* 3. the loop alone as range, three calls: entries and the loop exit */
+	struct stream_range rloop = { lo - bias, hi - bias };
+	o = (struct collect_qemu_opts){ .ranges = &rloop, .nranges = 1 };
+	s = run(&r, &o, "hot", "3", &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK, "loop range traced over three calls");
+	size_t ent = 0, outr = 0, tb = 0, exit_ok = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		const struct stream_insn *v = &r.v[i];
+		outr += v->ip < lo || v->ip >= hi;
+		if (v->flags & STREAM_ENTRY) {
+			ent++;
+			/* the record before an entry is the loop branch falling out */
+			if (i > 0 && r.v[i - 1].ip + r.v[i - 1].size == hi &&
+			    !(r.v[i - 1].flags & STREAM_TAKEN))
+				exit_ok++;
+		}
+		if (v->ip + v->size == hi)
+			tb += (v->flags & STREAM_TAKEN) != 0;
+	}
+	tap_ok(outr == 0, "no record outside the loop (%zu)", outr);
+	tap_ok(r.n == 3 * 1000 * body, "%zu records: 3 x 1000 iterations of %zu", r.n, body);
+	tap_ok(ent == 3 && (r.v[0].flags & STREAM_ENTRY), "an entry at each call (%zu)", ent);
+	tap_ok(exit_ok == 2, "the branch leaving the loop by falling through is not taken (%zu)",
+	       exit_ok);
+	tap_ok(tb == 3 * 999, "the loop branch is taken 2997 times (%zu)", tb);
+	rec_free(&r);
+
+	/* whole program, cut at max_insns */
+	o = (struct collect_qemu_opts){ .max_insns = 50000, .data_addresses = true };
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && st.truncated && st.insns == 50000 && r.n == 50000,
+	       "all code, cut at 50000 records (%zu)", r.n);
+	seq_bad = 0;
+	size_t ent_all = 0;
+	for (size_t i = 0; i + 1 < r.n; i++) {
+		bool fall = r.v[i + 1].ip == r.v[i].ip + r.v[i].size;
+		seq_bad += fall == ((r.v[i].flags & STREAM_TAKEN) != 0);
+		ent_all += (r.v[i].flags & (STREAM_ENTRY | STREAM_GAP)) != 0;
+	}
+	tap_ok(seq_bad == 0 && ent_all == 0, "without ranges TAKEN matches the addresses (%zu bad), "
+	       "no entries (%zu)", seq_bad, ent_all);
+	tap_ok(WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status),
+	       "the program ran on to its end");
+	rec_free(&r);
+
+	/* threads: each batch one thread's records */
+	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1, .data_addresses = true };
+	r.base = base;
+	r.end = base + 8000;
+	s = run(&r, &o, "threads", "4", &st, &res, err, sizeof(err));
+	size_t hits[1000] = { 0 }, nhit = 0;
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i].nmem && r.v[i].mem[0] >= base && r.v[i].mem[0] < base + 8000) {
+			hits[(r.v[i].mem[0] - base) / 8]++;
+			nhit++;
+		}
+	size_t not4 = 0;
+	for (int i = 0; i < 1000; i++)
+		not4 += hits[i] != 4;
+	tap_ok(s == COLLECT_OK && nhit == 4000 && not4 == 0,
+	       "4 threads: every element loaded 4 times (%zu loads)", nhit);
+	tap_ok(r.mixed_batches == 0, "no batch mixes threads (%zu of %zu)", r.mixed_batches,
+	       r.batches);
+	rec_free(&r);
+
+	/* a consumer that stops */
+	o = (struct collect_qemu_opts){ 0 };
+	r.stop_after = 2;
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_ERROR && strstr(err, "consumer") && r.batches == 2,
+	       "a sink's non-zero return stops the run");
+	rec_free(&r);
+
+	/* 5. errors and exit statuses */
+	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1 };
+	s = run(&r, &o, "exit", "3", &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && WEXITSTATUS(res.wait_status) == 3 &&
+	       r.n > 0, "exit status 3 reported, records kept");
+	rec_free(&r);
+	s = run(&r, &o, "kill", "15", &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && WIFSIGNALED(res.wait_status) && WTERMSIG(res.wait_status) == 15 &&
+	       r.n > 0, "death by SIGTERM reported, records kept");
+	rec_free(&r);
+	s = run(&r, &o, "kill", "9", &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && WIFSIGNALED(res.wait_status) && WTERMSIG(res.wait_status) == 9,
+	       "death by SIGKILL reported");
+	rec_free(&r);
+
+	o.qemu = "/nonexistent/qemu-x86_64";
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_EXEC_FAILED && strstr(err, "qemu-user"),
+	       "missing qemu: exec failed, the message names qemu-user");
+	o.qemu = NULL;
+	o.plugin = "/nonexistent/gus-qemu-plugin.so";
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_ERROR && strstr(err, "/nonexistent/gus-qemu-plugin.so"),
+	       "missing plugin: the message names it");
+	/* a file that is no plugin: qemu refuses it */
+	o.plugin = outfile;
+	s = run(&r, &o, NULL, NULL, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_ERROR && strstr(err, outfile) && strstr(err, "did not start"),
+	       "a plugin QEMU cannot load: the message names it");
+	o.plugin = NULL;
+
+	char script[4200];
+	snprintf(script, sizeof(script), "%s.sh", outfile);
+	FILE *f = fopen(script, "w");
+	if (f) {
+		fputs("#!/bin/sh\nexit 0\n", f);
+		fclose(f);
+	}
+	chmod(script, 0755);
+	char *av1[] = { script, NULL };
+	o.sink = sink;
+	o.ctx = &r;
+	s = collect_qemu_run(av1, &o, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_ERROR && strstr(err, "not an x86-64 ELF executable") &&
+	       strstr(err, script), "a shell script: not an x86-64 ELF executable");
+	char *av2[] = { outfile, NULL };
+	chmod(outfile, 0755);
+	s = collect_qemu_run(av2, &o, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_ERROR && strstr(err, "not an x86-64 ELF executable"),
+	       "a text file: not an x86-64 ELF executable (%s)", err);
+	char *av3[] = { (char *)"/nonexistent/prog", NULL };
+	s = collect_qemu_run(av3, &o, &st, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_EXEC_FAILED && strstr(err, "/nonexistent/prog"),
+	       "a missing program: exec failed");
+	unlink(script);
+	unlink(outfile);
+	rec_free(&r);
 	return tap_done();
 }
