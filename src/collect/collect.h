@@ -118,8 +118,10 @@ struct collect_pt_opts {
 	size_t aux_pages;	/* AUX area, pages, power of two */
 	bool kernel;		/* trace the kernel too (needs privileges) */
 	bool branch_only;	/* no cycle/timing packets beyond what decoding needs */
+	bool timing;		/* MTC and CYC packets too (fine timing), unless branch_only */
 	const struct collect_pt_filter *filters;
 	size_t nfilters;
+	const char *sysfs_dir;	/* the PMU's directory; NULL: the real intel_pt (tests point elsewhere) */
 	/* progress: called now and then with the bytes captured so far */
 	void (*progress)(void *ctx, uint64_t bytes);
 	void *progress_ctx;
@@ -130,8 +132,13 @@ struct collect_pt_info {
 	/* config bit positions from .../intel_pt/format/, -1 when absent */
 	int bit_tsc, bit_noretcomp, bit_branch, bit_psb_period_lo, bit_mtc, bit_cyc, bit_pt;
 	int psb_period_width;
-	unsigned caps_psb_periods, caps_addr_filters;	/* from .../caps/ */
+	int bit_mtc_period_lo, mtc_period_width;
+	/* from .../caps/ (bit masks of the allowed period values) */
+	unsigned caps_psb_periods, caps_addr_filters, caps_mtc_periods;
 	bool caps_ip_filtering;
+	bool caps_psb_cyc;	/* psb_period and cyc may be set */
+	bool caps_mtc;
+	unsigned max_nonturbo_ratio;	/* .../max_nonturbo_ratio, 0 when absent */
 };
 
 struct collect_pt_stats {
@@ -140,6 +147,7 @@ struct collect_pt_stats {
 	uint64_t lost_records;	/* PERF_RECORD_LOST: sideband records lost */
 	uint64_t lost_samples;	/* LOST_SAMPLES */
 	uint64_t mmaps, comms, switches;
+	uint64_t snapshots;	/* snapshot mode: snapshots taken */
 	int ncpus;
 };
 
@@ -150,7 +158,11 @@ enum collect_status collect_pt_probe(const char *sysfs_dir, struct collect_pt_in
 /* perf_event_attr.config for OPTS from the PMU's format bits */
 uint64_t collect_pt_config(const struct collect_pt_info *info, const struct collect_pt_opts *opts);
 /* The kernel's address filter string ("filter 0x1000/0x200@/bin/app,..."),
- * files resolved to absolute paths; -1 with ERR on a bad filter. */
+ * files resolved to absolute paths (PROGRAM searched in PATH as exec
+ * does), addresses turned into file offsets through the file's executable
+ * PT_LOAD, since the kernel matches filters to mappings by offset; -1 with
+ * ERR on a bad filter, an unreadable file, a range outside the code or a
+ * string longer than OUTLEN. */
 int collect_pt_filter_string(const struct collect_pt_filter *f, size_t n, const char *program,
 			     char *out, size_t outlen, char *err, size_t errlen);
 /* Looks SYMBOL up in FILE's symbol table: its address and size; -1 with
@@ -165,7 +177,13 @@ int collect_pt_filter_parse(const char *text, const char *program, collect_symbo
 void collect_pt_filter_free(struct collect_pt_filter *f);
 
 /* Runs argv under Intel PT, writing sideband, AUX chunks, the vDSO image,
- * build-ids and the TSC conversion ("pt.time_shift"...) into D. */
+ * build-ids and the TSC conversion ("pt.time_shift"...) into D (keys and
+ * event kinds: the comment at the top of pt.c). Snapshot mode copies the
+ * trace on SIGUSR2 to gus and at exit. Stops before starting the program
+ * with COLLECT_NO_PMU where there is no intel_pt, COLLECT_NO_PERMISSION
+ * (perf_event_paranoid, locked memory), COLLECT_BAD_EVENT (config or
+ * filters refused); "missing.pt" in D then says why. The program's exit
+ * status in RES as with collect_count. */
 enum collect_status collect_pt_record(char *const argv[], const struct collect_pt_opts *opts,
 				      struct gusdata *d, struct collect_pt_stats *st,
 				      struct collect_result *res, char *err, size_t errlen);
@@ -187,8 +205,12 @@ struct collect_qemu_opts {
 	bool data_addresses;	/* record the data address of every access */
 	bool block_counts;	/* count executions of every translated block */
 	uint64_t max_insns;	/* stop streaming after this many records (0: no limit); the program runs on */
+	/* a non-zero return from SINK kills the program and ends the run with
+	 * COLLECT_ERROR naming the consumer */
 	stream_sink sink;
 	void *ctx;
+	/* the program's load bias, known before the first record (may be NULL) */
+	void (*started)(void *ctx, uint64_t load_bias);
 	/* block counts at exit: runtime address, instructions, executions */
 	void (*block)(void *ctx, uint64_t addr, uint32_t ninsns, uint64_t count);
 };
@@ -196,6 +218,7 @@ struct collect_qemu_opts {
 struct collect_qemu_stats {
 	uint64_t insns;		/* records streamed */
 	uint64_t load_bias;	/* runtime address - link-time address of the program */
+	uint64_t mem_dropped;	/* data accesses beyond STREAM_MAX_MEM of one instruction */
 	bool truncated;		/* max_insns reached */
 };
 

@@ -404,6 +404,8 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 			break;
 		case QW_BIAS:
 			d->st->load_bias = m[1];
+			if (d->o->started)
+				d->o->started(d->o->ctx, m[1]);
 			break;
 		case QW_BLOCK:
 			if (on_block(d, m))
@@ -695,6 +697,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_EXEC_FAILED;
 		goto out;
 	}
+	st->mem_dropped = d.mem_dropped;
 	if (getenv("GUS_QEMU_DEBUG"))
 		fprintf(stderr, "gus: qemu tracer: %" PRIu64 " records, %" PRIu64
 			" accesses beyond %d per instruction dropped, %" PRIu64 " unknown words\n",
