@@ -14,6 +14,7 @@ enum gus_exit {
 	GUS_EXIT_USAGE = 2,		/* unknown command or option, bad argument */
 	GUS_EXIT_NO_PMU = 3,		/* no hardware PMU usable (VM, unsupported CPU) */
 	GUS_EXIT_NO_PERMISSION = 4,	/* perf_event_paranoid / capabilities */
+	GUS_EXIT_NO_PT = 5,		/* no Intel PT on this machine (gus record) */
 	GUS_EXIT_CANNOT_EXECUTE = 126,	/* program found but not executable */
 	GUS_EXIT_NOT_FOUND = 127,	/* program not found */
 };
@@ -22,6 +23,8 @@ extern const char *gus_progname;
 
 int cmd_stat(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 /* Output goes to FILE.tmp first and is renamed at the end, so a failed run
  * never leaves a complete-looking result behind. */

@@ -25,6 +25,8 @@ struct command {
 static const struct command commands[] = {
 	{ "stat", cmd_stat, "count a program and print its Top-Down (TMA) tree, levels 1-3" },
 	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
+	{ "record", cmd_record, "run a program and record its instruction stream (Intel PT) into gus.data" },
+	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },
 	{ "help", NULL, "show the manual page of a command" },
 };
 
@@ -124,6 +126,7 @@ static int usage(FILE *out)
 		"sensitivity analysis of its hot code.\n\n");
 	list_commands(out);
 	fprintf(out, "\nexit status: 0 ok; 1 error; 2 usage; 3 no hardware PMU; 4 no permission;\n"
+		     "5 no Intel PT (gus record);\n"
 		     "a command that runs a program exits with the program's status (128+N when\n"
 		     "killed by signal N), 126/127 when it cannot be executed. See gus(1).\n");
 	return out == stdout ? GUS_EXIT_OK : GUS_EXIT_USAGE;

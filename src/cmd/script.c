@@ -1,2 +1,305 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* placeholder, being written */
+/* gus script: the instruction stream printed one instruction per line
+ * (address, symbol+offset, disassembly, branch outcome, data addresses),
+ * like perf script --itrace=i, from a recording's Intel PT or the QEMU
+ * tracer run live. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cmd.h"
+#include "gusdata.h"
+#include "merge.h"
+#include "sim.h"
+#include "trace.h"
+
+struct script_opts {
+	const char *input, *function, *range, *output;
+	bool qemu, no_mem, no_disasm;
+	char **argv;
+	unsigned long long max_insns;
+};
+
+static void script_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gus script [-i gus.data] [options]\n"
+		"       gus script --qemu [options] -- program args\n"
+		"\n"
+		"Prints the executed instructions, one per line: address, function+offset,\n"
+		"disassembly, the outcome of branches and, with --qemu, data addresses.\n"
+		"\n"
+		"  -i, --input FILE       the recording's Intel PT (default gus.data)\n"
+		"      --qemu             run the program after -- under the QEMU tracer\n"
+		"      --function SYM     only the instructions of the program's function SYM\n"
+		"      --range START-END  only those in [START, END) (hex, link-time addresses)\n"
+		"      --max-insns N      stop after N instructions (default: all)\n"
+		"      --no-mem           --qemu: no data addresses\n"
+		"      --no-disasm        addresses and symbols only (faster)\n"
+		"  -o, --output FILE      write to FILE\n"
+		"  -h, --help             this help; 'gus help script' shows the manual\n");
+}
+
+static int parse_args(int argc, char **argv, struct script_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "qemu", no_argument, NULL, 'Q' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "range", required_argument, NULL, 'R' },
+		{ "max-insns", required_argument, NULL, 'M' },
+		{ "no-mem", no_argument, NULL, 'N' },
+		{ "no-disasm", no_argument, NULL, 'D' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	memset(o, 0, sizeof *o);
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'Q': o->qemu = true; break;
+		case 'F': o->function = optarg; break;
+		case 'R': o->range = optarg; break;
+		case 'N': o->no_mem = true; break;
+		case 'D': o->no_disasm = true; break;
+		case 'o': o->output = optarg; break;
+		case 'M': {
+			char *end;
+			errno = 0;
+			o->max_insns = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || !o->max_insns)
+				return gus_usage_error("--max-insns: '%s' is not a positive number", optarg);
+			break;
+		}
+		case 'h':
+			script_usage(stdout);
+			exit(GUS_EXIT_OK);
+		default:
+			if (optopt && optopt != '?')
+				return gus_usage_error("script: option '-%c' %s", optopt,
+						       strchr("io", optopt) ? "needs an argument" : "is unknown");
+			return gus_usage_error("script: unknown option or missing argument in '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->qemu && o->input)
+		return gus_usage_error("script: give -i FILE or --qemu, not both");
+	if (o->qemu && optind >= argc)
+		return gus_usage_error("script: --qemu needs a program: gus script --qemu [options] -- program args");
+	if (!o->qemu && optind < argc)
+		return gus_usage_error("script: unexpected argument '%s' (--qemu runs a program)", argv[optind]);
+	if (o->no_mem && !o->qemu)
+		return gus_usage_error("script: --no-mem goes with --qemu");
+	if (o->function && o->range)
+		return gus_usage_error("script: give --function or --range, not both");
+	if (!o->qemu && !o->input)
+		o->input = "gus.data";
+	o->argv = argv + optind;
+	return 0;
+}
+
+/* ------------------------------------------------------- symbolizer --- */
+/* Executable mappings of a recording, each with its file's symbols loaded
+ * the first time an address falls in it. */
+struct script_map {
+	uint64_t start, end, pgoff;
+	char *file;
+	bool loaded, have_bias;
+	uint64_t bias;
+	struct merge_symtab *syms;
+};
+
+struct script_syms {
+	struct script_map *v;
+	size_t n, cap;
+	size_t last;
+};
+
+static int add_exec_map(void *ctx, const struct gusdata_mmap *m)
+{
+	struct script_syms *s = ctx;
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = realloc(s->v, s->cap * sizeof *s->v);
+		if (!s->v)
+			abort();
+	}
+	s->v[s->n++] = (struct script_map){ .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff,
+					    .file = strdup(m->filename) };
+	return 0;
+}
+
+static const char *script_symbol(struct script_syms *s, uint64_t ip, uint64_t *off)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		size_t i = (s->last + k) % s->n;
+		struct script_map *m = &s->v[i];
+		if (ip < m->start || ip >= m->end)
+			continue;
+		s->last = i;
+		if (!m->loaded) {
+			char err[512];
+			m->loaded = true;
+			m->syms = merge_symtab_load(m->file, err, sizeof err);
+			m->have_bias = !merge_elf_load_bias(m->file, m->start, m->pgoff, &m->bias, err, sizeof err);
+		}
+		if (!m->syms || !m->have_bias)
+			return NULL;
+		return merge_symtab_lookup(m->syms, ip - m->bias, off);
+	}
+	return NULL;
+}
+
+static void script_syms_free(struct script_syms *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].file);
+		merge_symtab_free(s->v[i].syms);
+	}
+	free(s->v);
+}
+
+/* ----------------------------------------------------------- output --- */
+struct script_ctx {
+	FILE *out;
+	struct sim_code *code;	/* disassembly, decoded once per address */
+	struct script_syms syms;
+	const struct trace_region *region;
+	bool qemu;		/* the program's symbols follow the region's load bias */
+	uint64_t printed;
+	bool write_error;
+};
+
+static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct script_ctx *c = ctx;
+	if (c->qemu)
+		c->syms.v[0].bias = c->region->bias;
+	for (size_t i = 0; i < n; i++) {
+		const struct stream_insn *s = &v[i];
+		if (s->flags & STREAM_GAP)
+			fprintf(c->out, "  -- gap: trace data was lost or undecodable before this point --\n");
+		uint64_t off = 0;
+		const char *sym = script_symbol(&c->syms, s->ip, &off);
+		char where[300];
+		if (sym)
+			snprintf(where, sizeof where, "%s+0x%" PRIx64, sym, off);
+		else
+			snprintf(where, sizeof where, "[unknown]");
+		/* built in a buffer so that padding never ends a line */
+		char line[512];
+		size_t k = (size_t)snprintf(line, sizeof line, "%16" PRIx64 " %-32s", s->ip, where);
+		bool is_branch = false;
+		if (c->code) {
+			char err[128];
+			long idx = sim_code_add(c->code, s->ip, s->bytes, s->size, err, sizeof err);
+			const struct sim_insn *in = idx >= 0 ? sim_code_insn(c->code, (size_t)idx) : NULL;
+			k += (size_t)snprintf(line + k, sizeof line - k, " %-40s", in ? in->text : "(bad)");
+			is_branch = in && in->branch;
+		} else {
+			for (unsigned b = 0; b < s->size && k < sizeof line; b++)
+				k += (size_t)snprintf(line + k, sizeof line - k, " %02x", s->bytes[b]);
+		}
+		if (is_branch && k < sizeof line)
+			k += (size_t)snprintf(line + k, sizeof line - k, " %s",
+					      s->flags & STREAM_TAKEN ? "taken" : "not taken");
+		if (s->flags & STREAM_HAS_MEM)
+			for (unsigned j = 0; j < s->nmem && k < sizeof line; j++)
+				k += (size_t)snprintf(line + k, sizeof line - k, " [0x%" PRIx64 " %s]", s->mem[j],
+						      (s->store_mask >> j & 1) ? "W" : "R");
+		if (k >= sizeof line)
+			k = sizeof line - 1;
+		while (k && line[k - 1] == ' ')
+			k--;
+		line[k] = 0;
+		fputs(line, c->out);
+		fputc('\n', c->out);
+		c->printed++;
+	}
+	if (ferror(c->out)) {
+		c->write_error = true;
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct script_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	struct trace_opts to = {
+		.argv = o.argv,
+		.recording = o.qemu ? NULL : o.input,
+		.function = o.function,
+		.range = o.range,
+		.data_addresses = o.qemu && !o.no_mem,
+		.max_insns = o.max_insns,
+	};
+	struct trace_region region;
+	if ((rc = trace_resolve(&to, NULL, &region)))
+		return rc;
+	char err[1024];
+	struct sim_machine *m = NULL;
+	struct script_ctx c = { .region = &region };
+	if (!o.no_disasm) {
+		m = sim_machine_find(gus_data_dir("machines"), "skx", err, sizeof err);
+		if (!m) {
+			gus_error("%s", err);
+			return GUS_EXIT_ERROR;
+		}
+		c.code = sim_code_new(m);
+	}
+	if (o.qemu) {
+		/* QEMU gives no mappings: the program's symbols, placed once the
+		 * load bias is known (at the first record) */
+		c.syms.v = calloc(1, sizeof *c.syms.v);
+		if (!c.syms.v)
+			abort();
+		c.syms.n = c.syms.cap = 1;
+		c.syms.v[0] = (struct script_map){ .start = 0, .end = UINT64_MAX, .file = strdup(region.program),
+						   .loaded = true };
+		c.syms.v[0].syms = merge_symtab_load(region.program, err, sizeof err);
+		c.syms.v[0].have_bias = true;
+		c.qemu = true;
+	} else {
+		struct gusdata *d;
+		if (gusdata_open(o.input, false, &d, err, sizeof err)) {
+			gus_error("%s", err);
+			rc = GUS_EXIT_ERROR;
+			goto out;
+		}
+		gusdata_foreach_mmap(d, add_exec_map, &c.syms);
+		gusdata_close(d);
+	}
+	struct outfile of;
+	if (outfile_open(&of, o.output, stdout)) {
+		rc = GUS_EXIT_ERROR;
+		goto out;
+	}
+	c.out = of.f;
+	struct trace_result tr;
+	rc = trace_run(&to, &region, script_sink, &c, &tr);
+	if (c.write_error) {
+		gus_error("%s: write error", o.output ? o.output : "standard output");
+		rc = GUS_EXIT_ERROR;
+	}
+	if (outfile_close(&of, rc == 0))
+		rc = GUS_EXIT_ERROR;
+	if (!rc && tr.qemu && tr.exit_status)
+		rc = tr.exit_status;
+out:
+	script_syms_free(&c.syms);
+	sim_code_free(c.code);
+	sim_machine_free(m);
+	return rc;
+}

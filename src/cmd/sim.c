@@ -12,6 +12,10 @@
 #include "cmd.h"
 #include "merge.h"
 #include "sim.h"
+#include "trace.h"
+
+/* records one simulation may hold */
+#define MAX_RECORDS (20u << 20)
 
 struct sim_opts {
 	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg;
@@ -20,15 +24,23 @@ struct sim_opts {
 	double threshold;
 	bool search, whole;
 	enum merge_format fmt;
+	/* --trace: a real stream */
+	bool trace, qemu, no_mem;
+	const char *pt;
+	char **argv;
+	unsigned long long max_insns;
 };
 
 static void sim_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus sim (--hex HEX | --bin FILE (--function SYM | --range START-END)) [options]\n"
+		"       gus sim --trace (--pt gus.data | --qemu) [--function SYM | --range START-END]\n"
+		"               [options] [-- program args]\n"
 		"\n"
-		"Simulates a loop body on the out-of-order core model and finds the\n"
-		"resources that limit it by sensitivity analysis.\n"
+		"Simulates a loop body, or the instruction stream of a real run, on the\n"
+		"out-of-order core model and finds the resources that limit it by\n"
+		"sensitivity analysis.\n"
 		"\n"
 		"      --hex HEX          loop body as hex bytes (repeated; a trailing backward\n"
 		"                         branch closes the loop)\n"
@@ -36,6 +48,11 @@ static void sim_usage(FILE *out)
 		"      --function SYM     the function SYM, or\n"
 		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
 		"      --whole            simulate the whole function, not its innermost loop\n"
+		"      --trace            simulate a real instruction stream, from\n"
+		"      --qemu             the program after -- run under the QEMU tracer, or\n"
+		"      --pt FILE          the Intel PT of a recording (gus record)\n"
+		"      --max-insns N      stream records to simulate (default 1000000)\n"
+		"      --no-mem           --qemu: ignore data addresses (as with PT)\n"
 		"      --arch NAME        machine model (default skx; see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
 		"      --iterations N     iterations to simulate (default 200, more when the\n"
@@ -80,6 +97,11 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "no-search", no_argument, NULL, 'S' },
 		{ "whole", no_argument, NULL, 'W' },
+		{ "trace", no_argument, NULL, 'X' },
+		{ "qemu", no_argument, NULL, 'Q' },
+		{ "pt", required_argument, NULL, 'P' },
+		{ "max-insns", required_argument, NULL, 'M' },
+		{ "no-mem", no_argument, NULL, 'N' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -121,6 +143,19 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		}
 		case 'S': o->search = false; break;
 		case 'W': o->whole = true; break;
+		case 'X': o->trace = true; break;
+		case 'Q': o->qemu = o->trace = true; break;
+		case 'P': o->pt = optarg; o->trace = true; break;
+		case 'N': o->no_mem = true; break;
+		case 'M': {
+			char *end;
+			errno = 0;
+			o->max_insns = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || o->max_insns < 100 || o->max_insns > MAX_RECORDS)
+				return gus_usage_error("--max-insns: '%s' is not a number from 100 to %u", optarg,
+						       MAX_RECORDS);
+			break;
+		}
 		case 'T':
 			if (parse_uint(optarg, &o->threads, 1, 1024))
 				return gus_usage_error("--threads: '%s' is not a number from 1 to 1024", optarg);
@@ -139,6 +174,30 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return gus_usage_error("sim: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->trace) {
+		if (o->hex || o->bin)
+			return gus_usage_error("sim: --trace takes its code from the stream, not --hex or --bin");
+		if (!!o->qemu + !!o->pt != 1)
+			return gus_usage_error("sim: --trace needs exactly one of --qemu (with -- program) or --pt FILE");
+		if (o->qemu && optind >= argc)
+			return gus_usage_error("sim: --qemu needs a program: gus sim --trace --qemu [options] -- program args");
+		if (o->pt && optind < argc)
+			return gus_usage_error("sim: unexpected argument '%s' (--pt reads a recording)", argv[optind]);
+		if (o->function && o->range)
+			return gus_usage_error("sim: give --function or --range, not both");
+		if (o->iterations)
+			return gus_usage_error("sim: --iterations is for --hex and --bin; use --max-insns with --trace");
+		if (o->no_mem && !o->qemu)
+			return gus_usage_error("sim: --no-mem goes with --qemu (PT has no data addresses)");
+		if (o->whole && !o->function)
+			return gus_usage_error("sim: --whole goes with --function");
+		o->argv = argv + optind;
+		if (!o->max_insns)
+			o->max_insns = 1000000;
+		return 0;
+	}
+	if (o->max_insns || o->no_mem)
+		return gus_usage_error("sim: --max-insns and --no-mem go with --trace");
 	if (optind < argc)
 		return gus_usage_error("sim: unexpected argument '%s'", argv[optind]);
 	if (!!o->hex + !!o->bin != 1)
@@ -189,7 +248,6 @@ static int parse_hex(const char *s, uint8_t **out, size_t *len)
 
 #define MAX_WEIGHTS 200
 /* records of the simulated stream: 32 bytes each */
-#define MAX_RECORDS (20u << 20)
 
 static int parse_weights(const char *s, double **out, size_t *n)
 {
@@ -316,6 +374,186 @@ static int parse_resources(const struct sim_machine *m, const char *s, uint8_t *
 	return rc;
 }
 
+/* the sensitivity analysis of a stream and its report */
+static int analyze_render(const struct sim_opts *o, const struct sim_machine *m, const struct sim_code *code,
+			  const struct sim_source *src, const struct merge_sim_info *info, const double *weights,
+			  size_t nweights)
+{
+	char err[1024];
+	int rc = 0;
+	uint8_t res[SIM_MAX_RES];
+	struct sim_set sets[16];
+	size_t nres = 0, nsets = 0;
+	if (o->resources) {
+		if ((rc = parse_resources(m, o->resources, res, &nres, sets, &nsets)))
+			return rc;
+	} else {
+		nres = default_resources(m, code, res);
+	}
+	struct sim_analysis_opts ao = {
+		.weights = weights,
+		.nweights = nweights,
+		.resources = res,
+		.nresources = nres,
+		.sets = sets,
+		.nsets = nsets,
+		.threshold = o->threshold,
+		.search = o->search,
+		.threads = o->threads,
+	};
+	struct sim_analysis an;
+	if (sim_analyze(m, code, src, &ao, &an, err, sizeof err)) {
+		gus_error("%s", err);
+		return GUS_EXIT_ERROR;
+	}
+	struct outfile of;
+	if (outfile_open(&of, o->output, stdout)) {
+		rc = GUS_EXIT_ERROR;
+	} else {
+		merge_render_sim(of.f, m, code, &an, info, o->fmt);
+		if (outfile_close(&of, true))
+			rc = GUS_EXIT_ERROR;
+	}
+	if (!rc && o->svg) {
+		struct outfile sf;
+		if (outfile_open(&sf, o->svg, NULL)) {
+			rc = GUS_EXIT_ERROR;
+		} else {
+			merge_render_sim_svg(sf.f, m, &an, info);
+			if (outfile_close(&sf, true))
+				rc = GUS_EXIT_ERROR;
+		}
+	}
+	sim_analysis_free(&an);
+	return rc;
+}
+
+/* ------------------------------------------------------------ trace --- */
+struct trace_collect {
+	struct sim_code *code;
+	struct sim_rec *recs;
+	size_t n, cap;
+	uint64_t undecodable;
+	uint64_t first_bad_ip;
+	char first_bad[256];
+	bool data_addresses;
+};
+
+/* Data addresses in access order onto the instruction's memory operands:
+ * a write-only operand takes the next stored address, any other the
+ * next address; when they do not fit, the model uses the expressions. */
+static unsigned map_addresses(const struct sim_insn *in, const struct stream_insn *s, uint64_t *mem)
+{
+	if (!(s->flags & STREAM_HAS_MEM) || !in->nmem || !s->nmem)
+		return 0;
+	bool used[STREAM_MAX_MEM] = { false };
+	for (unsigned k = 0; k < in->nmem; k++) {
+		bool store_only = in->mem[k].write && !in->mem[k].read;
+		unsigned j;
+		for (j = 0; j < s->nmem; j++)
+			if (!used[j] && (!store_only || (s->store_mask >> j & 1)))
+				break;
+		if (j == s->nmem)
+			return 0;
+		used[j] = true;
+		mem[k] = s->mem[j];
+	}
+	return in->nmem;
+}
+
+static int trace_collect_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct trace_collect *t = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct stream_insn *s = &v[i];
+		char err[200];
+		long idx = sim_code_add(t->code, s->ip, s->bytes, s->size, err, sizeof err);
+		if (idx < 0) {
+			if (!t->undecodable++) {
+				t->first_bad_ip = s->ip;
+				snprintf(t->first_bad, sizeof t->first_bad, "%s", err);
+			}
+			continue;
+		}
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 1 << 16;
+			t->recs = realloc(t->recs, t->cap * sizeof *t->recs);
+			if (!t->recs)
+				abort();
+		}
+		if (t->n && t->recs[t->n - 1].taken)
+			t->recs[t->n - 1].target = s->ip;
+		struct sim_rec *r = &t->recs[t->n++];
+		memset(r, 0, sizeof *r);
+		r->insn = (uint32_t)idx;
+		r->taken = (s->flags & STREAM_TAKEN) != 0;
+		if (t->data_addresses)
+			r->nmem = (uint8_t)map_addresses(sim_code_insn(t->code, (size_t)idx), s, r->mem);
+	}
+	return 0;
+}
+
+static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
+{
+	struct trace_opts to = {
+		.argv = o->argv,
+		.recording = o->pt,
+		.function = o->function,
+		.range = o->range,
+		.innermost = o->function && !o->whole,
+		.data_addresses = o->qemu && !o->no_mem,
+		.max_insns = o->max_insns,
+	};
+	struct trace_region region;
+	int rc = trace_resolve(&to, m, &region);
+	if (rc)
+		return rc;
+	struct trace_collect tc = { .code = sim_code_new(m), .data_addresses = to.data_addresses };
+	struct trace_result tr;
+	rc = trace_run(&to, &region, trace_collect_sink, &tc, &tr);
+	if (rc)
+		goto out;
+	if (tc.undecodable)
+		gus_warn("%llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)",
+			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
+	if (tc.n < 16) {
+		gus_error("%s: %zu instruction(s) of %s in the stream: nothing to simulate", o->pt ? o->pt : o->argv[0],
+			  tc.n, region.name);
+		rc = GUS_EXIT_ERROR;
+		goto out;
+	}
+	/* the first quarter warms caches, predictor and window up */
+	size_t mark = tc.n / 4;
+	double units = 0;
+	if (region.restricted)
+		for (size_t i = mark; i < tc.n; i++)
+			units += sim_code_insn(tc.code, tc.recs[i].insn)->addr == region.head;
+	char source[PATH_MAX + 512], stream[PATH_MAX + 512];
+	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
+	if (tr.qemu)
+		snprintf(stream, sizeof stream, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0],
+			 tc.n, tr.qemu_stats.truncated ? " (--max-insns reached)" : "",
+			 region.restricted ? " in the region" : "", to.data_addresses ? "known" : "not used");
+	else
+		snprintf(stream, sizeof stream, "Intel PT of %s, %zu instructions%s, %llu gap(s), no data addresses "
+			 "(memory dependencies from address expressions)", o->pt, tc.n,
+			 region.restricted ? " in the region" : "", (unsigned long long)tr.pt.gaps);
+	struct sim_source src = { .recs = tc.recs, .n = tc.n, .mark = mark, .units = units };
+	struct merge_sim_info info = {
+		.source = source,
+		.threshold = o->threshold,
+		.stream = stream,
+	};
+	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights);
+	/* the program's own failure is reported, the analysis stands */
+	if (!rc && tr.qemu && tr.exit_status)
+		rc = tr.exit_status;
+out:
+	free(tc.recs);
+	sim_code_free(tc.code);
+	return rc;
+}
+
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_opts o;
@@ -338,6 +576,10 @@ int cmd_sim(int argc, char **argv)
 	struct merge_code mc = { 0 };
 	uint8_t *hexbytes = NULL;
 	char source[600];
+	if (o.trace) {
+		rc = sim_trace(&o, m, weights, nweights);
+		goto out;
+	}
 	if (o.hex) {
 		size_t len = 0;
 		if ((rc = parse_hex(o.hex, &hexbytes, &len)))
@@ -419,67 +661,20 @@ int cmd_sim(int argc, char **argv)
 		rc = GUS_EXIT_USAGE;
 		goto out;
 	}
-	uint8_t res[SIM_MAX_RES];
-	struct sim_set sets[16];
-	size_t nres = 0, nsets = 0;
-	if (o.resources) {
-		if ((rc = parse_resources(m, o.resources, res, &nres, sets, &nsets))) {
-			free(recs);
-			sim_code_free(code);
-			goto out;
-		}
-	} else {
-		nres = default_resources(m, code, res);
-	}
 	struct sim_source src = {
 		.recs = recs,
 		.n = nrec,
 		.mark = (size_t)warm * per_iter,
 		.units = o.iterations - warm,
 	};
-	struct sim_analysis_opts ao = {
-		.weights = weights,
-		.nweights = nweights,
-		.resources = res,
-		.nresources = nres,
-		.sets = sets,
-		.nsets = nsets,
+	struct merge_sim_info info = {
+		.source = source,
+		.iterations = o.iterations,
+		.warmup = warm,
+		.body_insns = per_iter,
 		.threshold = o.threshold,
-		.search = o.search,
-		.threads = o.threads,
 	};
-	struct sim_analysis an;
-	if (sim_analyze(m, code, &src, &ao, &an, err, sizeof err)) {
-		gus_error("%s", err);
-		rc = GUS_EXIT_ERROR;
-	} else {
-		struct merge_sim_info info = {
-			.source = source,
-			.iterations = o.iterations,
-			.warmup = warm,
-			.body_insns = per_iter,
-			.threshold = o.threshold,
-		};
-		struct outfile of;
-		if (outfile_open(&of, o.output, stdout)) {
-			rc = GUS_EXIT_ERROR;
-		} else {
-			merge_render_sim(of.f, m, code, &an, &info, o.fmt);
-			if (outfile_close(&of, true))
-				rc = GUS_EXIT_ERROR;
-		}
-		if (!rc && o.svg) {
-			struct outfile sf;
-			if (outfile_open(&sf, o.svg, NULL)) {
-				rc = GUS_EXIT_ERROR;
-			} else {
-				merge_render_sim_svg(sf.f, m, &an, &info);
-				if (outfile_close(&sf, true))
-					rc = GUS_EXIT_ERROR;
-			}
-		}
-		sim_analysis_free(&an);
-	}
+	rc = analyze_render(&o, m, code, &src, &info, weights, nweights);
 	free(recs);
 	sim_code_free(code);
 out:

@@ -1,2 +1,263 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* placeholder, being written */
+/* The instruction stream for gus sim --trace and gus script: the QEMU
+ * tracer run live, or the Intel PT of a recording decoded. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "gusdata.h"
+#include "merge.h"
+#include "trace.h"
+
+/* argv[0] as execvp would find it */
+static int find_program(const char *name, char *out, size_t outlen)
+{
+	if (strchr(name, '/')) {
+		snprintf(out, outlen, "%s", name);
+		return access(out, F_OK) == 0 ? 0 : -1;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(out, outlen, "%.*s/%s", (int)n, n ? path : ".", name);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		path += n + (colon ? 1 : 0);
+	}
+	return -1;
+}
+
+struct bias_search {
+	const char *exe;
+	uint64_t bias;
+	bool found;
+	char err[512];
+};
+
+static int bias_of_mapping(void *ctx, const struct gusdata_mmap *m)
+{
+	struct bias_search *b = ctx;
+	if (!(m->prot & PROT_EXEC) || strcmp(m->filename, b->exe))
+		return 0;
+	if (merge_elf_load_bias(b->exe, m->start, m->pgoff, &b->bias, b->err, sizeof b->err) == 0) {
+		b->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* the recording's program and where it was loaded */
+static int recording_program(const char *path, struct trace_region *r)
+{
+	char err[1024];
+	struct gusdata *d;
+	if (gusdata_open(path, false, &d, err, sizeof err)) {
+		gus_error("%s", err);
+		return GUS_EXIT_ERROR;
+	}
+	const char *exe = gusdata_meta(d, "exe");
+	if (!exe || !*exe) {
+		gus_error("%s: the recording does not name its program (meta 'exe' missing)", path);
+		gusdata_close(d);
+		return GUS_EXIT_ERROR;
+	}
+	snprintf(r->program, sizeof r->program, "%s", exe);
+	struct bias_search b = { .exe = r->program };
+	gusdata_foreach_mmap(d, bias_of_mapping, &b);
+	gusdata_close(d);
+	if (!b.found) {
+		/* a region needs the bias; without one only an unrestricted
+		 * stream makes sense */
+		r->bias = 0;
+		return b.err[0] ? (gus_warn("%s", b.err), 0) : 0;
+	}
+	r->bias = b.bias;
+	return 0;
+}
+
+int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struct trace_region *r)
+{
+	memset(r, 0, sizeof *r);
+	if (o->recording) {
+		int rc = recording_program(o->recording, r);
+		if (rc)
+			return rc;
+	} else if (find_program(o->argv[0], r->program, sizeof r->program)) {
+		gus_error("%s: command not found", o->argv[0]);
+		return GUS_EXIT_NOT_FOUND;
+	}
+	char err[1024];
+	if (o->function) {
+		uint64_t start, size;
+		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err)) {
+			gus_error("%s", err);
+			return GUS_EXIT_USAGE;
+		}
+		r->link = (struct stream_range){ start, start + size };
+		snprintf(r->name, sizeof r->name, "%s", o->function);
+		struct merge_code mc;
+		uint64_t ls, le;
+		if (o->innermost && m && merge_elf_function(r->program, o->function, &mc, err, sizeof err) == 0) {
+			if (!sim_innermost_loop(m, mc.addr, mc.bytes, mc.len, &ls, &le) &&
+			    (ls != mc.addr || le != mc.addr + mc.len)) {
+				r->link = (struct stream_range){ ls, le };
+				snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)",
+					 o->function, (unsigned long long)ls, (unsigned long long)le);
+			}
+			merge_code_free(&mc);
+		}
+		r->restricted = true;
+	} else if (o->range) {
+		unsigned long long s, e;
+		char tail;
+		if (sscanf(o->range, "%llx-%llx%c", &s, &e, &tail) != 2 || e <= s)
+			return gus_usage_error("--range: '%s' is not START-END in hex", o->range);
+		r->link = (struct stream_range){ s, e };
+		snprintf(r->name, sizeof r->name, "0x%llx-0x%llx", s, e);
+		r->restricted = true;
+	} else {
+		snprintf(r->name, sizeof r->name, "all code");
+	}
+	r->run = (struct stream_range){ r->link.start + r->bias, r->link.end + r->bias };
+	r->head = r->run.start;
+	return 0;
+}
+
+static void warn_program_status(char **argv, int wait_status, bool interrupted)
+{
+	if (interrupted)
+		gus_warn("interrupted: the stream ends where the program was stopped");
+	if (WIFSIGNALED(wait_status))
+		gus_warn("%s was killed by signal %d (%s)", argv[0], WTERMSIG(wait_status),
+			 strsignal(WTERMSIG(wait_status)));
+	else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status))
+		gus_warn("%s exited with status %d", argv[0], WEXITSTATUS(wait_status));
+}
+
+/* the region learns the program's load bias before the first record, so
+ * that sinks can place runtime addresses */
+struct qemu_wrap {
+	struct trace_region *r;
+	stream_sink sink;
+	void *ctx;
+};
+
+static int qemu_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct qemu_wrap *w = ctx;
+	return w->sink(w->ctx, v, n);
+}
+
+static void qemu_wrap_started(void *ctx, uint64_t bias)
+{
+	struct qemu_wrap *w = ctx;
+	struct trace_region *r = w->r;
+	r->bias = bias;
+	r->run = (struct stream_range){ r->link.start + bias, r->link.end + bias };
+	r->head = r->run.start;
+}
+
+static int run_qemu(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
+		    struct trace_result *tr)
+{
+	char err[COLLECT_ERRLEN];
+	struct qemu_wrap w = { r, sink, ctx };
+	struct collect_qemu_opts qo = {
+		.ranges = r->restricted ? &r->link : NULL,
+		.nranges = r->restricted ? 1 : 0,
+		.data_addresses = o->data_addresses,
+		.max_insns = o->max_insns,
+		.sink = qemu_wrap_sink,
+		.ctx = &w,
+		.started = qemu_wrap_started,
+	};
+	tr->qemu = true;
+	enum collect_status st = collect_qemu_run(o->argv, &qo, &tr->qemu_stats, &tr->res, err, sizeof err);
+	if (st == COLLECT_EXEC_FAILED) {
+		gus_error("%s", err);
+		return tr->res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
+	}
+	if (st != COLLECT_OK) {
+		gus_error("%s", err);
+		return GUS_EXIT_ERROR;
+	}
+	qemu_wrap_started(&w, tr->qemu_stats.load_bias);
+	tr->exit_status = collect_exit_code(tr->res.wait_status);
+	warn_program_status(o->argv, tr->res.wait_status, tr->res.interrupted);
+	if (tr->qemu_stats.mem_dropped)
+		gus_warn("%llu data access(es) beyond %d per instruction were not recorded",
+			 (unsigned long long)tr->qemu_stats.mem_dropped, STREAM_MAX_MEM);
+	if (tr->qemu_stats.truncated)
+		gus_warn("the stream stopped after %llu instructions (--max-insns); the program ran on untraced",
+			 (unsigned long long)tr->qemu_stats.insns);
+	return 0;
+}
+
+static int run_pt(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
+		  struct trace_result *tr)
+{
+	char err[1024];
+	struct gusdata *d;
+	if (gusdata_open(o->recording, false, &d, err, sizeof err)) {
+		gus_error("%s", err);
+		return GUS_EXIT_ERROR;
+	}
+	struct ipt_decode_opts io = {
+		.ranges = r->restricted ? &r->run : NULL,
+		.nranges = r->restricted ? 1 : 0,
+		.sink = sink,
+		.ctx = ctx,
+		.max_insns = o->max_insns,
+	};
+	int rc = ipt_decode_recording(d, &io, &tr->pt, &tr->rec, err, sizeof err);
+	uint64_t n = 0, sum = 0;
+	if (!gusdata_event_totals(d, "lost", &n, &sum))
+		tr->lost_records = sum;
+	gusdata_close(d);
+	if (rc < 0) {
+		gus_error("%s: %s", o->recording, err);
+		return GUS_EXIT_ERROR;
+	}
+	if (tr->rec.buffers == 0) {
+		gus_error("%s: the recording holds no Intel PT data", o->recording);
+		return GUS_EXIT_ERROR;
+	}
+	if (tr->pt.gaps) {
+		gus_warn("%s: %llu gap(s) in the trace (%llu overflow(s)); the stream resumed after each", o->recording,
+			 (unsigned long long)tr->pt.gaps, (unsigned long long)tr->pt.overflows);
+		for (size_t i = 0; i < tr->pt.ngaps_kept && i < 5; i++)
+			gus_warn("  gap at trace offset 0x%llx, after ip 0x%llx: %s",
+				 (unsigned long long)tr->pt.gap[i].offset, (unsigned long long)tr->pt.gap[i].ip,
+				 tr->pt.gap[i].what);
+	}
+	if (tr->rec.missing_files)
+		gus_warn("%s: %zu mapped file(s) could not be read (first: %s): their code is a gap", o->recording,
+			 tr->rec.missing_files, tr->rec.first_missing);
+	if (tr->rec.build_id_mismatches)
+		gus_warn("%s: %zu file(s) changed since the recording (build-id differs): decoding may be wrong",
+			 o->recording, tr->rec.build_id_mismatches);
+	if (tr->lost_records)
+		gus_warn("%s: the kernel lost %llu sideband record(s) during the recording", o->recording,
+			 (unsigned long long)tr->lost_records);
+	if (r->restricted && !tr->pt.emitted)
+		gus_warn("%s: no instruction of %s in the trace", o->recording, r->name);
+	return 0;
+}
+
+int trace_run(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
+	      struct trace_result *tr)
+{
+	memset(tr, 0, sizeof *tr);
+	return o->recording ? run_pt(o, r, sink, ctx, tr) : run_qemu(o, r, sink, ctx, tr);
+}

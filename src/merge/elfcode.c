@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include "merge.h"
+#include "mg_internal.h"
 
-static Elf *open_elf(const char *path, int *fd, char *err, size_t errlen)
+Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
@@ -80,18 +81,12 @@ static int read_range(Elf *e, const char *path, uint64_t start, uint64_t end, st
 	return -1;
 }
 
-int merge_elf_function(const char *path, const char *sym, struct merge_code *out, char *err, size_t errlen)
+/* SYM among the function symbols: the full table first, the dynamic one
+ * when stripped. 0 found, -1 with ERR. */
+static int find_function(Elf *e, const char *path, const char *sym, GElf_Sym *best, char *err, size_t errlen)
 {
-	memset(out, 0, sizeof *out);
-	int fd;
-	Elf *e = open_elf(path, &fd, err, errlen);
-	if (!e)
-		return -1;
-	int rc = -1;
 	bool found = false, any_symtab = false;
-	GElf_Sym best;
-	memset(&best, 0, sizeof best);
-	/* the full symbol table first, the dynamic one when stripped */
+	memset(best, 0, sizeof *best);
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		Elf_Scn *scn = NULL;
 		while (!found && (scn = elf_nextscn(e, scn))) {
@@ -107,7 +102,7 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 					continue;
 				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
 				if (name && !strcmp(name, sym)) {
-					best = s;
+					*best = s;
 					found = true;
 					break;
 				}
@@ -117,19 +112,176 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 	if (!found) {
 		snprintf(err, errlen, "%s: no function '%s'%s", path, sym,
 			 any_symtab ? "" : " (the file has no symbol table)");
-	} else if (best.st_size > UINT64_MAX - best.st_value || best.st_size > (1u << 30)) {
+		return -1;
+	}
+	if (best->st_size > UINT64_MAX - best->st_value || best->st_size > (1u << 30)) {
 		snprintf(err, errlen, "%s: function '%s' has an impossible size (%llu bytes)", path, sym,
-			 (unsigned long long)best.st_size);
-	} else if (!best.st_size) {
+			 (unsigned long long)best->st_size);
+		return -1;
+	}
+	if (!best->st_size) {
 		snprintf(err, errlen, "%s: function '%s' has no size in the symbol table; use --range", path, sym);
-	} else {
+		return -1;
+	}
+	return 0;
+}
+
+int merge_elf_function(const char *path, const char *sym, struct merge_code *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	GElf_Sym best;
+	int rc = find_function(e, path, sym, &best, err, errlen);
+	if (!rc)
 		rc = read_range(e, path, best.st_value, best.st_value + best.st_size, out, err, errlen);
-		if (!rc)
-			snprintf(out->name, sizeof out->name, "%s", sym);
+	if (!rc)
+		snprintf(out->name, sizeof out->name, "%s", sym);
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
+		     size_t errlen)
+{
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	GElf_Sym best;
+	int rc = find_function(e, path, sym, &best, err, errlen);
+	if (!rc) {
+		*start = best.st_value;
+		*size = best.st_size;
 	}
 	elf_end(e);
 	close(fd);
 	return rc;
+}
+
+int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
+			size_t errlen)
+{
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	size_t nph = 0;
+	int rc = -1;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			/* the kernel maps whole pages: the segment whose page-aligned
+			 * file offset is the mapping's */
+			const uint64_t page = 4096;
+			if ((ph.p_offset & ~(page - 1)) != pgoff)
+				continue;
+			*bias = map_start - (ph.p_vaddr & ~(page - 1));
+			rc = 0;
+			break;
+		}
+	}
+	if (rc)
+		snprintf(err, errlen, "%s: no loadable segment at file offset 0x%llx", path, (unsigned long long)pgoff);
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+/* ---------------------------------------------------------- symtab --- */
+struct mg_sym {
+	uint64_t start, size;
+	char *name;
+};
+
+struct merge_symtab {
+	struct mg_sym *v;
+	size_t n;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct mg_sym *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen)
+{
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return NULL;
+	struct merge_symtab *st = calloc(1, sizeof *st);
+	if (!st)
+		abort();
+	size_t cap = 0;
+	/* the full table when there is one, else the dynamic one */
+	for (int pass = 0; pass < 2 && !st->n; pass++) {
+		Elf_Scn *scn = NULL;
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			for (size_t i = 0; d && i < n; i++) {
+				GElf_Sym s;
+				if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
+					continue;
+				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+				if (!name || !*name)
+					continue;
+				if (st->n == cap) {
+					cap = cap ? 2 * cap : 256;
+					st->v = realloc(st->v, cap * sizeof *st->v);
+					if (!st->v)
+						abort();
+				}
+				st->v[st->n++] = (struct mg_sym){ s.st_value, s.st_size, strdup(name) };
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	qsort(st->v, st->n, sizeof *st->v, sym_cmp);
+	return st;
+}
+
+void merge_symtab_free(struct merge_symtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i].name);
+	free(st->v);
+	free(st);
+}
+
+const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, uint64_t *offset)
+{
+	if (!st || !st->n)
+		return NULL;
+	size_t lo = 0, hi = st->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (st->v[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* aliases share a start: any of them names the address */
+	const struct mg_sym *s = &st->v[lo];
+	if (addr < s->start || (s->size && addr - s->start >= s->size))
+		return NULL;
+	if (!s->size && lo + 1 < st->n && addr >= st->v[lo + 1].start)
+		return NULL;
+	*offset = addr - s->start;
+	return s->name;
 }
 
 int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,
@@ -142,7 +294,7 @@ int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge
 		return -1;
 	}
 	int fd;
-	Elf *e = open_elf(path, &fd, err, errlen);
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
 	if (!e)
 		return -1;
 	int rc = read_range(e, path, start, end, out, err, errlen);

@@ -42,6 +42,21 @@ int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge
 		    size_t errlen);
 void merge_code_free(struct merge_code *c);
 
+/* Function symbols of an ELF file, for naming addresses (gus script). */
+struct merge_symtab;
+struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen);
+void merge_symtab_free(struct merge_symtab *st);
+/* the function holding ADDR (a link-time address) and the offset in it,
+ * or NULL */
+const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, uint64_t *offset);
+/* A symbol's [start, start+size) by name; -1 with ERR naming PATH and SYM. */
+int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
+		     size_t errlen);
+/* The load bias of PATH mapped at MAP_START from file offset PGOFF (an
+ * executable mmap record): runtime address - link-time address. */
+int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
+			size_t errlen);
+
 /* What was simulated, for the heading of a gus sim report. */
 struct merge_sim_info {
 	const char *source;	/* "hex 4801d8...", "FILE:function", ... */
@@ -49,6 +64,7 @@ struct merge_sim_info {
 	unsigned warmup;	/* iterations before the measurement */
 	size_t body_insns;	/* instructions per iteration */
 	double threshold;
+	const char *stream;	/* a trace: where the stream came from, NULL otherwise */
 };
 
 void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,

@@ -3,7 +3,12 @@
 #ifndef GUS_MG_INTERNAL_H
 #define GUS_MG_INTERNAL_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+typedef struct Elf Elf;
+/* an x86-64 ELF file that is not a relocatable object; ERR names PATH */
+Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen);
 
 void json_string(FILE *out, const char *s);
 void json_number(FILE *out, double v);	/* null for NaN and infinities */

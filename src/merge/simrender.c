@@ -115,6 +115,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "gus sim: %s\n", info->source);
 	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
+	if (info->stream)
+		fprintf(out, "stream: %s\n", info->stream);
 	if (info->iterations)
 		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first %u as warm-up)\n\n",
 			info->body_insns, info->iterations, info->warmup);
@@ -232,6 +234,13 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	json_string(out, sim_machine_name(m));
 	fprintf(out, ",\n  \"machine_description\": ");
 	json_string(out, sim_machine_describe(m));
+	fprintf(out, ",\n  \"stream\": ");
+	if (info->stream)
+		json_string(out, info->stream);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"iterations_measured\": ");
+	json_number(out, a->units);
 	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",
 		info->iterations, info->warmup, info->body_insns);
 	fprintf(out, "  \"cycles_per_iteration\": ");
