@@ -1,5 +1,120 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# The instruction stream from the command line: gus sim --trace and gus
+# script with the QEMU tracer, gus record where there is no Intel PT, and
+# bad input. The traced programs are tests/workloads/arraywalk (built
+# without sanitizers: it runs under qemu-x86_64).
 . "$TESTDIR/cli/lib.sh"
-ok 0 placeholder
+AW="$WORKLOADS/arraywalk"
+
+# a multiply-add chain: 4 cycles per step (imul 3 + add 1), latency-bound
+out=$("$GUS" sim --trace --qemu --function lcg_chain --max-insns 20000 -- "$AW" "$TMP/aw" chain 100000 2>&1); st=$?
+check_status $st 0 "gus sim --trace --qemu exits 0"
+check_contains "$out" "stream: QEMU trace of $AW, 20000 instructions (--max-insns reached) in the region, data addresses known" "the stream line says where the records came from"
+check_contains "$out" "innermost loop" "a function is reduced to its innermost loop"
+check_contains "$out" "cycles per iteration               4.00" "4 cycles per step of the chain"
+check_contains "$out" "Bottleneck: INST_LAT" "the chain is latency-bound"
+check_contains "$out" "the stream stopped after 20000 instructions" "--max-insns is said"
+
+out=$("$GUS" sim --trace --qemu --function lcg_chain --max-insns 20000 --json -- "$AW" "$TMP/aw" chain 100000 2>/dev/null); st=$?
+check_status $st 0 "--trace --json exits 0"
+check_contains "$out" '"stream": "QEMU trace of' "JSON names the stream"
+check_contains "$out" '"cycles_per_iteration": 4,' "JSON cycles per iteration"
+check_contains "$out" '"iterations_measured": ' "JSON iterations measured"
+
+# the array walk: real data addresses reach the caches (all L1 hits after the first touches)
+out=$("$GUS" sim --trace --qemu --function sum_array --whole --max-insns 40000 -- "$AW" "$TMP/aw" hot 20 2>&1); st=$?
+check_status $st 0 "--whole traces the whole function"
+check_contains "$out" "memory accesses served by    L1 " "loads are charged to cache levels from their addresses"
+check_contains "$out" "data addresses known" "QEMU gives data addresses"
+out=$("$GUS" sim --trace --qemu --no-mem --function sum_array --max-insns 40000 -- "$AW" "$TMP/aw" hot 20 2>&1); st=$?
+check_status $st 0 "--no-mem exits 0"
+check_contains "$out" "data addresses not used" "--no-mem drops the addresses"
+
+# the program's own status
+"$GUS" sim --trace --qemu --function sum_array -- "$AW" "$TMP/aw" exit 3 >"$TMP/o" 2>"$TMP/e"; st=$?
+check_status $st 3 "the program's exit status becomes gus's"
+check_contains "$(cat "$TMP/e")" "exited with status 3" "the failing status is reported"
+"$GUS" sim --trace --qemu --function sum_array -- "$AW" "$TMP/aw" kill 15 >"$TMP/o" 2>"$TMP/e"; st=$?
+check_status $st 143 "a program killed by SIGTERM: 128 + 15"
+check_contains "$(cat "$TMP/e")" "killed by signal 15" "the signal is reported"
+
+# gus script
+out=$("$GUS" script --qemu --function sum_array --max-insns 12 -- "$AW" "$TMP/aw" 2>"$TMP/e"); st=$?
+check_status $st 0 "gus script --qemu exits 0"
+check_status "$(printf '%s\n' "$out" | wc -l)" 12 "--max-insns 12 prints 12 instructions"
+check_contains "$out" "sum_array+0x0" "symbol+offset"
+check_contains "$out" "test esi, esi" "disassembly"
+check_contains "$out" "not taken" "branch outcome"
+base=$(sed -n 's/^base=0x\([0-9a-f]*\) .*/\1/p' "$TMP/aw")
+check_contains "$out" "add rax, [rdi]" "the loop's load"
+check_contains "$out" "[0x$base R]" "the first load reads the array's base address"
+if printf '%s\n' "$out" | grep -q ' $'; then ok 1 "no trailing blanks"; else ok 0 "no trailing blanks"; fi
+out=$("$GUS" script --qemu --no-disasm --function sum_array --max-insns 3 -- "$AW" "$TMP/aw" 2>/dev/null)
+check_contains "$out" "sum_array+0x0                    85 f6" "--no-disasm prints the bytes"
+"$GUS" script --qemu --function sum_array -o "$TMP/script.txt" -- "$AW" "$TMP/aw" 2>/dev/null; st=$?
+check_status $st 0 "script -o exits 0"
+# fill, sum and bump each walk 1000 elements; sum_array's loop is 4 instructions
+check_status "$(grep -c 'add rax, \[rdi\]' "$TMP/script.txt")" 1000 "sum_array's load executes exactly 1000 times"
+check_status "$(grep -vc 'sum_array+' "$TMP/script.txt")" 0 "only sum_array's instructions are printed"
+
+# bad input
+"$GUS" sim --trace -- "$AW" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "--trace without a source is a usage error"
+check_contains "$(cat "$TMP/e")" "exactly one of --qemu" "... naming the sources"
+"$GUS" sim --trace --qemu >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "--qemu without a program"
+"$GUS" sim --trace --qemu --hex 90 -- "$AW" >/dev/null 2>&1; st=$?
+check_status $st 2 "--trace with --hex"
+"$GUS" sim --trace --qemu --iterations 100 -- "$AW" >/dev/null 2>&1; st=$?
+check_status $st 2 "--iterations with --trace"
+"$GUS" sim --trace --pt "$TMP/none.data" -- "$AW" >/dev/null 2>&1; st=$?
+check_status $st 2 "--pt with a program"
+"$GUS" sim --trace --qemu --max-insns 5 -- "$AW" "$TMP/aw" >/dev/null 2>&1; st=$?
+check_status $st 2 "--max-insns below 100"
+"$GUS" sim --trace --qemu --function no_such_function -- "$AW" "$TMP/aw" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "an unknown function"
+check_contains "$(cat "$TMP/e")" "no function 'no_such_function'" "... is named"
+"$GUS" sim --trace --qemu -- "$TMP/no-such-program" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 127 "a missing program: 127"
+printf '#!/bin/sh\necho hi\n' >"$TMP/script.sh"; chmod +x "$TMP/script.sh"
+"$GUS" script --qemu -- "$TMP/script.sh" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 1 "a shell script is refused"
+check_contains "$(cat "$TMP/e")" "not an x86-64 ELF" "... as not an x86-64 ELF executable"
+GUS_QEMU="$TMP/no-qemu" "$GUS" script --qemu -- "$AW" "$TMP/aw" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 127 "a missing qemu-x86_64"
+check_contains "$(cat "$TMP/e")" "qemu-user" "... names the package"
+"$GUS" script -i "$TMP/missing.data" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 1 "a missing recording"
+check_contains "$(cat "$TMP/e")" "$TMP/missing.data" "... is named"
+echo "not a database at all, but long enough to fool nobody..............................." >"$TMP/text.data"
+"$GUS" script -i "$TMP/text.data" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 1 "a text file as recording"
+check_contains "$(cat "$TMP/e")" "not a gus.data recording" "... is refused"
+"$GUS" script --qemu -i x -- "$AW" >/dev/null 2>&1; st=$?
+check_status $st 2 "script: -i and --qemu together"
+
+# gus record: this machine has no Intel PT
+if [ -d /sys/bus/event_source/devices/intel_pt ]; then
+	ok 0 "# SKIP this machine has Intel PT: make check-hw covers gus record"
+else
+	(cd "$TMP" && "$GUS" record -- "$AW" "$TMP/aw") >/dev/null 2>"$TMP/e"; st=$?
+	check_status $st 5 "gus record without Intel PT exits 5"
+	check_contains "$(cat "$TMP/e")" "no Intel PT" "... says so"
+	check_contains "$(cat "$TMP/e")" "--qemu" "... and names the QEMU tracer"
+	if [ -e "$TMP/gus.data" ]; then ok 1 "no gus.data is left"; else ok 0 "no gus.data is left"; fi
+fi
+(cd "$TMP" && "$GUS" record -- ./no-such-program) >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 127 "gus record: a missing program"
+"$GUS" record --pt-aux-size 3K -- "$AW" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "gus record: a bad buffer size"
+check_contains "$(cat "$TMP/e")" "--pt-aux-size" "... names the option"
+"$GUS" record --pt-mode sometimes -- "$AW" >/dev/null 2>&1; st=$?
+check_status $st 2 "gus record: a bad mode"
+"$GUS" record --pt-filter no_such_function -- "$AW" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "gus record: a filter naming an unknown function"
+check_contains "$(cat "$TMP/e")" "no_such_function" "... names it"
+"$GUS" record >/dev/null 2>&1; st=$?
+check_status $st 2 "gus record without a program"
+
 done_testing

@@ -6,6 +6,8 @@
  *                             TAP there)
  *   arraywalk OUT threads T   the same walk, sum_array run by T threads
  *   arraywalk OUT hot ITER    sum_array ITER times (the benchmark's hot loop)
+ *   arraywalk OUT chain ITER  lcg_chain over ITER steps: a multiply-add
+ *                             dependency chain (latency-bound, for gus sim --trace)
  *   arraywalk OUT exit CODE   the walk, then exit with CODE
  *   arraywalk OUT kill SIG    the walk, then die by SIG
  * Each function is a single loop of exactly N iterations, one element of
@@ -49,6 +51,15 @@ __attribute__((noipa)) void bump_array(int64_t *a, int n)
 		a[i] += 3;
 }
 
+__attribute__((noipa)) uint64_t lcg_chain(uint64_t x, long n);
+/* each step waits for the previous multiply and add */
+__attribute__((noipa)) uint64_t lcg_chain(uint64_t x, long n)
+{
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
 static void *thread_main(void *arg)
 {
 	(void)arg;
@@ -59,7 +70,7 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | exit CODE | kill SIG]\n");
+		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | chain ITER | exit CODE | kill SIG]\n");
 		return 2;
 	}
 	const char *mode = argc > 3 ? argv[2] : "";
@@ -78,6 +89,10 @@ int main(int argc, char **argv)
 		for (long i = 0; i < arg; i++)
 			s += sum_array(array, N);
 		sink = s;
+		return 0;
+	}
+	if (!strcmp(mode, "chain")) {
+		sink = (int64_t)lcg_chain(1, arg);
 		return 0;
 	}
 	fill_array(array, N);
