@@ -21,8 +21,9 @@
  * prints (collect_qemu_stats has no field for it).
  *
  * QEMU runs a rep-prefixed string instruction one iteration per block
- * execution, so such an instruction gives one record per iteration (each
- * TAKEN to itself but the last), not one per retirement.
+ * execution; its iterations are merged into one record, as PT and the
+ * model see one retired instruction (its first STREAM_MAX_MEM data
+ * addresses kept). Iterations split by a batch boundary stay two records.
  *
  * A sink that returns non-zero ends the run: the program is killed
  * (SIGKILL), the stream is drained, and COLLECT_ERROR says so. max_insns
@@ -168,6 +169,7 @@ struct qthread {
 	size_t n, cap;
 	size_t cur, cur_n;	/* the current execution: v[cur .. cur+cur_n) */
 	bool has_cur, gap_next;
+	bool cur_rep;		/* the current record merges a rep instruction's iterations */
 	uint64_t last_mem_end;	/* the previous access of the current execution */
 	int last_mem_idx, last_mem_store;
 };
@@ -234,6 +236,29 @@ static struct qthread *get_thread(struct qdec *d, size_t tid)
 	return &d->threads[tid];
 }
 
+/* A rep-prefixed string instruction. QEMU runs each of its iterations as
+ * an execution of a one-instruction block; PT and the model see one
+ * retired instruction. */
+static bool rep_string(const struct stream_insn *r)
+{
+	unsigned j = 0;
+	bool rep = false;
+	for (; j < r->size; j++) {
+		uint8_t b = r->bytes[j];
+		if (b == 0xf3 || b == 0xf2)
+			rep = true;
+		else if (b != 0x66 && b != 0x67 && b != 0x26 && b != 0x2e && b != 0x36 && b != 0x3e &&
+			 b != 0x64 && b != 0x65)
+			break;
+	}
+	if (j < r->size && (r->bytes[j] & 0xf0) == 0x40)
+		j++;
+	if (!rep || j >= r->size)
+		return false;
+	uint8_t op = r->bytes[j];
+	return (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf) || (op >= 0x6c && op <= 0x6f);
+}
+
 static int on_exec(struct qdec *d, struct qthread *t, uint64_t w)
 {
 	unsigned x = (unsigned)(w >> 4) & 0xf;
@@ -248,6 +273,18 @@ static int on_exec(struct qdec *d, struct qthread *t, uint64_t w)
 		return 0;
 	}
 	const struct qblock *b = &d->blocks[id];
+	if (t->has_cur && b->n == 1 && !(x & QW_X_ENTRY) && t->v[t->cur + t->cur_n - 1].ip == b->tmpl[0].ip &&
+	    rep_string(&b->tmpl[0])) {
+		/* the next iteration of the same instruction (the first may have
+		 * ended a longer block): where it goes is decided by its last
+		 * iteration */
+		t->cur += t->cur_n - 1;
+		t->cur_n = 1;
+		t->v[t->cur].flags &= (uint8_t)~STREAM_TAKEN;
+		t->cur_rep = true;
+		t->last_mem_idx = -1;
+		return 0;
+	}
 	if (t->n >= BATCH_RECORDS) {
 		t->has_cur = false;
 		thread_flush(d, t, true);
@@ -272,6 +309,7 @@ static int on_exec(struct qdec *d, struct qthread *t, uint64_t w)
 	t->cur_n = b->n;
 	t->n += b->n;
 	t->has_cur = true;
+	t->cur_rep = false;
 	t->last_mem_idx = -1;
 	return 0;
 }
@@ -300,7 +338,9 @@ static void on_mem(struct qdec *d, struct qthread *t, uint64_t w)
 			return;
 		}
 	if (r->nmem == STREAM_MAX_MEM) {
-		d->mem_dropped++;
+		/* a merged rep keeps its first iterations' addresses */
+		if (!t->cur_rep)
+			d->mem_dropped++;
 		return;
 	}
 	r->store_mask |= (uint8_t)(store << r->nmem);
@@ -481,8 +521,11 @@ static char *plugin_arg(const char *plugin, int fd, uint64_t xlo, const struct c
 	}
 	p += sprintf(p, ",fd=%d,xlo=%" PRIx64 ",mem=%s,counts=%s", fd, xlo,
 		     o->data_addresses ? "on" : "off", o->block_counts ? "on" : "off");
+	/* the plugin counts a rep instruction's iterations one by one, gus
+	 * merges them: the plugin may stop only well after gus's cut */
 	if (o->max_insns)
-		p += sprintf(p, ",max=%" PRIu64, o->max_insns);
+		p += sprintf(p, ",max=%" PRIu64, o->max_insns > UINT64_MAX / 4 ? UINT64_MAX
+									: 2 * o->max_insns + 65536);
 	for (size_t i = 0; i < o->nranges; i++)
 		p += sprintf(p, "%s%" PRIx64 "-%" PRIx64, i ? ":" : ",ranges=", o->ranges[i].start,
 			     o->ranges[i].end);

@@ -94,6 +94,43 @@ check_contains "$(cat "$TMP/e")" "not a gus.data recording" "... is refused"
 "$GUS" script --qemu -i x -- "$AW" >/dev/null 2>&1; st=$?
 check_status $st 2 "script: -i and --qemu together"
 
+# Intel PT: a recording in the real format, its PT synthesized with libipt's
+# encoder from branchy's QEMU trace (tests/unit/test_ipt). Both runs get the
+# same environment: string functions take alignment-dependent paths.
+BR="$WORKLOADS/branchy"
+E="env -i PATH=$PATH GUS_QEMU_PLUGIN=$GUS_QEMU_PLUGIN GUS_DATADIR=$GUS_DATADIR"
+$E "$UNITDIR/test_ipt" --write-recording "$TMP/branchy.data" >"$TMP/o" 2>&1; st=$?
+check_status $st 0 "a PT recording of branchy is written"
+"$GUS" script -i "$TMP/branchy.data" --no-disasm -o "$TMP/pt.txt" 2>"$TMP/e"; st=$?
+check_status $st 0 "gus script -i decodes it"
+# the program writes to a file in both runs: stdio takes another path for a terminal or /dev/null
+$E "$GUS" script --qemu --no-mem --no-disasm -o "$TMP/qemu.txt" -- "$BR" >"$TMP/o2" 2>&1; st=$?
+check_status $st 0 "gus script --qemu traces the same program"
+if cmp -s "$TMP/pt.txt" "$TMP/qemu.txt"; then ok 0 "PT and QEMU streams are the same, line for line ($(wc -l <"$TMP/pt.txt") instructions)"
+else ok 1 "PT and QEMU streams are the same"; diff "$TMP/pt.txt" "$TMP/qemu.txt" | head -5 | sed 's/^/#   /'; fi
+out=$("$GUS" script -i "$TMP/branchy.data" --function dispatch --max-insns 6 2>&1); st=$?
+check_status $st 0 "gus script -i --function"
+check_contains "$out" "dispatch+0xb" "the switch's jump"
+check_contains "$out" "jmp [rdi*8+" "... is an indirect jump through the table"
+check_status "$(printf '%s\n' "$out" | grep -vc '^ *[0-9a-f]* dispatch+')" 0 "only dispatch's instructions"
+out=$("$GUS" sim --trace --pt "$TMP/branchy.data" --function collatz 2>&1); st=$?
+check_status $st 0 "gus sim --trace --pt exits 0"
+check_contains "$out" "stream: Intel PT of $TMP/branchy.data" "the stream line names the recording"
+check_contains "$out" "0 gap(s), no data addresses" "no gaps, no data addresses"
+check_contains "$out" "cycles per iteration" "cycles per iteration of collatz's loop"
+check_contains "$out" "Bad Speculation" "simulated Top-Down"
+# damage: the second half of the trace lost
+sqlite3 "$TMP/branchy.data" "update pt_chunks set flags = 16 where id = 4; delete from pt_chunks where id = 3" 2>"$TMP/e"; st=$?
+check_status $st 0 "sqlite3 damages the recording"
+out=$("$GUS" script -i "$TMP/branchy.data" --no-disasm 2>&1 >"$TMP/pt2.txt"); st=$?
+check_status $st 0 "a recording with lost data still decodes"
+check_contains "$out" "gap(s) in the trace" "the gap is reported"
+check_contains "$(cat "$TMP/pt2.txt")" "-- gap: trace data was lost" "... and marked in the stream"
+sqlite3 "$TMP/branchy.data" "delete from pt_chunks" 2>/dev/null
+"$GUS" script -i "$TMP/branchy.data" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 1 "a recording without PT data"
+check_contains "$(cat "$TMP/e")" "holds no Intel PT data" "... says so"
+
 # gus record: this machine has no Intel PT
 if [ -d /sys/bus/event_source/devices/intel_pt ]; then
 	ok 0 "# SKIP this machine has Intel PT: make check-hw covers gus record"
