@@ -13,7 +13,7 @@ if [ ! -x configure ] || [ configure.ac -nt configure ]; then
 	autoreconf -fi >/dev/null || exit 1
 fi
 mkdir -p build/quickstart
-( cd build/quickstart && { [ -f Makefile ] || "$top/configure" -q; } && make -j"$(nproc)" -s gus tests/workloads/workload ) || exit 1
+( cd build/quickstart && { [ -f Makefile ] || "$top/configure" -q; } && make -j"$(nproc)" -s gus gus-qemu-plugin.so tests/workloads/workload ) || exit 1
 gus=build/quickstart/gus
 workload=build/quickstart/tests/workloads/workload
 
@@ -37,3 +37,10 @@ echo " core model, with the resources that limit it found by sensitivity analysi
 echo
 echo "\$ gus sim --bin workload --function spin_loop"
 $gus sim --bin $workload --function spin_loop
+echo
+echo "(The same loop on its real instruction stream: the workload runs under the"
+echo " QEMU tracer, which needs no hardware support, and the model replays what it"
+echo " executed:)"
+echo
+echo "\$ gus sim --trace --qemu --function spin_loop --max-insns 200000 -- workload spin 0.05"
+$gus sim --trace --qemu --function spin_loop --max-insns 200000 -- $workload spin 0.05

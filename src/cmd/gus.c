@@ -138,7 +138,9 @@ static int help_command(const char *name)
 	char page[64], local[PATH_MAX];
 	if (!name)
 		return usage(stdout);
-	bool known = !strcmp(name, "gus");
+	/* gus help data: the recording's format, gus-data(5) */
+	bool file_format = !strcmp(name, "data");
+	bool known = !strcmp(name, "gus") || file_format;
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
 			known = true;
@@ -147,15 +149,16 @@ static int help_command(const char *name)
 	snprintf(page, sizeof(page), strcmp(name, "gus") ? "gus-%s" : "gus", name);
 	if (!strcmp(name, "help"))
 		snprintf(page, sizeof(page), "gus");
-	snprintf(local, sizeof(local), "%s/man/%s.1", GUS_ABS_SRCDIR, page);
+	int section = file_format ? 5 : 1;
+	snprintf(local, sizeof(local), "%s/man/%s.%d", GUS_ABS_SRCDIR, page, section);
 	bool uninstalled = running_uninstalled() && access(local, R_OK) == 0;
 	fflush(NULL);
 	if (uninstalled)
 		execlp(GUS_MAN, "man", "-l", local, (char *)NULL);
 	else
-		execlp(GUS_MAN, "man", page, (char *)NULL);
-	gus_error("cannot run man to show %s(1): %s; the page is %s", page, strerror(errno),
-		  uninstalled ? local : "installed under $(mandir)/man1");
+		execlp(GUS_MAN, "man", section == 5 ? "5" : "1", page, (char *)NULL);
+	gus_error("cannot run man to show %s(%d): %s; the page is %s", page, section, strerror(errno),
+		  uninstalled ? local : section == 5 ? "installed under $(mandir)/man5" : "installed under $(mandir)/man1");
 	return GUS_EXIT_ERROR;
 }
 

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-hw: the hardware paths, for bare-metal Intel machines (the CI
+# and development VMs have neither a PMU nor Intel PT). Each check says
+# what the machine allowed; a missing feature is reported as skipped.
+# Environment (set by make check-hw): GUS, WORKLOADS, GUS_QEMU_PLUGIN.
+set -u
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {	# check STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then pass=$((pass + 1)); echo "ok - $2"; else fail=$((fail + 1)); echo "not ok - $2"; fi
+}
+skipped() { skip=$((skip + 1)); echo "skip - $1"; }
+
+echo "== machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) ($(nproc) CPUs), kernel $(uname -r)"
+echo "== perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)"
+
+# hardware counting: the TMA tree of a spinning workload
+"$GUS" stat -l 3 -- "$WORKLOADS/workload" spin 1 >"$tmp/stat.txt" 2>&1
+st=$?
+if [ $st -eq 3 ]; then
+	skipped "no hardware PMU: $(tail -1 "$tmp/stat.txt")"
+else
+	check $st "gus stat -l 3 counts the TMA events (exit $st)"
+	grep -q "Retiring" "$tmp/stat.txt"; check $? "the TMA tree is printed"
+	cat "$tmp/stat.txt"
+fi
+
+# Intel PT: record branchy, decode it, compare its own functions with the
+# QEMU tracer's stream (libc differs: the real CPU picks other string routines)
+if [ ! -d /sys/bus/event_source/devices/intel_pt ]; then
+	skipped "no intel_pt PMU on this machine"
+else
+	(cd "$tmp" && "$GUS" record -o "$tmp/pt.data" -- "$WORKLOADS/branchy" >"$tmp/out1" 2>"$tmp/rec.txt")
+	st=$?
+	cat "$tmp/rec.txt"
+	check $st "gus record with Intel PT (exit $st)"
+	for f in collatz dispatch fib; do
+		"$GUS" script -i "$tmp/pt.data" --function $f --no-disasm -o "$tmp/pt-$f.txt" 2>"$tmp/e"
+		check $? "gus script decodes $f from the PT recording"
+		"$GUS" script --qemu --no-mem --function $f --no-disasm -o "$tmp/q-$f.txt" -- "$WORKLOADS/branchy" \
+			>"$tmp/out2" 2>/dev/null
+		if cmp -s "$tmp/pt-$f.txt" "$tmp/q-$f.txt"; then
+			check 0 "$f: PT stream == QEMU stream ($(wc -l <"$tmp/pt-$f.txt") instructions)"
+		else
+			check 1 "$f: PT stream == QEMU stream"
+			diff "$tmp/pt-$f.txt" "$tmp/q-$f.txt" | head -5
+		fi
+	done
+	"$GUS" sim --trace --pt "$tmp/pt.data" --function collatz >"$tmp/sim.txt" 2>&1
+	check $? "gus sim --trace --pt on the recording"
+	grep "stream:\|cycles per\|Bottleneck" "$tmp/sim.txt"
+	(cd "$tmp" && "$GUS" record -o "$tmp/snap.data" --pt-mode snapshot -- "$WORKLOADS/branchy" >/dev/null 2>&1)
+	check $? "gus record --pt-mode snapshot"
+	(cd "$tmp" && "$GUS" record -o "$tmp/filt.data" --pt-filter collatz -- "$WORKLOADS/branchy" >/dev/null 2>&1)
+	check $? "gus record --pt-filter collatz"
+	n=$("$GUS" script -i "$tmp/filt.data" --no-disasm 2>/dev/null | grep -vc "collatz+")
+	check "$n" "the filtered recording holds only collatz ($n other instructions)"
+fi
+echo "$pass passed, $fail failed ($skip skipped: hardware missing)"
+[ "$fail" -eq 0 ]
