@@ -83,32 +83,58 @@ static int read_range(Elf *e, const char *path, uint64_t start, uint64_t end, st
 
 /* SYM among the function symbols: the full table first, the dynamic one
  * when stripped. 0 found, -1 with ERR. */
-static int find_function(Elf *e, const char *path, const char *sym, GElf_Sym *best, char *err, size_t errlen)
+/* Calls FN on every named function symbol of the tables of TYPE
+ * (SHT_SYMTAB or SHT_DYNSYM) until it returns non-zero, which is returned.
+ * *ANY: a table of that type exists. */
+static int walk_functions(Elf *e, unsigned type, int (*fn)(void *ctx, const GElf_Sym *s, const char *name),
+			  void *ctx, bool *any)
 {
-	bool found = false, any_symtab = false;
-	memset(best, 0, sizeof *best);
-	for (int pass = 0; pass < 2 && !found; pass++) {
-		Elf_Scn *scn = NULL;
-		while (!found && (scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		*any = true;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
 				continue;
-			any_symtab = true;
-			Elf_Data *d = elf_getdata(scn, NULL);
-			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-			for (size_t i = 0; d && i < n; i++) {
-				GElf_Sym s;
-				if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
-					continue;
-				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-				if (name && !strcmp(name, sym)) {
-					*best = s;
-					found = true;
-					break;
-				}
-			}
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			int rc = fn(ctx, &s, name);
+			if (rc)
+				return rc;
 		}
 	}
+	return 0;
+}
+
+struct function_search {
+	const char *sym;
+	GElf_Sym *best;
+};
+
+static int match_function(void *ctx, const GElf_Sym *s, const char *name)
+{
+	struct function_search *f = ctx;
+	if (strcmp(name, f->sym))
+		return 0;
+	*f->best = *s;
+	return 1;
+}
+
+/* SYM among the function symbols: the full table first, the dynamic one
+ * when stripped. 0 found, -1 with ERR. */
+static int find_function(Elf *e, const char *path, const char *sym, GElf_Sym *best, char *err, size_t errlen)
+{
+	bool any_symtab = false;
+	struct function_search f = { sym, best };
+	memset(best, 0, sizeof *best);
+	bool found = walk_functions(e, SHT_SYMTAB, match_function, &f, &any_symtab) ||
+		     walk_functions(e, SHT_DYNSYM, match_function, &f, &any_symtab);
 	if (!found) {
 		snprintf(err, errlen, "%s: no function '%s'%s", path, sym,
 			 any_symtab ? "" : " (the file has no symbol table)");
@@ -201,8 +227,21 @@ struct mg_sym {
 
 struct merge_symtab {
 	struct mg_sym *v;
-	size_t n;
+	size_t n, cap;
 };
+
+static int add_symbol(void *ctx, const GElf_Sym *s, const char *name)
+{
+	struct merge_symtab *st = ctx;
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 256;
+		st->v = realloc(st->v, st->cap * sizeof *st->v);
+		if (!st->v)
+			abort();
+	}
+	st->v[st->n++] = (struct mg_sym){ s->st_value, s->st_size, strdup(name) };
+	return 0;
+}
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -219,33 +258,11 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 	struct merge_symtab *st = calloc(1, sizeof *st);
 	if (!st)
 		abort();
-	size_t cap = 0;
-	/* the full table when there is one, else the dynamic one */
-	for (int pass = 0; pass < 2 && !st->n; pass++) {
-		Elf_Scn *scn = NULL;
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
-				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
-			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-			for (size_t i = 0; d && i < n; i++) {
-				GElf_Sym s;
-				if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
-					continue;
-				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-				if (!name || !*name)
-					continue;
-				if (st->n == cap) {
-					cap = cap ? 2 * cap : 256;
-					st->v = realloc(st->v, cap * sizeof *st->v);
-					if (!st->v)
-						abort();
-				}
-				st->v[st->n++] = (struct mg_sym){ s.st_value, s.st_size, strdup(name) };
-			}
-		}
-	}
+	/* the full table when it names functions, else the dynamic one */
+	bool any = false;
+	walk_functions(e, SHT_SYMTAB, add_symbol, st, &any);
+	if (!st->n)
+		walk_functions(e, SHT_DYNSYM, add_symbol, st, &any);
 	elf_end(e);
 	close(fd);
 	qsort(st->v, st->n, sizeof *st->v, sym_cmp);
