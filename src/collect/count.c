@@ -3,17 +3,15 @@
  * counters (inherited by its threads and children, enabled at exec), let it
  * run, forward SIGINT/SIGTERM, read the counts. */
 #include "collect.h"
+#include "collect_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <perf/core.h>
@@ -21,26 +19,24 @@
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
 
-static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t got_signal;
-
-/* A signal typed at the terminal reaches the whole foreground process
- * group, the program included; one sent to gus alone (kill, a batch
- * system) is passed on, as perf does. */
-static void forward_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	got_signal = sig;
-	if (child_pid > 0 && si->si_code != SI_KERNEL)
-		kill(child_pid, sig);
-}
-
 static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
 	(void)fmt;
 	(void)ap;
 	return 0;
+}
+
+int collect_perf_paranoid(void)
+{
+	int v = -1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 int collect_exit_code(int st)
@@ -69,23 +65,16 @@ static enum collect_status classify_open_error(int e, const char *event, bool ke
 			 event, strerror(e));
 		return COLLECT_NO_PMU;
 	case EACCES:
-	case EPERM: {
-		int paranoid = -1;
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-		if (f) {
-			if (fscanf(f, "%d", &paranoid) != 1)
-				paranoid = -1;
-			fclose(f);
-		}
+	case EPERM:
 		snprintf(err, errlen,
 			 "cannot count %s: %s (perf_event_paranoid is %d%s). Lower it "
 			 "(sysctl kernel.perf_event_paranoid=1 allows user+kernel counting of "
 			 "your own processes, 2 user space only: try -u; AnyThread events, "
 			 "used with SMT on Skylake-class cores, need 0), or run with "
 			 "CAP_PERFMON (Linux 5.8+) or as root",
-			 event, strerror(e), paranoid, kernel ? ", counting kernel space" : "");
+			 event, strerror(e), collect_perf_paranoid(),
+			 kernel ? ", counting kernel space" : "");
 		return COLLECT_NO_PERMISSION;
-	}
 	default:
 		snprintf(err, errlen, "cannot count %s: %s (the kernel rejected the event%s)",
 			 event, strerror(e),
@@ -241,35 +230,6 @@ static void close_group(struct session_group *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The child waits on go[0] until the counters are attached, then execs; an
- * exec failure comes back as errno through the close-on-exec pipe ex. */
-static pid_t start_held(char *const argv[], int go[2], int ex[2])
-{
-	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
-		return -1;
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	close(go[1]);
-	close(ex[0]);
-	char c;
-	if (read(go[0], &c, 1) != 1)
-		_exit(127);	/* gus gave up before starting it */
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
-	int e = errno;
-	if (write(ex[1], &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(e == ENOENT ? 127 : 126);
-}
-
 enum collect_status collect_count(const struct collect_plan *plan, int only_group,
 				  char *const argv[], struct td_countset *cs,
 				  struct collect_result *res, char *err, size_t errlen)
@@ -278,8 +238,7 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 	struct session_group *groups = calloc((size_t)plan->n_groups + 1, sizeof(*groups));
 	struct perf_thread_map *threads = NULL;
 	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ngroups = 0;
-	struct sigaction sa, old_int, old_term;
-	bool handlers = false;
+	struct collect_forward fwd = { .installed = false };
 	pid_t pid = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -289,15 +248,13 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	pid = start_held(argv, go, ex);
+	/* held until the counters are attached, so that none of it runs uncounted */
+	pid = collect_start_held(argv, go, ex);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	close(go[0]);
-	close(ex[1]);
-	go[0] = ex[1] = -1;
 	perf_thread_map__set_pid(threads, 0, pid);
 
 	for (size_t i = 0; i < plan->n;) {
@@ -323,29 +280,14 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 		i = j;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	got_signal = 0;
-	child_pid = pid;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
+	collect_forward_install(&fwd, pid);
 
-	double t0 = now_seconds();
-	if (write(go[1], "g", 1) != 1) {
-		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+	double t0 = collect_now();
+	int exec_errno;
+	if (collect_release_held(go, ex, argv[0], &exec_errno, err, errlen)) {
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	close(go[1]);
-	go[1] = -1;
-	int exec_errno = 0;
-	ssize_t got;
-	do
-		got = read(ex[0], &exec_errno, sizeof(exec_errno));
-	while (got < 0 && errno == EINTR);
 	int st;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
@@ -355,10 +297,10 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 		}
 	}
 	pid = -1;
-	res->seconds = now_seconds() - t0;
+	res->seconds = collect_now() - t0;
 	res->wait_status = st;
-	res->interrupted = got_signal != 0;
-	if (got == (ssize_t)sizeof(exec_errno)) {
+	res->interrupted = collect_forward_got() != 0;
+	if (exec_errno) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
 		res->exec_errno = exec_errno;
 		status = COLLECT_EXEC_FAILED;
@@ -371,23 +313,11 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 			goto out;
 		}
 out:
-	if (pid > 0) {
-		/* never started (counters refused): do not let it run uncounted */
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	child_pid = 0;
-	for (int fd_i = 0; fd_i < 2; fd_i++) {
-		if (go[fd_i] >= 0)
-			close(go[fd_i]);
-		if (ex[fd_i] >= 0)
-			close(ex[fd_i]);
-	}
+	/* never started (counters refused): do not let it run uncounted */
+	collect_kill_reap(pid);
+	collect_forward_restore(&fwd);
+	collect_close_pipe(go);
+	collect_close_pipe(ex);
 	for (int i = 0; i < ngroups; i++)
 		close_group(&groups[i]);
 	free(groups);

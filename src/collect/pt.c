@@ -52,6 +52,7 @@
  *           ring-corrupt    -1                    bytes skipped      0
  */
 #include "collect.h"
+#include "collect_internal.h"
 #include "gusdata.h"
 #include "ptring.h"
 
@@ -73,7 +74,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -581,17 +581,7 @@ static void store_vdso(struct gusdata *d)
 }
 
 /* ----------------------------------------------------- the session --- */
-static volatile sig_atomic_t pt_child;
-static volatile sig_atomic_t pt_got_signal;
 static volatile sig_atomic_t pt_snapshot_req;
-
-static void pt_forward(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	pt_got_signal = sig;
-	if (pt_child > 0 && si->si_code != SI_KERNEL)
-		kill(pt_child, sig);
-}
 
 static void pt_usr2(int sig)
 {
@@ -630,25 +620,6 @@ static int sys_perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int grou
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-static double pt_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int read_paranoid(void)
-{
-	int v = -1;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 static enum collect_status open_error(int e, const char *what, int cpu, bool kernel, char *err, size_t errlen)
 {
 	switch (e) {
@@ -667,7 +638,7 @@ static enum collect_status open_error(int e, const char *what, int cpu, bool ker
 			 "cannot open %s on CPU %d: %s (perf_event_paranoid is %d%s). Tracing your own "
 			 "program's user space needs perf_event_paranoid <= 2, the kernel too <= 1 "
 			 "(sysctl kernel.perf_event_paranoid=1), or CAP_PERFMON (Linux 5.8+) or root",
-			 what, cpu, strerror(e), read_paranoid(), kernel ? ", tracing kernel space" : "");
+			 what, cpu, strerror(e), collect_perf_paranoid(), kernel ? ", tracing kernel space" : "");
 		return COLLECT_NO_PERMISSION;
 	case EBUSY:
 		snprintf(err, errlen,
@@ -917,28 +888,6 @@ static void take_snapshot(struct pt_session *s, const struct pt_clock *k, bool l
 			ioctl(s->cpus[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
-/* The child waits on go[0] until tracing is set up, then execs; an exec
- * failure comes back as errno through the close-on-exec pipe ex. */
-static pid_t pt_start_held(char *const argv[], int go[2], int ex[2])
-{
-	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
-		return -1;
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	close(go[1]);
-	close(ex[0]);
-	char ch;
-	if (read(go[0], &ch, 1) != 1)
-		_exit(127);	/* gus gave up before starting it */
-	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
-	int e = errno;
-	if (write(ex[1], &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(e == ENOENT ? 127 : 126);
-}
-
 static bool pow2(size_t v)
 {
 	return v && !(v & (v - 1));
@@ -965,8 +914,9 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 	struct collect_pt_stats local_st;
 	struct pt_session s = { .o = opts, .d = d, .err = err, .errlen = errlen };
 	enum collect_status status;
-	struct sigaction sa, old_int, old_term, old_usr2;
-	bool handlers = false;
+	struct collect_forward fwd = { .installed = false };
+	struct sigaction sa, old_usr2;
+	bool usr2 = false;
 	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
 	int *cpu_ids = NULL;
 	char filter[4096];
@@ -1036,15 +986,13 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 	s.sink.bid_ctx = &s.bids;
 	st->ncpus = s.n;
 
-	pid = pt_start_held(argv, go, ex);
+	/* held until tracing is set up, so that its start is in the trace */
+	pid = collect_start_held(argv, go, ex);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	close(go[0]);
-	close(ex[1]);
-	go[0] = ex[1] = -1;
 
 	uint64_t config = collect_pt_config(&info, opts);
 	for (int i = 0; i < s.n; i++) {
@@ -1076,34 +1024,20 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 	set_cpu_meta(d);
 	store_vdso(d);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = pt_forward;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	pt_got_signal = 0;
 	pt_snapshot_req = 0;
-	pt_child = pid;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	collect_forward_install(&fwd, pid);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = pt_usr2;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR2, &sa, &old_usr2);
-	handlers = true;
+	usr2 = true;
 
-	double t0 = pt_now();
-	if (write(go[1], "g", 1) != 1) {
-		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+	double t0 = collect_now();
+	int exec_errno;
+	if (collect_release_held(go, ex, argv[0], &exec_errno, err, errlen)) {
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	close(go[1]);
-	go[1] = -1;
-	int exec_errno = 0;
-	ssize_t got;
-	do
-		got = read(ex[0], &exec_errno, sizeof(exec_errno));
-	while (got < 0 && errno == EINTR);
 
 	struct pollfd *pfd = calloc((size_t)s.n, sizeof(*pfd));
 	for (int i = 0; pfd && i < s.n; i++) {
@@ -1143,9 +1077,9 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 	}
 	free(pfd);
 	pid = -1;
-	res->seconds = pt_now() - t0;
+	res->seconds = collect_now() - t0;
 	res->wait_status = wst;
-	res->interrupted = pt_got_signal != 0;
+	res->interrupted = collect_forward_got() != 0;
 
 	/* the trace of threads still running (children the program left
 	 * behind) ends here; disabling flushes the last AUX records */
@@ -1157,7 +1091,7 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 	}
 	drain_all(&s);
 	write_stats_meta(d, st);
-	if (got == (ssize_t)sizeof(exec_errno)) {
+	if (exec_errno) {
 		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
 		res->exec_errno = exec_errno;
 		status = COLLECT_EXEC_FAILED;
@@ -1165,24 +1099,13 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 		status = COLLECT_ERROR;
 	}
 out:
-	if (pid > 0) {
-		/* never started (tracing refused): do not let it run untraced */
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
+	/* never started (tracing refused): do not let it run untraced */
+	collect_kill_reap(pid);
+	collect_forward_restore(&fwd);
+	if (usr2)
 		sigaction(SIGUSR2, &old_usr2, NULL);
-	}
-	pt_child = 0;
-	for (int k = 0; k < 2; k++) {
-		if (go[k] >= 0)
-			close(go[k]);
-		if (ex[k] >= 0)
-			close(ex[k]);
-	}
+	collect_close_pipe(go);
+	collect_close_pipe(ex);
 	for (int i = 0; s.cpus && i < s.n; i++) {
 		struct pt_cpu *c = &s.cpus[i];
 		if (c->buf_ok)

@@ -30,6 +30,7 @@
  * cuts the stream exactly; the plugin is told so that it stops emitting
  * soon after, and the program runs on to its end. */
 #include "collect.h"
+#include "collect_internal.h"
 #include "qemu_wire.h"
 
 #include <elf.h>
@@ -44,7 +45,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define QEMU_PACKAGE_HINT "install QEMU user mode (Debian/Ubuntu package qemu-user), " \
@@ -52,26 +52,6 @@
 #define BATCH_RECORDS 1024
 #define READ_BUF (1u << 18)
 #define MAX_PLUGIN_RANGES 64
-
-static volatile sig_atomic_t qchild_pid;
-static volatile sig_atomic_t qgot_signal;
-
-/* as collect_count does: a terminal's signal reaches the whole process
- * group already; one sent to gus alone is passed on */
-static void qforward_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	qgot_signal = sig;
-	if (qchild_pid > 0 && si->si_code != SI_KERNEL)
-		kill(qchild_pid, sig);
-}
-
-static double qnow(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* NAME as execvp would find it; NULL when nowhere */
 static char *resolve_path(const char *name)
@@ -540,8 +520,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	char *qemu = NULL, *prog = NULL, *parg = NULL, plugbuf[4096];
 	uint64_t *buf = NULL;
 	int dp[2] = { -1, -1 }, ex[2] = { -1, -1 };
-	struct sigaction sa, old_int, old_term;
-	bool handlers = false;
+	struct collect_forward fwd = { .installed = false };
 	pid_t pid = -1;
 	struct qdec d;
 
@@ -626,16 +605,11 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	for (size_t i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = qforward_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	qgot_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	handlers = true;
+	/* nothing to attach first, so qemu is not held: forwarding starts
+	 * once it is forked */
+	collect_forward_install(&fwd, 0);
 
-	double t0 = qnow();
+	double t0 = collect_now();
 	pid = fork();
 	if (pid == 0) {
 		close(dp[0]);
@@ -644,10 +618,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		fcntl(dp[1], F_SETFD, 0);
 		signal(SIGPIPE, SIG_DFL);
 		execv(qemu, qargv);
-		int e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
+		collect_exec_failed(ex[1]);
 	}
 	free(qargv);
 	if (pid < 0) {
@@ -655,7 +626,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	qchild_pid = pid;
+	collect_forward_to(pid);
 	close(dp[1]);
 	close(ex[1]);
 	dp[1] = ex[1] = -1;
@@ -729,9 +700,9 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		}
 		pid = -1;
 	}
-	res->seconds = qnow() - t0;
+	res->seconds = collect_now() - t0;
 	res->wait_status = st_wait;
-	res->interrupted = qgot_signal != 0;
+	res->interrupted = collect_forward_got() != 0;
 	int exec_errno = 0;
 	if (read(ex[0], &exec_errno, sizeof(exec_errno)) == (ssize_t)sizeof(exec_errno)) {
 		res->exec_errno = exec_errno;
@@ -768,22 +739,10 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_ERROR;
 	}
 out:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	qchild_pid = 0;
-	for (int i = 0; i < 2; i++) {
-		if (dp[i] >= 0)
-			close(dp[i]);
-		if (ex[i] >= 0)
-			close(ex[i]);
-	}
+	collect_kill_reap(pid);
+	collect_forward_restore(&fwd);
+	collect_close_pipe(dp);
+	collect_close_pipe(ex);
 	qdec_free(&d);
 	free(buf);
 	free(parg);
