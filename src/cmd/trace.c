@@ -77,10 +77,12 @@ static int recording_program(const char *path, struct trace_region *r)
 	gusdata_foreach_mmap(d, bias_of_mapping, &b);
 	gusdata_close(d);
 	if (!b.found) {
-		/* a region needs the bias; without one only an unrestricted
-		 * stream makes sense */
+		/* no mapping of the program: its link-time addresses are taken
+		 * as they are (right for a non-PIE program) */
+		if (b.err[0])
+			gus_warn("%s", b.err);
 		r->bias = 0;
-		return b.err[0] ? (gus_warn("%s", b.err), 0) : 0;
+		return 0;
 	}
 	r->bias = b.bias;
 	return 0;
