@@ -36,6 +36,11 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path, FILE *dflt);
 int outfile_close(struct outfile *o, bool ok);
 
+/* NAME as execvp would find it (through PATH when it has no '/'), into
+ * OUT. 0, or GUS_EXIT_NOT_FOUND / GUS_EXIT_CANNOT_EXECUTE with the
+ * message printed. */
+int gus_find_program(const char *name, char *out, size_t outlen);
+
 /* $GUS_DATADIR/SUB, the source tree's data/SUB when gus runs from its
  * build tree, else the installed $(pkgdatadir)/SUB. */
 const char *gus_data_dir(const char *sub);

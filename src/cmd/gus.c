@@ -27,7 +27,7 @@ static const struct command commands[] = {
 	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
 	{ "record", cmd_record, "run a program and record its instruction stream (Intel PT) into gus.data" },
 	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },
-	{ "help", NULL, "show the manual page of a command" },
+	{ "help", NULL, "show the manual page of a command (help data: the gus.data format)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -181,4 +181,35 @@ int main(int argc, char **argv)
 		if (commands[i].run && !strcmp(cmd, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
 	return gus_usage_error("unknown command '%s'", cmd);
+}
+
+int gus_find_program(const char *name, char *out, size_t outlen)
+{
+	if (strchr(name, '/')) {
+		snprintf(out, outlen, "%s", name);
+		if (access(out, F_OK) != 0) {
+			gus_error("%s: %s", name, strerror(errno));
+			return GUS_EXIT_NOT_FOUND;
+		}
+		if (access(out, X_OK) != 0) {
+			gus_error("%s: not executable", name);
+			return GUS_EXIT_CANNOT_EXECUTE;
+		}
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		/* an empty PATH entry is the current directory */
+		snprintf(out, outlen, "%.*s/%s", (int)n, n ? path : ".", name);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		path += n + (colon ? 1 : 0);
+	}
+	gus_error("%s: command not found", name);
+	return GUS_EXIT_NOT_FOUND;
 }

@@ -210,29 +210,8 @@ int cmd_record(int argc, char **argv)
 	char err[COLLECT_ERRLEN];
 	char exe[PATH_MAX];
 	/* the program first: a typo should not cost a PT probe message */
-	if (!strchr(o.argv[0], '/')) {
-		const char *path = getenv("PATH");
-		bool found = false;
-		for (const char *p = path ? path : "/usr/bin:/bin"; *p && !found;) {
-			const char *colon = strchr(p, ':');
-			size_t n = colon ? (size_t)(colon - p) : strlen(p);
-			snprintf(exe, sizeof exe, "%.*s/%s", (int)n, n ? p : ".", o.argv[0]);
-			found = access(exe, X_OK) == 0;
-			p += n + (colon ? 1 : 0);
-		}
-		if (!found) {
-			gus_error("%s: command not found", o.argv[0]);
-			return GUS_EXIT_NOT_FOUND;
-		}
-	} else if (access(o.argv[0], F_OK) != 0) {
-		gus_error("%s: %s", o.argv[0], strerror(errno));
-		return GUS_EXIT_NOT_FOUND;
-	} else if (access(o.argv[0], X_OK) != 0) {
-		gus_error("%s: not executable", o.argv[0]);
-		return GUS_EXIT_CANNOT_EXECUTE;
-	} else {
-		snprintf(exe, sizeof exe, "%s", o.argv[0]);
-	}
+	if ((rc = gus_find_program(o.argv[0], exe, sizeof exe)))
+		return rc;
 	char *abs = realpath(exe, NULL);
 	if (abs) {
 		snprintf(exe, sizeof exe, "%s", abs);

@@ -174,7 +174,6 @@ struct script_ctx {
 	struct script_syms syms;
 	const struct trace_region *region;
 	bool qemu;		/* the program's symbols follow the region's load bias */
-	uint64_t printed;
 	bool write_error;
 };
 
@@ -222,7 +221,6 @@ static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
 		line[k] = 0;
 		fputs(line, c->out);
 		fputc('\n', c->out);
-		c->printed++;
 	}
 	if (ferror(c->out)) {
 		c->write_error = true;

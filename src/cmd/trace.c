@@ -16,28 +16,6 @@
 #include "merge.h"
 #include "trace.h"
 
-/* argv[0] as execvp would find it */
-static int find_program(const char *name, char *out, size_t outlen)
-{
-	if (strchr(name, '/')) {
-		snprintf(out, outlen, "%s", name);
-		return access(out, F_OK) == 0 ? 0 : -1;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(out, outlen, "%.*s/%s", (int)n, n ? path : ".", name);
-		struct stat st;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-			return 0;
-		path += n + (colon ? 1 : 0);
-	}
-	return -1;
-}
-
 struct bias_search {
 	const char *exe;
 	uint64_t bias;
@@ -95,9 +73,10 @@ int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struc
 		int rc = recording_program(o->recording, r);
 		if (rc)
 			return rc;
-	} else if (find_program(o->argv[0], r->program, sizeof r->program)) {
-		gus_error("%s: command not found", o->argv[0]);
-		return GUS_EXIT_NOT_FOUND;
+	} else {
+		int rc = gus_find_program(o->argv[0], r->program, sizeof r->program);
+		if (rc)
+			return rc;
 	}
 	char err[1024];
 	if (o->function) {

@@ -43,7 +43,7 @@ struct trace_result {
 	/* PT */
 	struct ipt_stats pt;
 	struct ipt_recording_stats rec;
-	uint64_t lost_records, lost_aux, truncated_aux;
+	uint64_t lost_records;	/* sideband records the kernel lost */
 };
 
 /* Finds the program and the region of OPTS; M (may be NULL) finds a
