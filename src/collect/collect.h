@@ -100,6 +100,7 @@ int collect_exit_code(int wait_status);
  * written to gus.data as they arrive. */
 
 struct gusdata;
+struct gusdata_mmap;
 
 enum collect_pt_mode {
 	COLLECT_PT_FULL = 0,	/* every byte; the program waits never, data may be lost */
@@ -228,5 +229,68 @@ struct collect_qemu_stats {
 enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
 				     struct collect_qemu_stats *st, struct collect_result *res,
 				     char *err, size_t errlen);
+
+/* ------------------------------------------------------- sampling ------ */
+/* Sampling a launched program (sample.c): a sampling event opened on
+ * every online CPU with inherit, so the program's threads and children are
+ * sampled; one data ring per CPU carrying the samples and the sideband
+ * (MMAP2, COMM, FORK, EXIT, LOST, THROTTLE) that maps their addresses.
+ * The TMA count set of a plan can be counted in the same run. */
+
+struct collect_sample {
+	uint64_t time;		/* perf clock, ns */
+	int cpu, pid, tid;
+	uint64_t ip;
+	uint64_t period;	/* event units this sample stands for (ns for cpu-clock) */
+	bool user;		/* the ip is in user space */
+	/* -g: the call chain, innermost first, ip first, without the kernel's
+	 * PERF_CONTEXT_* markers; valid during the sink call only */
+	const uint64_t *callchain;
+	size_t ncallchain;
+};
+
+/* Where the records go; non-zero from a callback stops the run with
+ * COLLECT_ERROR (the program is killed). Any callback may be NULL. */
+struct collect_sample_sink {
+	void *ctx;
+	int (*sample)(void *ctx, const struct collect_sample *s);
+	int (*mmap)(void *ctx, const struct gusdata_mmap *m);
+	int (*comm)(void *ctx, uint64_t time, int pid, int tid, const char *comm, bool exec);
+	/* "lost" (a = records lost), "throttle", "unthrottle", "fork", "exit" */
+	int (*event)(void *ctx, uint64_t time, int cpu, int pid, int tid, const char *kind, uint64_t a,
+		     uint64_t b);
+};
+
+struct collect_sample_opts {
+	/* NULL: precise "cycles" where the machine has a PMU, else "cpu-clock";
+	 * otherwise "cycles" (no fallback) or "cpu-clock" */
+	const char *event;
+	unsigned freq;		/* samples per second per CPU (default 4000 when 0) */
+	bool callchain;		/* -g: PERF_SAMPLE_CALLCHAIN */
+	bool user_only;
+	size_t data_pages;	/* ring size per CPU in pages, power of two (0: 128) */
+	/* progress: called now and then with the samples so far */
+	void (*progress)(void *ctx, uint64_t samples);
+	void *progress_ctx;
+};
+
+struct collect_sample_stats {
+	char event[64];		/* what was sampled: "cycles:pp", "cpu-clock" */
+	char fallback[256];	/* why not cycles (the open error), "" when cycles */
+	uint64_t samples, lost, throttled;
+	int ncpus;
+};
+
+/* Runs argv once, sampling it, and counting PLAN's events (all groups,
+ * multiplexed) in the same run when PLAN is not NULL: counts are added to
+ * CS. When the counters are refused (no PMU, permissions) the run goes on
+ * with sampling alone: *COUNT_STATUS says why (COLLECT_OK when counted)
+ * and COUNT_WHY has the message. The program's exit status in RES as with
+ * collect_count; COLLECT_EXEC_FAILED when it cannot be run. */
+enum collect_status collect_sample_run(char *const argv[], const struct collect_sample_opts *o,
+				       const struct collect_plan *plan, struct td_countset *cs,
+				       enum collect_status *count_status, char *count_why, size_t why_len,
+				       const struct collect_sample_sink *sink, struct collect_sample_stats *st,
+				       struct collect_result *res, char *err, size_t errlen);
 
 #endif

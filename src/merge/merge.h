@@ -65,6 +65,13 @@ struct merge_sim_info {
 	size_t body_insns;	/* instructions per iteration */
 	double threshold;
 	const char *stream;	/* a trace: where the stream came from, NULL otherwise */
+	/* optional: "file.c:12" of a simulated (runtime) address into BUF, or
+	 * false; the per-instruction table then has a source column */
+	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);
+	void *srcline_ctx;
+	/* optional: only instructions in [insn_start, insn_end) in the
+	 * per-instruction table (a loop of a longer stream); 0, 0: all */
+	uint64_t insn_start, insn_end;
 };
 
 void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
@@ -72,5 +79,24 @@ void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_c
 /* the sensitivity heat-map: one bar per resource or set */
 void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
 			  const struct merge_sim_info *info);
+
+/* ------------------------------------------- source lines (libdw) --- */
+/* The DWARF line table of an ELF file, for naming addresses file:line. */
+struct merge_srclines;
+/* NULL with ERR naming PATH when it cannot be read as ELF. A file without
+ * line information opens; merge_srclines_have_lines then says false. */
+struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t errlen);
+bool merge_srclines_have_lines(const struct merge_srclines *s);
+/* The source line of link-time address ADDR: FILE (the name as DWARF has
+ * it, valid until merge_srclines_free) and LINE; false when unknown. */
+bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line);
+void merge_srclines_free(struct merge_srclines *s);
+
+/* ------------------------------------------------------ TMA as SVG --- */
+/* The measured TMA tree as an SVG a browser opens: one box per node shown
+ * (levels as columns or rows), width or fill by its share of slots,
+ * flagged nodes (bottleneck path, out of range, multiplexed) marked as in
+ * the text output; TITLE in the heading. */
+void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *title);
 
 #endif
