@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "collect.h"
+
 /* Fork a child that waits on go[0] until the collector is attached, then
  * execvp's argv; go and ex are created here (close-on-exec), and the
  * parent keeps go[1] and ex[0] only (the others -1). Returns the pid, or -1
@@ -51,5 +53,33 @@ int collect_perf_paranoid(void);
 
 /* CLOCK_MONOTONIC in seconds, for collect_result.seconds. */
 double collect_now(void);
+
+/* The online CPUs ("0-3,5" in sysfs) in *OUT (malloc'd); their number,
+ * or -1 when they cannot be read. */
+int collect_online_cpus(int **out);
+
+/* A plan's counting groups attached to one process (count.c): inherited
+ * by its threads and children, enabled when it execs, so a held child
+ * (collect_start_held) is counted from its first instruction. Used by
+ * collect_count and by the sampler, which counts in the same run. */
+struct collect_group;
+struct perf_thread_map;
+struct collect_groups {
+	const struct collect_plan *plan;
+	struct collect_group *g;
+	int n;
+	struct perf_thread_map *threads;
+};
+
+/* Opens group ONLY_GROUP of PLAN, or every group when -1, on PID. On
+ * failure nothing stays open and ERR says which event the kernel refused
+ * and what to do (COLLECT_NO_PMU, COLLECT_NO_PERMISSION, COLLECT_BAD_EVENT). */
+enum collect_status collect_groups_open(const struct collect_plan *plan, int only_group, pid_t pid,
+					struct collect_groups *gs, char *err, size_t errlen);
+/* Adds the counts to CS (an unreadable event as uncounted); -1 when CS
+ * cannot take them or a group read makes no sense. */
+int collect_groups_read(const struct collect_groups *gs, struct td_countset *cs);
+/* Safe on a zeroed or already closed GS. */
+void collect_groups_close(struct collect_groups *gs);
 
 #endif

@@ -87,7 +87,7 @@ static enum collect_status classify_open_error(int e, const char *event, bool ke
 /* One event group: libperf for ordinary groups; the PERF_METRICS group is
  * opened with the syscall because its PERF_FORMAT_GROUP read needs the
  * leader's fd, which libperf does not expose. */
-struct session_group {
+struct collect_group {
 	struct perf_evlist *evlist;
 	int *fds;		/* PERF_METRICS group: one fd per member */
 	size_t first, n;	/* plan indices */
@@ -109,7 +109,7 @@ static void prepare_attr(struct perf_event_attr *a, bool leader, bool group_read
 		a->read_format |= PERF_FORMAT_GROUP;
 }
 
-static int open_metrics_group(struct session_group *g, const struct collect_plan *plan,
+static int open_metrics_group(struct collect_group *g, const struct collect_plan *plan,
 			      pid_t pid, int *failed)
 {
 	g->fds = malloc(g->n * sizeof(int));
@@ -144,7 +144,7 @@ static int open_metrics_group(struct session_group *g, const struct collect_plan
 	return EINVAL;
 }
 
-static int open_libperf_group(struct session_group *g, const struct collect_plan *plan,
+static int open_libperf_group(struct collect_group *g, const struct collect_plan *plan,
 			      struct perf_thread_map *threads, int *failed)
 {
 	g->evlist = perf_evlist__new();
@@ -173,7 +173,7 @@ static int open_libperf_group(struct session_group *g, const struct collect_plan
 	return 0;
 }
 
-static int read_group(const struct session_group *g, const struct collect_plan *plan,
+static int read_group(const struct collect_group *g, const struct collect_plan *plan,
 		      struct td_countset *cs)
 {
 	if (g->evlist) {
@@ -216,7 +216,7 @@ static int read_group(const struct session_group *g, const struct collect_plan *
 	return 0;
 }
 
-static void close_group(struct session_group *g)
+static void close_group(struct collect_group *g)
 {
 	if (g->evlist) {
 		perf_evlist__close(g->evlist);
@@ -230,32 +230,29 @@ static void close_group(struct session_group *g)
 	memset(g, 0, sizeof(*g));
 }
 
-enum collect_status collect_count(const struct collect_plan *plan, int only_group,
-				  char *const argv[], struct td_countset *cs,
-				  struct collect_result *res, char *err, size_t errlen)
+void collect_groups_close(struct collect_groups *gs)
 {
-	enum collect_status status = COLLECT_OK;
-	struct session_group *groups = calloc((size_t)plan->n_groups + 1, sizeof(*groups));
-	struct perf_thread_map *threads = NULL;
-	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ngroups = 0;
-	struct collect_forward fwd = { .installed = false };
-	pid_t pid = -1;
+	for (int i = 0; gs->g && i < gs->n; i++)
+		close_group(&gs->g[i]);
+	free(gs->g);
+	if (gs->threads)
+		perf_thread_map__put(gs->threads);
+	memset(gs, 0, sizeof(*gs));
+}
 
-	memset(res, 0, sizeof(*res));
+enum collect_status collect_groups_open(const struct collect_plan *plan, int only_group, pid_t pid,
+					struct collect_groups *gs, char *err, size_t errlen)
+{
+	memset(gs, 0, sizeof(*gs));
+	gs->plan = plan;
 	libperf_init(libperf_quiet);
-	if (!groups || !(threads = perf_thread_map__new_dummy())) {
+	gs->g = calloc((size_t)plan->n_groups + 1, sizeof(*gs->g));
+	if (!gs->g || !(gs->threads = perf_thread_map__new_dummy())) {
+		collect_groups_close(gs);
 		snprintf(err, errlen, "out of memory");
-		status = COLLECT_ERROR;
-		goto out;
+		return COLLECT_ERROR;
 	}
-	/* held until the counters are attached, so that none of it runs uncounted */
-	pid = collect_start_held(argv, go, ex);
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-		status = COLLECT_ERROR;
-		goto out;
-	}
-	perf_thread_map__set_pid(threads, 0, pid);
+	perf_thread_map__set_pid(gs->threads, 0, pid);
 
 	for (size_t i = 0; i < plan->n;) {
 		int gi = plan->ev[i].group;
@@ -266,19 +263,53 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 			i = j;
 			continue;
 		}
-		struct session_group *g = &groups[ngroups++];
+		struct collect_group *g = &gs->g[gs->n++];
 		g->first = i;
 		g->n = j - i;
 		int failed = (int)i;
 		int e = plan->ev[i].metrics_leader ? open_metrics_group(g, plan, pid, &failed)
-						   : open_libperf_group(g, plan, threads, &failed);
+						   : open_libperf_group(g, plan, gs->threads, &failed);
 		if (e) {
-			status = classify_open_error(e, plan->ev[failed].name,
-						     !plan->ev[failed].attr.exclude_kernel, err, errlen);
-			goto out;
+			enum collect_status st = classify_open_error(e, plan->ev[failed].name,
+								     !plan->ev[failed].attr.exclude_kernel,
+								     err, errlen);
+			collect_groups_close(gs);
+			return st;
 		}
 		i = j;
 	}
+	return COLLECT_OK;
+}
+
+int collect_groups_read(const struct collect_groups *gs, struct td_countset *cs)
+{
+	for (int i = 0; i < gs->n; i++)
+		if (read_group(&gs->g[i], gs->plan, cs))
+			return -1;
+	return 0;
+}
+
+enum collect_status collect_count(const struct collect_plan *plan, int only_group,
+				  char *const argv[], struct td_countset *cs,
+				  struct collect_result *res, char *err, size_t errlen)
+{
+	enum collect_status status = COLLECT_OK;
+	struct collect_groups groups = { .plan = NULL };
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	struct collect_forward fwd = { .installed = false };
+	pid_t pid = -1;
+
+	memset(res, 0, sizeof(*res));
+	/* held until the counters are attached, so that none of it runs uncounted */
+	pid = collect_start_held(argv, go, ex);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	status = collect_groups_open(plan, only_group, pid, &groups, err, errlen);
+	if (status != COLLECT_OK)
+		goto out;
 
 	collect_forward_install(&fwd, pid);
 
@@ -306,22 +337,62 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 		status = COLLECT_EXEC_FAILED;
 		goto out;
 	}
-	for (int i = 0; i < ngroups; i++)
-		if (read_group(&groups[i], plan, cs)) {
-			snprintf(err, errlen, "reading the counters failed");
-			status = COLLECT_ERROR;
-			goto out;
-		}
+	if (collect_groups_read(&groups, cs)) {
+		snprintf(err, errlen, "reading the counters failed");
+		status = COLLECT_ERROR;
+		goto out;
+	}
 out:
 	/* never started (counters refused): do not let it run uncounted */
 	collect_kill_reap(pid);
 	collect_forward_restore(&fwd);
 	collect_close_pipe(go);
 	collect_close_pipe(ex);
-	for (int i = 0; i < ngroups; i++)
-		close_group(&groups[i]);
-	free(groups);
-	if (threads)
-		perf_thread_map__put(threads);
+	collect_groups_close(&groups);
 	return status;
+}
+
+/* "0-3,5,7-8"; a missing file (no sysfs) falls back to 0..N-1 */
+int collect_online_cpus(int **out)
+{
+	char buf[4096];
+	int *v = NULL, n = 0;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	bool ok = f && fgets(buf, sizeof(buf), f);
+	if (f)
+		fclose(f);
+	*out = NULL;
+	if (!ok) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		if (c < 1 || c > 65536 || !(v = malloc((size_t)c * sizeof(int))))
+			return -1;
+		for (n = 0; n < c; n++)
+			v[n] = n;
+		*out = v;
+		return n;
+	}
+	for (char *p = buf; *p && *p != '\n';) {
+		char *e;
+		long a = strtol(p, &e, 10), b = a;
+		if (e == p || a < 0)
+			break;
+		if (*e == '-')
+			b = strtol(e + 1, &e, 10);
+		for (long c = a; c <= b && c < 65536; c++) {
+			int *nv = realloc(v, (size_t)(n + 1) * sizeof(int));
+			if (!nv) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+			v[n++] = (int)c;
+		}
+		p = *e == ',' ? e + 1 : e;
+	}
+	if (!n) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	return n;
 }

@@ -66,8 +66,27 @@ struct ptring_record {
 			uint32_t pid, ppid, tid, ptid;
 			uint64_t time;
 		} task;
+		struct {	/* SAMPLE: the fields the reader's sample_type has, others 0 */
+			uint64_t id, ip, time, addr, stream_id, period;
+			uint32_t pid, tid, cpu;
+			/* PERF_SAMPLE_CALLCHAIN: nr u64 entries (ptring_callchain_at),
+			 * the kernel's PERF_CONTEXT_* markers among them */
+			uint64_t nr;
+			const uint8_t *callchain;
+		} sample;
+		struct {	/* THROTTLE, UNTHROTTLE; zero in a record too short to carry them */
+			uint64_t time, id, stream_id;
+		} throttle;
 	} u;
 };
+
+/* The sample fields ptring parses (in the kernel's order); a SAMPLE record
+ * of a sample_type with other bits is read up to its callchain, except
+ * that PERF_SAMPLE_READ, whose size hangs on read_format, makes it corrupt. */
+#define PTRING_SAMPLE_PARSED                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |            \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* A data ring as mapped: BASE of SIZE bytes (a power of two), records
  * from TAIL up to HEAD (free-running counters as in perf_event_mmap_page).
@@ -86,6 +105,8 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
  * (bad size, record past HEAD, body shorter than its type's layout); the
  * reader then stays at the bad record. */
 int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, size_t errlen);
+/* entry I (< u.sample.nr) of a SAMPLE record's callchain */
+uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i);
 /* bytes of the sample_id trailer for SAMPLE_TYPE */
 size_t ptring_sample_id_size(uint64_t sample_type);
 const char *ptring_type_name(uint32_t type);

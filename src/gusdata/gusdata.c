@@ -19,6 +19,8 @@ struct gusdata {
 	bool in_tx;
 	bool created;		/* by this process: fold the WAL back in at close */
 	char *meta_value;	/* gusdata_meta's last answer */
+	int version;		/* schema version of the file */
+	sqlite3_stmt *add_sample;	/* kept: thousands of samples per second */
 };
 
 static const char gusdata_schema[] =
@@ -35,6 +37,23 @@ static const char gusdata_schema[] =
 	"CREATE TABLE pt_chunks (id INTEGER PRIMARY KEY, cpu INTEGER NOT NULL, tid INTEGER NOT NULL,"
 	" aux_offset INTEGER NOT NULL, time INTEGER, flags INTEGER NOT NULL, data BLOB NOT NULL);"
 	"CREATE INDEX pt_chunks_buffer ON pt_chunks (cpu, tid, id);";
+
+/* schema 2: what gus record adds beyond PT (also the upgrade of a file of
+ * schema 1 opened for writing) */
+static const char gusdata_schema2[] =
+	"CREATE TABLE IF NOT EXISTS sample_mmaps (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER,"
+	" tid INTEGER, start INTEGER NOT NULL, len INTEGER NOT NULL, pgoff INTEGER NOT NULL, prot INTEGER,"
+	" flags INTEGER, filename TEXT NOT NULL, build_id TEXT);"
+	"CREATE TABLE IF NOT EXISTS samples (id INTEGER PRIMARY KEY, time INTEGER, cpu INTEGER, pid INTEGER,"
+	" tid INTEGER, ip INTEGER NOT NULL, period INTEGER, user INTEGER, callchain BLOB);"
+	"CREATE TABLE IF NOT EXISTS counts (id INTEGER PRIMARY KEY, event TEXT NOT NULL, value REAL,"
+	" enabled REAL, running REAL, uncounted TEXT);"
+	"CREATE TABLE IF NOT EXISTS regions (id INTEGER PRIMARY KEY, rank INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" name TEXT NOT NULL, file TEXT NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, head INTEGER,"
+	" parent INTEGER, samples INTEGER NOT NULL, share REAL NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS trace_chunks (id INTEGER PRIMARY KEY, records INTEGER NOT NULL,"
+	" data BLOB NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, time INTEGER, data BLOB NOT NULL);";
 
 static void gusdata_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -104,7 +123,7 @@ int gusdata_create(const char *path, struct gusdata **out, char *err, size_t err
 		 " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
 		 GUSDATA_APPLICATION_ID, GUSDATA_SCHEMA_VERSION);
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
-	    gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", path, sqlite3_errmsg(d->db));
 		gusdata_close(d);
 		unlink(path);
@@ -112,6 +131,7 @@ int gusdata_create(const char *path, struct gusdata **out, char *err, size_t err
 	}
 	sqlite3_busy_timeout(d->db, 5000);
 	d->created = true;
+	d->version = GUSDATA_SCHEMA_VERSION;
 	gusdata_set_meta_u64(d, "schema_version", GUSDATA_SCHEMA_VERSION);
 	*out = d;
 	return 0;
@@ -177,8 +197,11 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		return -1;
 	}
 	/* every table this version reads must be there */
-	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks" };
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks",
+					      "sample_mmaps", "samples", "counts", "regions", "trace_chunks",
+					      "results" };
+	size_t ntables = version >= 2 ? sizeof(tables) / sizeof(tables[0]) : 6;
+	for (size_t i = 0; i < ntables; i++) {
 		sqlite3_stmt *st;
 		int found = 0;
 		if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
@@ -193,14 +216,34 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 			return -1;
 		}
 	}
+	d->version = version;
+	if (version < GUSDATA_SCHEMA_VERSION && writable) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;", GUSDATA_SCHEMA_VERSION);
+		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, sql) ||
+		    gusdata_exec(d, "COMMIT")) {
+			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
+					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
+			gusdata_close(d);
+			return -1;
+		}
+		d->version = GUSDATA_SCHEMA_VERSION;
+	}
 	*out = d;
 	return 0;
+}
+
+int gusdata_schema_version(const struct gusdata *d)
+{
+	return d->version;
 }
 
 void gusdata_close(struct gusdata *d)
 {
 	if (!d)
 		return;
+	if (d->add_sample)
+		sqlite3_finalize(d->add_sample);
 	if (d->in_tx)
 		gusdata_commit(d);
 	/* a finished recording is one self-contained file users can copy */
@@ -322,10 +365,12 @@ bool gusdata_meta_u64(struct gusdata *d, const char *key, uint64_t *value)
 	return true;
 }
 
-int gusdata_add_mmap(struct gusdata *d, const struct gusdata_mmap *m)
+static int add_mmap_to(struct gusdata *d, const char *table, const struct gusdata_mmap *m)
 {
-	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO mmaps (time, pid, tid, start, len, pgoff, prot,"
-					   " flags, filename, build_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
+	char sql[256];
+	snprintf(sql, sizeof(sql), "INSERT INTO %s (time, pid, tid, start, len, pgoff, prot,"
+		 " flags, filename, build_id) VALUES (?,?,?,?,?,?,?,?,?,?)", table);
+	sqlite3_stmt *st = gusdata_prepare(d, sql);
 	if (!st)
 		return -1;
 	gusdata_bind_u64(st, 1, m->time);
@@ -344,10 +389,23 @@ int gusdata_add_mmap(struct gusdata *d, const struct gusdata_mmap *m)
 	return gusdata_step_done(st);
 }
 
-int gusdata_foreach_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_mmap *m), void *ctx)
+int gusdata_add_mmap(struct gusdata *d, const struct gusdata_mmap *m)
 {
-	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, pid, tid, start, len, pgoff, prot, flags,"
-					   " filename, build_id FROM mmaps ORDER BY time, id");
+	return add_mmap_to(d, "mmaps", m);
+}
+
+int gusdata_add_sample_mmap(struct gusdata *d, const struct gusdata_mmap *m)
+{
+	return add_mmap_to(d, "sample_mmaps", m);
+}
+
+static int foreach_mmap_of(struct gusdata *d, const char *table,
+			   int (*fn)(void *ctx, const struct gusdata_mmap *m), void *ctx)
+{
+	char sql[256];
+	snprintf(sql, sizeof(sql), "SELECT time, pid, tid, start, len, pgoff, prot, flags,"
+		 " filename, build_id FROM %s ORDER BY time, id", table);
+	sqlite3_stmt *st = gusdata_prepare(d, sql);
 	if (!st)
 		return -1;
 	int rc = 0, step;
@@ -374,6 +432,17 @@ int gusdata_foreach_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gu
 		rc = -1;
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int gusdata_foreach_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_mmap *m), void *ctx)
+{
+	return foreach_mmap_of(d, "mmaps", fn, ctx);
+}
+
+int gusdata_foreach_sample_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_mmap *m),
+				void *ctx)
+{
+	return d->version < 2 ? 0 : foreach_mmap_of(d, "sample_mmaps", fn, ctx);
 }
 
 int gusdata_add_comm(struct gusdata *d, uint64_t time, int pid, int tid, const char *comm, bool exec)
@@ -533,4 +602,338 @@ int gusdata_foreach_chunk(struct gusdata *d, int cpu, int tid,
 		rc = -1;
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ------------------------------------------------------------ samples --- */
+int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s)
+{
+	if (!d->add_sample &&
+	    !(d->add_sample = gusdata_prepare(d, "INSERT INTO samples (time, cpu, pid, tid, ip, period, user,"
+					      " callchain) VALUES (?,?,?,?,?,?,?,?)")))
+		return -1;
+	sqlite3_stmt *st = d->add_sample;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	gusdata_bind_u64(st, 1, s->time);
+	sqlite3_bind_int(st, 2, s->cpu);
+	sqlite3_bind_int(st, 3, s->pid);
+	sqlite3_bind_int(st, 4, s->tid);
+	gusdata_bind_u64(st, 5, s->ip);
+	gusdata_bind_u64(st, 6, s->period);
+	sqlite3_bind_int(st, 7, s->user);
+	/* host-order u64s: a recording is read on the machine kind that made it */
+	if (s->ncallchain)
+		sqlite3_bind_blob64(st, 8, s->callchain, s->ncallchain * sizeof(uint64_t), SQLITE_STATIC);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx)
+{
+	if (d->version < 2)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, ip, period, user, callchain"
+					   " FROM samples ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	uint64_t *chain = NULL;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_sample s = {
+			.time = gusdata_column_u64(st, 0),
+			.cpu = sqlite3_column_int(st, 1),
+			.pid = sqlite3_column_int(st, 2),
+			.tid = sqlite3_column_int(st, 3),
+			.ip = gusdata_column_u64(st, 4),
+			.period = gusdata_column_u64(st, 5),
+			.user = sqlite3_column_int(st, 6) != 0,
+		};
+		const void *blob = sqlite3_column_blob(st, 7);
+		size_t bytes = (size_t)sqlite3_column_bytes(st, 7);
+		if (blob && bytes >= sizeof(uint64_t)) {
+			/* the blob may be unaligned */
+			free(chain);
+			chain = malloc(bytes);
+			if (!chain) {
+				rc = -1;
+				break;
+			}
+			memcpy(chain, blob, bytes);
+			s.callchain = chain;
+			s.ncallchain = bytes / sizeof(uint64_t);
+		}
+		rc = fn(ctx, &s);
+		if (rc)
+			break;
+	}
+	free(chain);
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static uint64_t count_rows(struct gusdata *d, const char *sql)
+{
+	uint64_t n = 0;
+	if (d->version < 2)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, sql);
+	if (!st)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = gusdata_column_u64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+uint64_t gusdata_sample_count(struct gusdata *d)
+{
+	return count_rows(d, "SELECT count(*) FROM samples");
+}
+
+/* ------------------------------------------------------------- counts --- */
+int gusdata_add_count(struct gusdata *d, const struct gusdata_count *c)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO counts (event, value, enabled, running, uncounted)"
+					   " VALUES (?,?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, c->event, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, c->value);
+	sqlite3_bind_double(st, 3, c->enabled);
+	sqlite3_bind_double(st, 4, c->running);
+	if (c->uncounted)
+		sqlite3_bind_text(st, 5, c->uncounted, -1, SQLITE_STATIC);
+	return gusdata_step_done(st);
+}
+
+int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_count *c), void *ctx)
+{
+	if (d->version < 2)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT event, value, enabled, running, uncounted FROM counts"
+					   " ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_count c = {
+			.event = gusdata_column_text(st, 0),
+			.value = sqlite3_column_double(st, 1),
+			.enabled = sqlite3_column_double(st, 2),
+			.running = sqlite3_column_double(st, 3),
+			.uncounted = gusdata_column_text(st, 4),
+		};
+		if (!c.event)
+			continue;
+		rc = fn(ctx, &c);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ------------------------------------------------------------ regions --- */
+int gusdata_add_region(struct gusdata *d, struct gusdata_region *r)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO regions (rank, kind, name, file, start, end, head,"
+					   " parent, samples, share) VALUES (?,?,?,?,?,?,?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, r->rank);
+	sqlite3_bind_text(st, 2, r->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, r->file, -1, SQLITE_STATIC);
+	gusdata_bind_u64(st, 5, r->start);
+	gusdata_bind_u64(st, 6, r->end);
+	gusdata_bind_u64(st, 7, r->head);
+	sqlite3_bind_int64(st, 8, r->parent);
+	gusdata_bind_u64(st, 9, r->samples);
+	sqlite3_bind_double(st, 10, r->share);
+	if (gusdata_step_done(st))
+		return -1;
+	r->id = sqlite3_last_insert_rowid(d->db);
+	return 0;
+}
+
+int gusdata_foreach_region(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_region *r), void *ctx)
+{
+	if (d->version < 2)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT id, rank, kind, name, file, start, end, head, parent,"
+					   " samples, share FROM regions ORDER BY rank, id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_region r = {
+			.id = sqlite3_column_int64(st, 0),
+			.rank = sqlite3_column_int(st, 1),
+			.kind = gusdata_column_text(st, 2),
+			.name = gusdata_column_text(st, 3),
+			.file = gusdata_column_text(st, 4),
+			.start = gusdata_column_u64(st, 5),
+			.end = gusdata_column_u64(st, 6),
+			.head = gusdata_column_u64(st, 7),
+			.parent = sqlite3_column_int64(st, 8),
+			.samples = gusdata_column_u64(st, 9),
+			.share = sqlite3_column_double(st, 10),
+		};
+		if (!r.kind || !r.name || !r.file)
+			continue;
+		rc = fn(ctx, &r);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* -------------------------------------------------------------- trace --- */
+#define TRACE_CHUNK_RECORDS 65536
+
+struct gusdata_trace_writer {
+	struct gusdata *d;
+	struct stream_insn *buf;
+	size_t n;
+	bool failed;
+};
+
+struct gusdata_trace_writer *gusdata_trace_writer_new(struct gusdata *d)
+{
+	struct gusdata_trace_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->d = d;
+	w->buf = malloc(TRACE_CHUNK_RECORDS * sizeof(*w->buf));
+	if (!w->buf) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static int trace_flush(struct gusdata_trace_writer *w)
+{
+	if (!w->n || w->failed)
+		return w->failed ? -1 : 0;
+	uint8_t *p;
+	size_t len;
+	if (gusdata_trace_encode(w->buf, w->n, &p, &len)) {
+		w->failed = true;
+		return -1;
+	}
+	sqlite3_stmt *st = gusdata_prepare(w->d, "INSERT INTO trace_chunks (records, data) VALUES (?, ?)");
+	int rc = -1;
+	if (st) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)w->n);
+		sqlite3_bind_blob64(st, 2, p, len, SQLITE_STATIC);
+		rc = gusdata_step_done(st);
+	}
+	free(p);
+	w->n = 0;
+	if (rc)
+		w->failed = true;
+	return rc;
+}
+
+int gusdata_trace_write(struct gusdata_trace_writer *w, const struct stream_insn *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		w->buf[w->n++] = v[i];
+		if (w->n == TRACE_CHUNK_RECORDS && trace_flush(w))
+			return -1;
+	}
+	return w->failed ? -1 : 0;
+}
+
+int gusdata_trace_writer_close(struct gusdata_trace_writer *w)
+{
+	if (!w)
+		return 0;
+	int rc = trace_flush(w);
+	free(w->buf);
+	free(w);
+	return rc;
+}
+
+uint64_t gusdata_trace_records(struct gusdata *d)
+{
+	return count_rows(d, "SELECT total(records) FROM trace_chunks");
+}
+
+int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err, size_t errlen)
+{
+	if (d->version < 2)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT id, records, data FROM trace_chunks ORDER BY id");
+	if (!st) {
+		gusdata_set_err(err, errlen, "%s: %s", d->path, sqlite3_errmsg(d->db));
+		return -1;
+	}
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		sqlite3_int64 records = sqlite3_column_int64(st, 1);
+		const uint8_t *p = sqlite3_column_blob(st, 2);
+		size_t len = (size_t)sqlite3_column_bytes(st, 2);
+		if (records < 0 || records > TRACE_CHUNK_RECORDS) {
+			gusdata_set_err(err, errlen, "%s: trace chunk %lld: %lld records is not a chunk's size",
+					d->path, (long long)id, (long long)records);
+			rc = -1;
+			break;
+		}
+		rc = gusdata_trace_decode(p, len, (uint64_t)records, sink, ctx);
+		if (rc == -1)
+			gusdata_set_err(err, errlen, "%s: trace chunk %lld is damaged", d->path, (long long)id);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE) {
+		gusdata_set_err(err, errlen, "%s: reading the trace: %s", d->path, sqlite3_errmsg(d->db));
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ------------------------------------------------------------ results --- */
+int gusdata_put_result(struct gusdata *d, const char *key, const void *data, size_t n)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT OR REPLACE INTO results (key, time, data)"
+					   " VALUES (?, strftime('%s','now'), ?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_blob64(st, 2, data ? data : "", n, SQLITE_STATIC);
+	return gusdata_step_done(st);
+}
+
+void *gusdata_get_result(struct gusdata *d, const char *key, size_t *n)
+{
+	*n = 0;
+	if (d->version < 2)
+		return NULL;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT data FROM results WHERE key = ?");
+	void *copy = NULL;
+	if (!st)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		copy = malloc(len ? len : 1);
+		if (copy) {
+			if (len)
+				memcpy(copy, blob, len);
+			*n = len;
+		}
+	}
+	sqlite3_finalize(st);
+	return copy;
 }

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GUSDATA_SCHEMA_VERSION 1
+#include "stream.h"
+
+#define GUSDATA_SCHEMA_VERSION 2
 /* SQLite application_id of a gus.data file ("GUSD") */
 #define GUSDATA_APPLICATION_ID 0x47555344
 
@@ -94,6 +96,80 @@ int gusdata_chunk_buffers(struct gusdata *d, int **cpu, int **tid, size_t *n);
  * during the call only */
 int gusdata_foreach_chunk(struct gusdata *d, int cpu, int tid,
 			  int (*fn)(void *ctx, const struct gusdata_chunk *c), void *ctx);
+
+/* ---------------------------------------------- schema 2: gus record --- */
+/* Files of schema 1 (gus record with PT only) open; opened for writing
+ * they are upgraded, opened read-only they read as having no samples,
+ * counts, regions, trace or results. */
+int gusdata_schema_version(const struct gusdata *d);
+
+/* The mappings of the sampling run (a run of its own, so its addresses
+ * differ from the PT run's in mmaps). */
+int gusdata_add_sample_mmap(struct gusdata *d, const struct gusdata_mmap *m);
+int gusdata_foreach_sample_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_mmap *m),
+				void *ctx);
+
+struct gusdata_sample {
+	uint64_t time;
+	int cpu, pid, tid;
+	uint64_t ip, period;
+	bool user;
+	const uint64_t *callchain;	/* innermost first, NULL without -g */
+	size_t ncallchain;
+};
+int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s);
+/* in recording order; CALLCHAIN valid during the call */
+int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
+uint64_t gusdata_sample_count(struct gusdata *d);
+
+/* The count set: one row per event as td_countset holds it. */
+struct gusdata_count {
+	const char *event;
+	double value, enabled, running;
+	const char *uncounted;	/* why it was not counted, NULL when counted */
+};
+int gusdata_add_count(struct gusdata *d, const struct gusdata_count *c);
+int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_count *c), void *ctx);
+
+/* A hot region: a function, or a loop inside one, in FILE's link-time
+ * addresses [start, end); HEAD counts the loop's iterations. */
+struct gusdata_region {
+	int64_t id;		/* set by gusdata_add_region */
+	int rank;		/* 1 = most samples */
+	const char *kind;	/* "function" or "loop" */
+	const char *name;	/* "sum_array", "sum_array loop 0x1180-0x11a4" */
+	const char *file;
+	uint64_t start, end, head;
+	int64_t parent;		/* a loop's function region, 0 for none */
+	uint64_t samples;
+	double share;		/* of all samples */
+};
+int gusdata_add_region(struct gusdata *d, struct gusdata_region *r);
+/* by rank */
+int gusdata_foreach_region(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_region *r), void *ctx);
+
+/* The instruction stream of the hot regions from the QEMU tracer, in
+ * chunks of encoded records (streamcodec.c); runtime addresses. */
+struct gusdata_trace_writer;
+struct gusdata_trace_writer *gusdata_trace_writer_new(struct gusdata *d);
+/* buffers and writes a chunk every 65536 records; -1 on a write error */
+int gusdata_trace_write(struct gusdata_trace_writer *w, const struct stream_insn *v, size_t n);
+/* writes what is buffered and frees W; -1 on a write error (W freed) */
+int gusdata_trace_writer_close(struct gusdata_trace_writer *w);
+uint64_t gusdata_trace_records(struct gusdata *d);
+/* SINK gets every stored record in order, in batches; a damaged chunk
+ * stops with -1 and ERR naming it; SINK's non-zero return is returned */
+int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err, size_t errlen);
+
+/* The codec itself (for tests): N records into a malloc'ed buffer; and back
+ * through SINK. The decoder checks every length against the buffer. */
+int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, size_t *outlen);
+int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_sink sink, void *ctx);
+
+/* Cached results of gus report, by key (e.g. "sim/3/spr/v1"). */
+int gusdata_put_result(struct gusdata *d, const char *key, const void *data, size_t n);
+/* a malloc'ed copy, or NULL when absent */
+void *gusdata_get_result(struct gusdata *d, const char *key, size_t *n);
 
 /* the last SQLite error text */
 const char *gusdata_errmsg(struct gusdata *d);

@@ -5,6 +5,7 @@
 #define GUS_MERGE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sim.h"
@@ -98,5 +99,52 @@ void merge_srclines_free(struct merge_srclines *s);
  * flagged nodes (bottleneck path, out of range, multiplexed) marked as in
  * the text output; TITLE in the heading. */
 void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *title);
+
+/* -------------------------------------------- cached simulations --- */
+/* A region's simulation as bytes for gus.data's results table, and back.
+ * The code is kept as addresses and bytes and decoded again with the same
+ * machine model, so instruction indices match; STREAM (may be NULL) is the
+ * description of where the stream came from. A blob of another format
+ * version, of another machine model, or damaged is refused with ERR. */
+int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		   const char *stream, uint8_t **out, size_t *n);
+/* *CODE is new (sim_code_free), *A as sim_analyze fills it
+ * (sim_analysis_free), *STREAM malloc'ed or NULL. */
+int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, struct sim_code **code,
+		     struct sim_analysis *a, char **stream, char *err, size_t errlen);
+
+/* ------------------------------------------------------- verdicts --- */
+/* Counters against the model for one region: the measured TMA tree's
+ * dominant node against the model's top resource. */
+enum merge_agreement {
+	MERGE_AGREE,		/* the resource is under the dominant node */
+	MERGE_REFINES,		/* the model names what counters cannot separate
+				 * (Backend Bound <-> dependency latency) */
+	MERGE_DISAGREE,
+	MERGE_NO_MEASURE,	/* no measured tree: the model alone */
+	MERGE_NO_MODEL,		/* no simulation: the counters alone */
+	MERGE_NO_DATA,		/* neither */
+};
+
+struct merge_verdict {
+	enum merge_agreement kind;
+	/* the measured dominant path, e.g. "Backend_Bound > Core_Bound >
+	 * Ports_Utilization", and the deepest node's share of slots */
+	char measured[192];
+	double measured_value;
+	/* the model's top resource (or set) and its speedups */
+	char resource[64];
+	bool bottleneck;	/* at or above the analysis threshold */
+	double speedup_top;	/* at the top weight, fraction (0.12 = 12 %) */
+	double gain_upper;	/* with the resource unlimited, fraction */
+	/* the one-line verdict a user reads */
+	char text[512];
+};
+
+/* TREE may be NULL (WHY_NO_MEASURE says why), A may be NULL (WHY_NO_MODEL
+ * says why). */
+void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const struct sim_machine *m,
+		   const struct sim_analysis *a, const char *why_no_model, struct merge_verdict *v);
+const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines", ... */
 
 #endif

@@ -6,9 +6,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "topdown.h"
+
 typedef struct Elf Elf;
 /* an x86-64 ELF file that is not a relocatable object; ERR names PATH */
 Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen);
+
+/* "% slots", "% clocks", ...: what a node's percentage is a share of */
+const char *mg_unit_label(enum td_unit u);
 
 void json_string(FILE *out, const char *s);
 void json_number(FILE *out, double v);	/* null for NaN and infinities */

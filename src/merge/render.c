@@ -16,7 +16,7 @@ static const char *status_name(enum td_status s)
 	}
 }
 
-static const char *unit_label(enum td_unit u)
+const char *mg_unit_label(enum td_unit u)
 {
 	switch (u) {
 	case TD_UNIT_SLOTS: return "% slots";
@@ -121,7 +121,7 @@ static void text_node(FILE *out, const struct td_tree *tree, int i)
 			   : r->bottleneck ? (r->candidate ? "<== candidate" : "<==")
 			   : "";
 	fprintf(out, "  %-34s %7.1f %-13s %-10s %-13s%s%s\n", name, r->value * 100,
-		unit_label(nd->unit), mux, mark, r->note[0] ? " " : "", r->note);
+		mg_unit_label(nd->unit), mux, mark, r->note[0] ? " " : "", r->note);
 }
 
 static void text_children(FILE *out, const struct td_tree *tree, int parent)

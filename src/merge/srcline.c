@@ -1,3 +1,224 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* placeholder: being written */
-typedef int gus_placeholder_srcline;
+/* Source lines of link-time addresses from the DWARF line tables (libdw).
+ * Every CU's rows go into one table sorted by address at open: reports
+ * look up every instruction of a loop, and a binary search over one array
+ * is cheaper than finding the CU of each address again. */
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "merge.h"
+#include "mg_internal.h"
+
+struct sl_row {
+	uint64_t addr;
+	const char *file;	/* owned by libdw: lives as long as dw */
+	int line;
+	bool end;		/* end of a sequence: the address after its last row */
+	size_t order;		/* position in the line tables, to keep ties stable */
+};
+
+struct merge_srclines {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;		/* NULL without DWARF */
+	struct sl_row *rows;
+	size_t n, cap;
+	bool have_lines;
+};
+
+/* [start, end) of a section holding code */
+struct sl_range {
+	uint64_t start, end;
+};
+
+/* At one address the end of a sequence comes first, so that a sequence
+ * starting where another ends wins; otherwise the later row wins, as the
+ * line program says (gcc's location views put several rows at one
+ * address, and the last one describes the instruction there). */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct sl_row *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static size_t code_ranges(Elf *e, struct sl_range **out)
+{
+	size_t n = 0, cap = 0;
+	struct sl_range *r = NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !sh.sh_size)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 8;
+			struct sl_range *nr = realloc(r, nc * sizeof(*nr));
+			if (!nr)
+				break;
+			r = nr;
+			cap = nc;
+		}
+		r[n].start = sh.sh_addr;
+		r[n].end = sh.sh_addr + sh.sh_size;
+		n++;
+	}
+	*out = r;
+	return n;
+}
+
+/* Linkers leave the rows of discarded functions (COMDAT duplicates,
+ * --gc-sections) at address 0 or a tombstone: they would shadow real
+ * code, so only rows inside code sections are kept. An end row sits just
+ * past its last instruction, possibly at the very end of a section. */
+static bool in_code(const struct sl_range *r, size_t nr, uint64_t addr, bool end)
+{
+	if (!nr)
+		return true;	/* no section headers: nothing to judge by */
+	for (size_t i = 0; i < nr; i++)
+		if (end ? addr > r[i].start && addr <= r[i].end : addr >= r[i].start && addr < r[i].end)
+			return true;
+	return false;
+}
+
+static int push_row(struct merge_srclines *s, const struct sl_row *row)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 1024;
+		struct sl_row *nr = realloc(s->rows, nc * sizeof(*nr));
+		if (!nr)
+			return -1;
+		s->rows = nr;
+		s->cap = nc;
+	}
+	s->rows[s->n++] = *row;
+	return 0;
+}
+
+/* Rows of every unit with a line table. Units whose table cannot be read
+ * are skipped rather than failing the file: a report with some lines is
+ * better than none. */
+static int collect_rows(struct merge_srclines *s)
+{
+	struct sl_range *ranges;
+	size_t nranges = code_ranges(s->elf, &ranges);
+	size_t order = 0;
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie;
+	int rc = 0;
+	while (dwarf_get_units(s->dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		cu = next;
+		/* type units describe types only, no code; a unit of an
+		 * unknown version comes with its DIE cleared */
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type || !cudie.cu)
+			continue;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
+			continue;
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			Dwarf_Addr addr;
+			struct sl_row row = { .order = order++ };
+			if (!l || dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &row.line) ||
+			    dwarf_lineendsequence(l, &row.end))
+				continue;
+			row.addr = addr;
+			if (!in_code(ranges, nranges, row.addr, row.end))
+				continue;
+			row.file = row.end ? NULL : dwarf_linesrc(l, NULL, NULL);
+			if (!row.end && !row.file)
+				continue;
+			if (push_row(s, &row)) {
+				rc = -1;
+				goto out;
+			}
+			if (!row.end)
+				s->have_lines = true;
+		}
+	}
+out:
+	free(ranges);
+	if (s->n)
+		qsort(s->rows, s->n, sizeof(*s->rows), row_cmp);
+	return rc;
+}
+
+struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t errlen)
+{
+	struct merge_srclines *s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	s->elf = mg_open_elf(path, &s->fd, err, errlen);
+	if (!s->elf) {
+		free(s);
+		return NULL;
+	}
+	/* no DWARF (stripped, or built without -g) is not an error: the
+	 * caller prints addresses without lines */
+	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
+	if (s->dw && collect_rows(s)) {
+		snprintf(err, errlen, "%s: out of memory reading the line tables", path);
+		merge_srclines_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+bool merge_srclines_have_lines(const struct merge_srclines *s)
+{
+	return s && s->have_lines;
+}
+
+bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line)
+{
+	if (!s || !s->n || addr < s->rows[0].addr)
+		return false;
+	/* the last row at or below addr */
+	size_t lo = 0, hi = s->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->rows[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct sl_row *r = &s->rows[lo];
+	/* past the end of a sequence: a gap between functions; line 0 is
+	 * DWARF's "no source line" (code the compiler made up) */
+	if (r->end || r->line <= 0)
+		return false;
+	if (file)
+		*file = r->file;
+	if (line)
+		*line = r->line;
+	return true;
+}
+
+void merge_srclines_free(struct merge_srclines *s)
+{
+	if (!s)
+		return;
+	free(s->rows);
+	if (s->dw)
+		dwarf_end(s->dw);
+	if (s->elf)
+		elf_end(s->elf);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
