@@ -25,6 +25,16 @@ int cmd_stat(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+struct collect_pmu_info;
+struct td_table;
+/* The TMA table named ARCH, or the CPU's (libpfm4's PMU); NULL with the
+ * message printed. HAVE_PMU: libpfm4 recognised the CPU (PMU filled). */
+struct td_table *gus_pick_tma_table(const char *arch, struct collect_pmu_info *pmu, bool *have_pmu);
+/* The machine model for this CPU ("spr" for Golden Cove servers, else
+ * "skx"), from /proc/cpuinfo. */
+const char *gus_host_machine(void);
 
 /* Output goes to FILE.tmp first and is renamed at the end, so a failed run
  * never leaves a complete-looking result behind. */

@@ -25,7 +25,8 @@ struct command {
 static const struct command commands[] = {
 	{ "stat", cmd_stat, "count a program and print its Top-Down (TMA) tree, levels 1-3" },
 	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
-	{ "record", cmd_record, "run a program and record its instruction stream (Intel PT) into gus.data" },
+	{ "record", cmd_record, "run a program: counters, samples, hot regions and their instruction stream into gus.data" },
+	{ "report", cmd_report, "measured Top-Down next to simulated speedups, per hot region of a recording" },
 	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },
 	{ "help", NULL, "show the manual page of a command (help data: the gus.data format)" },
 };
@@ -115,6 +116,25 @@ const char *gus_data_dir(const char *sub)
 const char *gus_tma_dir(void)
 {
 	return gus_data_dir("tma");
+}
+
+const char *gus_host_machine(void)
+{
+	/* family 6 models of Golden Cove server cores: Sapphire Rapids (143),
+	 * Emerald Rapids (207) */
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int family = 0, model = 0;
+	char line[256];
+	if (f) {
+		while (fgets(line, sizeof line, f) && (!family || !model)) {
+			if (!strncmp(line, "cpu family", 10))
+				family = atoi(strchr(line, ':') ? strchr(line, ':') + 1 : "0");
+			else if (!strncmp(line, "model\t", 6))
+				model = atoi(strchr(line, ':') ? strchr(line, ':') + 1 : "0");
+		}
+		fclose(f);
+	}
+	return family == 6 && (model == 143 || model == 207) ? "spr" : "skx";
 }
 
 static int usage(FILE *out)

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gus record: runs a program and records its execution into gus.data.
- * This version records the instruction stream with Intel PT (sideband,
- * AUX data, the vDSO, build-ids); where the machine has no PT it says so
- * with its own exit status and names the QEMU tracer. */
+/* gus record: runs a program and records into gus.data what gus report
+ * needs: the TMA count set and samples (one run), the hot regions the
+ * samples show (functions and their loops), and the instruction stream of
+ * those regions (a second run: Intel PT where the machine has it, else the
+ * QEMU tracer). Everything is committed as it comes, so an interrupted
+ * recording is still a readable one that says what is missing. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,17 +22,31 @@
 #include "collect.h"
 #include "gusdata.h"
 #include "merge.h"
+#include "sim.h"
 
 #define MAX_FILTERS 16
+#define MAX_TRACE_RANGES 64
+
+enum tracer { TRACER_AUTO, TRACER_PT, TRACER_QEMU, TRACER_NONE };
 
 struct record_opts {
 	const char *output;
+	int level;
+	enum tracer tracer;
+	unsigned hot;
+	unsigned freq;
+	bool callgraph;
+	const char *event;
+	unsigned long long max_insns;
+	const char *import_counts;
+	const char *arch;
+	int smt;		/* -1 detect */
+	bool user_only, no_mem, quiet;
 	struct collect_pt_opts pt;
 	struct collect_pt_filter filters[MAX_FILTERS];
 	size_t nfilters;
 	const char *filter_text[MAX_FILTERS];
 	char **argv;
-	bool quiet;
 };
 
 static void record_usage(FILE *out)
@@ -35,19 +54,34 @@ static void record_usage(FILE *out)
 	fprintf(out,
 		"usage: gus record [options] -- program args\n"
 		"\n"
-		"Runs the program and records its execution into gus.data: the\n"
-		"instruction stream with Intel PT.\n"
+		"Runs the program and records into gus.data what gus report shows: the\n"
+		"TMA count set and samples (first run), the hot regions (functions and\n"
+		"their loops), and their instruction stream (a second run: Intel PT, or\n"
+		"the QEMU tracer where the machine has no PT).\n"
 		"\n"
 		"  -o, --output FILE        the recording (default gus.data; an existing one\n"
 		"                           becomes FILE.old)\n"
-		"      --pt-mode MODE       full (default): every byte of trace; snapshot: a\n"
-		"                           circular buffer saved on SIGUSR2 to gus and at exit\n"
+		"  -l, --level N            TMA levels to count, 1 to 3 (default 3)\n"
+		"      --tracer T           auto (default: pt where available, else qemu),\n"
+		"                           pt, qemu, or none\n"
+		"      --hot N              hot regions kept (default 5)\n"
+		"  -F, --freq HZ            samples per second (default 4000)\n"
+		"  -g, --call-graph         record call chains with the samples\n"
+		"  -e, --event EV           sampling event: cycles or cpu-clock (default:\n"
+		"                           precise cycles, cpu-clock without a PMU)\n"
+		"      --max-insns N        QEMU: records kept per traced function (default\n"
+		"                           500000)\n"
+		"      --no-mem             QEMU: no data addresses\n"
+		"      --import-counts FILE the count set from 'perf stat -x,' output instead\n"
+		"                           of counting (gus stat --print-events shows the\n"
+		"                           command); --arch names its table, --smt on|off\n"
+		"      --arch ID            TMA table: clx, skx, icx, spr (default: the CPU's)\n"
+		"  -u, --user               count and sample user space only\n"
+		"      --pt-mode MODE       full (default) or snapshot (on SIGUSR2 and at exit)\n"
 		"      --pt-filter FILTER   trace only START-END[@FILE], START/SIZE[@FILE] or\n"
-		"                           SYMBOL[@FILE]; 'stop FILTER' stops tracing there;\n"
-		"                           repeat for more ranges\n"
-		"      --pt-aux-size SIZE   trace buffer per CPU (default 4M as root, else 256K;\n"
-		"                           K, M, G suffixes)\n"
-		"      --pt-data-size SIZE  sideband buffer per CPU (default 512K as root, else 64K)\n"
+		"                           SYMBOL[@FILE] (default: the hot functions)\n"
+		"      --pt-aux-size SIZE   trace buffer per CPU (K, M, G suffixes)\n"
+		"      --pt-data-size SIZE  sideband buffer per CPU\n"
 		"      --pt-timing          add timing packets (MTC, CYC)\n"
 		"      --pt-kernel          trace the kernel too (needs privileges)\n"
 		"  -q, --quiet              no progress or summary on the terminal\n"
@@ -86,10 +120,34 @@ static int resolve_symbol(void *ctx, const char *file, const char *symbol, uint6
 	return merge_elf_symbol(file, symbol, start, size, err, errlen);
 }
 
+static int parse_count(const char *opt, const char *s, unsigned long long lo, unsigned long long hi,
+		       unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (end == s || *end || errno || *s == '-' || x < lo || x > hi)
+		return gus_usage_error("%s: '%s' is not a number from %llu to %llu", opt, s, lo, hi);
+	*v = x;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "tracer", required_argument, NULL, 'T' },
+		{ "hot", required_argument, NULL, 'H' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "max-insns", required_argument, NULL, 'X' },
+		{ "no-mem", no_argument, NULL, 'N' },
+		{ "import-counts", required_argument, NULL, 'I' },
+		{ "arch", required_argument, NULL, 'A' },
+		{ "smt", required_argument, NULL, 'S' },
+		{ "user", no_argument, NULL, 'u' },
 		{ "pt-mode", required_argument, NULL, 'm' },
 		{ "pt-filter", required_argument, NULL, 'f' },
 		{ "pt-aux-size", required_argument, NULL, 'a' },
@@ -102,15 +160,68 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	};
 	memset(o, 0, sizeof *o);
 	o->output = "gus.data";
+	o->level = 3;
+	o->hot = 5;
+	o->freq = 4000;
+	o->max_insns = 500000;
+	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;
-	/* 0: collect/ picks sizes that fit the locked-memory limit of the user */
-	o->pt.aux_pages = 0;
-	o->pt.data_pages = 0;
 	int c, rc;
+	unsigned long long v;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:l:F:ge:uqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
+		case 'l':
+			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
+				return gus_usage_error("record: --level takes 1, 2 or 3, not '%s'", optarg);
+			o->level = optarg[0] - '0';
+			break;
+		case 'T':
+			if (!strcmp(optarg, "auto"))
+				o->tracer = TRACER_AUTO;
+			else if (!strcmp(optarg, "pt"))
+				o->tracer = TRACER_PT;
+			else if (!strcmp(optarg, "qemu"))
+				o->tracer = TRACER_QEMU;
+			else if (!strcmp(optarg, "none"))
+				o->tracer = TRACER_NONE;
+			else
+				return gus_usage_error("record: --tracer takes auto, pt, qemu or none, not '%s'", optarg);
+			break;
+		case 'H':
+			if ((rc = parse_count("--hot", optarg, 1, 100, &v)))
+				return rc;
+			o->hot = (unsigned)v;
+			break;
+		case 'F':
+			if ((rc = parse_count("-F", optarg, 1, 100000, &v)))
+				return rc;
+			o->freq = (unsigned)v;
+			break;
+		case 'g': o->callgraph = true; break;
+		case 'e':
+			if (strcmp(optarg, "cycles") && strcmp(optarg, "cpu-clock"))
+				return gus_usage_error("record: -e takes cycles or cpu-clock, not '%s'", optarg);
+			o->event = optarg;
+			break;
+		case 'X':
+			if ((rc = parse_count("--max-insns", optarg, 1000, 100000000, &v)))
+				return rc;
+			o->max_insns = v;
+			break;
+		case 'N': o->no_mem = true; break;
+		case 'I': o->import_counts = optarg; break;
+		case 'A': o->arch = optarg; break;
+		case 'S':
+			if (!strcmp(optarg, "on"))
+				o->smt = 1;
+			else if (!strcmp(optarg, "off"))
+				o->smt = 0;
+			else
+				return gus_usage_error("record: --smt takes on or off, not '%s'", optarg);
+			break;
+		case 'u': o->user_only = true; break;
 		case 'm':
 			if (!strcmp(optarg, "full"))
 				o->pt.mode = COLLECT_PT_FULL;
@@ -141,21 +252,16 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("record: option '-%c' %s", optopt,
-						       strchr("o", optopt) ? "needs an argument" : "is unknown");
+						       strchr("olFe", optopt) ? "needs an argument" : "is unknown");
 			return gus_usage_error("record: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
 		return gus_usage_error("record: no program given: gus record [options] -- program args");
+	if (o->nfilters && (o->tracer == TRACER_QEMU || o->tracer == TRACER_NONE))
+		return gus_usage_error("record: --pt-filter needs the pt tracer");
 	o->argv = argv + optind;
 	return 0;
-}
-
-static void record_progress(void *ctx, uint64_t bytes)
-{
-	(void)ctx;
-	fprintf(stderr, "\r[ gus record: %.1f MB of trace ]", (double)bytes / (1 << 20));
-	fflush(stderr);
 }
 
 /* what decoding and the report need to know about the machine and run */
@@ -197,8 +303,509 @@ static void record_meta(struct gusdata *d, char **argv, const char *exe)
 		}
 		fclose(f);
 	}
-	gusdata_set_meta(d, "tracer", "pt");
 	gusdata_set_meta_u64(d, "start_time", (uint64_t)time(NULL));
+}
+
+/* ------------------------------------------------------------ progress --- */
+static bool progress_on, progress_tty;
+
+/* one status line, redrawn on a terminal; elsewhere only phase lines */
+static void progress(bool phase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(bool phase, const char *fmt, ...)
+{
+	if (!progress_on || (!phase && !progress_tty))
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (progress_tty)
+		fprintf(stderr, "\r\033[K[ gus record: %s ]", line);
+	else
+		fprintf(stderr, "[ gus record: %s ]\n", line);
+	fflush(stderr);
+}
+
+static void progress_end(void)
+{
+	if (progress_on && progress_tty) {
+		fputc('\n', stderr);
+		fflush(stderr);
+	}
+}
+
+static void pt_progress(void *ctx, uint64_t bytes)
+{
+	(void)ctx;
+	progress(false, "tracing with Intel PT: %.1f MB of trace", (double)bytes / (1 << 20));
+}
+
+/* -------------------------------------------------------------- samples --- */
+struct sample_store {
+	struct gusdata *d;
+	uint64_t n, pending;
+	char failed[256];
+};
+
+static int store_fail(struct sample_store *s)
+{
+	if (!s->failed[0])
+		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_path(s->d), gusdata_errmsg(s->d));
+	return -1;
+}
+
+/* samples are committed in batches: a few thousand a second each on its
+ * own would cost more than the program's own run */
+static int store_sample(void *ctx, const struct collect_sample *cs)
+{
+	struct sample_store *s = ctx;
+	if (!s->pending && gusdata_begin(s->d))
+		return store_fail(s);
+	struct gusdata_sample g = {
+		.time = cs->time, .cpu = cs->cpu, .pid = cs->pid, .tid = cs->tid, .ip = cs->ip,
+		.period = cs->period, .user = cs->user, .callchain = cs->callchain, .ncallchain = cs->ncallchain,
+	};
+	if (gusdata_add_sample(s->d, &g))
+		return store_fail(s);
+	s->n++;
+	if (++s->pending >= 2048) {
+		s->pending = 0;
+		if (gusdata_commit(s->d))
+			return store_fail(s);
+	}
+	return 0;
+}
+
+static int store_flush(struct sample_store *s)
+{
+	if (!s->pending)
+		return 0;
+	s->pending = 0;
+	return gusdata_commit(s->d) ? store_fail(s) : 0;
+}
+
+static int store_mmap(void *ctx, const struct gusdata_mmap *m)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_sample_mmap(s->d, m) ? store_fail(s) : 0;
+}
+
+static int store_comm(void *ctx, uint64_t time, int pid, int tid, const char *comm, bool exec)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_comm(s->d, time, pid, tid, comm, exec) ? store_fail(s) : 0;
+}
+
+static int store_event(void *ctx, uint64_t time, int cpu, int pid, int tid, const char *kind, uint64_t a,
+		       uint64_t b)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_event(s->d, time, cpu, pid, tid, kind, a, b) ? store_fail(s) : 0;
+}
+
+static void sample_progress(void *ctx, uint64_t n)
+{
+	const char *prog = ctx;
+	progress(false, "running %s: %llu samples", prog, (unsigned long long)n);
+}
+
+static int store_counts(struct gusdata *d, const struct td_countset *cs)
+{
+	if (gusdata_begin(d))
+		return -1;
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		struct gusdata_count g = { .event = c->event, .value = c->raw, .enabled = c->enabled,
+					   .running = c->running, .uncounted = c->counted ? NULL : c->why_not };
+		if (!c->counted && !g.uncounted)
+			g.uncounted = "not counted";
+		if (gusdata_add_count(d, &g)) {
+			gusdata_commit(d);
+			return -1;
+		}
+	}
+	return gusdata_commit(d);
+}
+
+/* -------------------------------------------------------- hot regions --- */
+struct map_entry {
+	int pid;
+	uint64_t start, end, pgoff;
+	char *file;
+	bool bias_known, bias_bad;
+	uint64_t bias;
+};
+
+struct maps {
+	struct map_entry *v;
+	size_t n, cap;
+};
+
+static int collect_map(void *ctx, const struct gusdata_mmap *m)
+{
+	struct maps *ms = ctx;
+	/* only executable file mappings hold code a sample can name */
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+		return 0;
+	if (ms->n == ms->cap) {
+		ms->cap = ms->cap ? 2 * ms->cap : 64;
+		struct map_entry *v = realloc(ms->v, ms->cap * sizeof *v);
+		if (!v)
+			return -1;
+		ms->v = v;
+	}
+	struct map_entry *e = &ms->v[ms->n];
+	memset(e, 0, sizeof *e);
+	e->pid = m->pid;
+	e->start = m->start;
+	e->end = m->start + m->len;
+	e->pgoff = m->pgoff;
+	if (!(e->file = strdup(m->filename)))
+		return -1;
+	ms->n++;
+	return 0;
+}
+
+static void maps_free(struct maps *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		free(ms->v[i].file);
+	free(ms->v);
+}
+
+struct region_build {
+	struct maps maps;
+	struct merge_regions *regions;
+	uint64_t unmapped;
+};
+
+static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
+{
+	struct region_build *rb = ctx;
+	/* the newest mapping of the sample's process holding its address */
+	struct map_entry *hit = NULL;
+	for (size_t i = rb->maps.n; i-- > 0;) {
+		struct map_entry *e = &rb->maps.v[i];
+		if (s->ip >= e->start && s->ip < e->end && (e->pid == s->pid || !hit)) {
+			hit = e;
+			if (e->pid == s->pid)
+				break;
+		}
+	}
+	uint64_t w = s->period ? s->period : 1;
+	if (!hit || !s->user) {
+		rb->unmapped += w;
+		return merge_regions_add(rb->regions, NULL, 0, w);
+	}
+	if (!hit->bias_known && !hit->bias_bad) {
+		char err[512];
+		if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
+			hit->bias_bad = true;
+		else
+			hit->bias_known = true;
+	}
+	if (hit->bias_bad) {
+		rb->unmapped += w;
+		return merge_regions_add(rb->regions, NULL, 0, w);
+	}
+	return merge_regions_add(rb->regions, hit->file, s->ip - hit->bias, w);
+}
+
+static void region_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	gus_warn("%s: its functions are not named", msg);
+}
+
+/* Ranks the hot regions of the samples in D and stores them; *REGIONS
+ * keeps them for the trace run. */
+static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
+			    struct merge_region **regions, size_t *nregions, uint64_t *total)
+{
+	struct region_build rb = { .regions = merge_regions_new(m) };
+	int rc = -1;
+	if (!rb.regions)
+		return -1;
+	if (gusdata_foreach_sample_mmap(d, collect_map, &rb.maps) ||
+	    gusdata_foreach_sample(d, add_sample_to_regions, &rb))
+		goto out;
+	if (merge_regions_rank(rb.regions, top, regions, nregions, total, region_warn, NULL))
+		goto out;
+	/* ids of the rows, for the loops' parents */
+	int64_t *ids = calloc(*nregions + 1, sizeof *ids);
+	if (!ids || gusdata_begin(d)) {
+		free(ids);
+		goto out;
+	}
+	for (size_t i = 0; i < *nregions; i++) {
+		const struct merge_region *r = &(*regions)[i];
+		struct gusdata_region g = {
+			.rank = (int)i + 1, .kind = r->kind, .name = r->name, .file = r->file,
+			.start = r->start, .end = r->end, .head = r->head,
+			.parent = r->parent >= 0 && (size_t)r->parent < i ? ids[r->parent] : 0,
+			.samples = r->samples, .share = r->share,
+		};
+		if (gusdata_add_region(d, &g)) {
+			gusdata_commit(d);
+			free(ids);
+			goto out;
+		}
+		ids[i] = g.id;
+	}
+	free(ids);
+	gusdata_set_meta_u64(d, "regions.total_weight", *total);
+	gusdata_set_meta_u64(d, "regions.unmapped_weight", rb.unmapped);
+	rc = gusdata_commit(d);
+out:
+	maps_free(&rb.maps);
+	merge_regions_free(rb.regions);
+	return rc;
+}
+
+/* --------------------------------------------------------- trace runs --- */
+/* The program's own code among the hot regions: the ranges a tracer
+ * follows (functions whole; a loop alone when its function is not kept). */
+static size_t trace_ranges(const struct merge_region *r, size_t n, const char *exe, struct stream_range *out,
+			   size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (strcmp(r[i].file, exe) || r[i].end <= r[i].start)
+			continue;
+		bool covered = false;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && !strcmp(r[j].file, exe) && r[j].start <= r[i].start && r[j].end >= r[i].end &&
+			    (r[j].end - r[j].start > r[i].end - r[i].start || j < i))
+				covered = true;
+		if (!covered)
+			out[k++] = (struct stream_range){ r[i].start, r[i].end };
+	}
+	return k;
+}
+
+struct qemu_store {
+	struct gusdata_trace_writer *w;
+	const struct stream_range *link;	/* link-time ranges */
+	size_t nranges;
+	uint64_t bias;
+	uint64_t kept[MAX_TRACE_RANGES];
+	uint64_t max, stored, dropped;
+	bool failed;
+};
+
+static void qemu_started(void *ctx, uint64_t load_bias)
+{
+	struct qemu_store *q = ctx;
+	q->bias = load_bias;
+}
+
+/* records of a range past --max-insns are dropped: the hottest function
+ * must not use up what the others need */
+static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct qemu_store *q = ctx;
+	struct stream_insn keep[256];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t link = v[i].ip - q->bias;
+		size_t r;
+		for (r = 0; r < q->nranges; r++)
+			if (link >= q->link[r].start && link < q->link[r].end)
+				break;
+		if (r == q->nranges || q->kept[r] >= q->max) {
+			q->dropped++;
+			continue;
+		}
+		q->kept[r]++;
+		keep[k++] = v[i];
+		if (k == 256) {
+			if (gusdata_trace_write(q->w, keep, k))
+				goto fail;
+			q->stored += k;
+			k = 0;
+		}
+	}
+	if (k && gusdata_trace_write(q->w, keep, k))
+		goto fail;
+	q->stored += k;
+	if (q->stored >> 16 != (q->stored - k) >> 16)
+		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
+	return 0;
+fail:
+	q->failed = true;
+	return -1;
+}
+
+static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const struct stream_range *ranges,
+			   size_t nranges)
+{
+	char err[COLLECT_ERRLEN];
+	struct qemu_store q = { .link = ranges, .nranges = nranges, .max = o->max_insns };
+	if (!(q.w = gusdata_trace_writer_new(d)))
+		return -1;
+	struct collect_qemu_opts qo = {
+		.ranges = ranges,
+		.nranges = nranges,
+		.data_addresses = !o->no_mem,
+		.max_insns = o->max_insns * nranges,
+		.sink = qemu_sink,
+		.ctx = &q,
+		.started = qemu_started,
+	};
+	struct collect_qemu_stats qs;
+	struct collect_result res;
+	memset(&res, 0, sizeof res);
+	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s)", o->argv[0],
+		 nranges);
+	gusdata_set_meta(d, "tracer", "qemu");
+	gusdata_set_meta_u64(d, "trace.max_insns", o->max_insns);
+	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
+	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
+	int wrc = gusdata_trace_writer_close(q.w);
+	progress_end();
+	gusdata_set_meta_u64(d, "trace.load_bias", q.bias);
+	gusdata_set_meta_u64(d, "trace.records", q.stored);
+	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
+	if (st != COLLECT_OK) {
+		gus_warn("the QEMU tracer: %s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+		return 0;
+	}
+	if (wrc || q.failed) {
+		snprintf(err, sizeof err, "writing the trace into %s failed: %s", gusdata_path(d), gusdata_errmsg(d));
+		gus_warn("%s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+		return 0;
+	}
+	gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+	if (res.interrupted)
+		gusdata_set_meta(d, "trace.interrupted", "yes");
+	if (!q.stored)
+		gusdata_set_meta(d, "missing.trace", "the traced run never executed the hot regions");
+	return 0;
+}
+
+static int trace_with_pt(struct gusdata *d, struct record_opts *o, const char *exe, const struct stream_range *ranges,
+			 size_t nranges, const struct collect_pt_info *info)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pt_filter auto_filters[MAX_FILTERS];
+	size_t nauto = 0;
+	/* the hot functions as hardware filters when the PMU has enough of
+	 * them; otherwise the whole run, restricted when decoding */
+	if (!o->nfilters && nranges && nranges <= info->caps_addr_filters && nranges <= MAX_FILTERS) {
+		for (size_t i = 0; i < nranges; i++)
+			auto_filters[nauto++] = (struct collect_pt_filter){
+				.start = ranges[i].start, .size = ranges[i].end - ranges[i].start, .file = NULL };
+		o->pt.filters = auto_filters;
+		o->pt.nfilters = nauto;
+	}
+	if (!o->quiet) {
+		o->pt.progress = pt_progress;
+		o->pt.progress_ctx = NULL;
+	}
+	progress(true, "second run of %s under Intel PT%s", exe, nauto ? " (filtered to the hot functions)" : "");
+	gusdata_set_meta(d, "tracer", "pt");
+	struct collect_pt_stats stats;
+	struct collect_result res;
+	memset(&res, 0, sizeof res);
+	enum collect_status st = collect_pt_record(o->argv, &o->pt, d, &stats, &res, err, sizeof err);
+	progress_end();
+	if (st != COLLECT_OK) {
+		gus_warn("Intel PT: %s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+	}
+	if (stats.truncated || stats.lost_records || stats.collisions || stats.overwritten)
+		gus_warn("Intel PT lost data: %llu truncated AUX record(s), %llu lost sideband record(s), "
+			 "%llu collision(s), %llu overwritten snapshot(s)",
+			 (unsigned long long)stats.truncated, (unsigned long long)stats.lost_records,
+			 (unsigned long long)stats.collisions, (unsigned long long)stats.overwritten);
+	gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+	gusdata_set_meta_u64(d, "trace.pt_bytes", stats.aux_bytes);
+	o->pt.filters = o->filters;
+	o->pt.nfilters = o->nfilters;
+	return 0;
+}
+
+/* ------------------------------------------------------------ counting --- */
+/* the TMA plan for the count set, or why there is none */
+static struct td_table *counting_setup(const struct record_opts *o, struct gusdata *d, struct collect_plan *plan,
+				       bool *smt_on)
+{
+	char err[COLLECT_ERRLEN], note[256] = "";
+	struct collect_pmu_info pmu;
+	bool have_pmu;
+	struct td_table *t = gus_pick_tma_table(o->arch, &pmu, &have_pmu);
+	if (!t)
+		return NULL;
+	gusdata_set_meta(d, "tma.table", t->id);
+	gusdata_set_meta_u64(d, "tma.level", (uint64_t)o->level);
+	*smt_on = o->smt >= 0 ? o->smt == 1 : (o->import_counts ? false : collect_smt_active());
+	gusdata_set_meta(d, "tma.smt", *smt_on ? "on" : "off");
+	if (o->import_counts)
+		return t;
+	bool *sel = td_select_nodes(t, o->level, NULL, err, sizeof err);
+	bool *needed = calloc(t->n_events + 1, sizeof *needed);
+	if (!sel || !needed) {
+		free(sel);
+		free(needed);
+		td_table_free(t);
+		return NULL;
+	}
+	td_needed_events(t, sel, *smt_on, needed);
+	bool use_pfm = have_pmu && (!o->arch || td_table_has_pmu(t, pmu.name));
+	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof note) : 4;
+	if (collect_plan_tma(t, needed, budget, use_pfm, o->user_only, plan, err, sizeof err)) {
+		gusdata_set_meta(d, "missing.counts", err);
+		gus_warn("no count set: %s", err);
+	} else if (plan->n_groups > 1) {
+		gusdata_set_meta_u64(d, "counts.groups", (uint64_t)plan->n_groups);
+	}
+	free(sel);
+	free(needed);
+	return t;
+}
+
+static int import_counts(const struct record_opts *o, struct gusdata *d)
+{
+	char err[TD_ERRLEN];
+	struct td_countset cs;
+	td_countset_init(&cs);
+	FILE *in = fopen(o->import_counts, "r");
+	int rc = -1;
+	if (!in)
+		gus_error("cannot open %s: %s", o->import_counts, strerror(errno));
+	else if (td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
+		gus_error("%s", err);
+	else if (!cs.n)
+		gus_error("%s: no counts in the file", o->import_counts);
+	else
+		rc = 0;
+	if (in)
+		fclose(in);
+	if (!rc) {
+		char src[PATH_MAX + 16];
+		snprintf(src, sizeof src, "import %s", o->import_counts);
+		gusdata_set_meta(d, "counts.source", src);
+		if (store_counts(d, &cs)) {
+			gus_error("%s: %s", gusdata_path(d), gusdata_errmsg(d));
+			rc = -1;
+		}
+	}
+	td_countset_free(&cs);
+	return rc;
+}
+/* ---------------------------------------------------------------- main --- */
+static int exit_for(enum collect_status st, const struct collect_result *res)
+{
+	switch (st) {
+	case COLLECT_EXEC_FAILED:
+		return res->exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
+	case COLLECT_NO_PERMISSION: return GUS_EXIT_NO_PERMISSION;
+	case COLLECT_NO_PMU: return GUS_EXIT_NO_PMU;
+	default: return GUS_EXIT_ERROR;
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -209,6 +816,15 @@ int cmd_record(int argc, char **argv)
 		return rc;
 	char err[COLLECT_ERRLEN];
 	char exe[PATH_MAX];
+	struct gusdata *d = NULL;
+	struct collect_plan plan = { 0 };
+	struct td_table *table = NULL;
+	struct sim_machine *m = NULL;
+	struct merge_region *regions = NULL;
+	size_t nregions = 0;
+	struct td_countset cs;
+	td_countset_init(&cs);
+
 	/* the program first: a typo should not cost a PT probe message */
 	if ((rc = gus_find_program(o.argv[0], exe, sizeof exe)))
 		return rc;
@@ -217,6 +833,10 @@ int cmd_record(int argc, char **argv)
 		snprintf(exe, sizeof exe, "%s", abs);
 		free(abs);
 	}
+	if (o.import_counts && access(o.import_counts, R_OK)) {
+		gus_error("--import-counts: cannot read %s: %s", o.import_counts, strerror(errno));
+		return GUS_EXIT_ERROR;
+	}
 	for (size_t i = 0; i < o.nfilters; i++) {
 		if (collect_pt_filter_parse(o.filter_text[i], exe, resolve_symbol, NULL, &o.filters[i], err,
 					    sizeof err)) {
@@ -224,69 +844,171 @@ int cmd_record(int argc, char **argv)
 				collect_pt_filter_free(&o.filters[j]);
 			return gus_usage_error("--pt-filter: %s", err);
 		}
+		o.nfilters = i + 1;
 	}
 	o.pt.filters = o.filters;
 	o.pt.nfilters = o.nfilters;
 
+	/* which tracer: decided before anything runs */
 	struct collect_pt_info info;
-	enum collect_status st = collect_pt_probe(NULL, &info, err, sizeof err);
-	if (st != COLLECT_OK) {
-		gus_error("%s", err);
-		rc = st == COLLECT_NO_PMU ? GUS_EXIT_NO_PT : GUS_EXIT_ERROR;
-		goto out;
+	char no_pt[COLLECT_ERRLEN] = "";
+	if (o.tracer == TRACER_AUTO || o.tracer == TRACER_PT) {
+		enum collect_status st = collect_pt_probe(NULL, &info, no_pt, sizeof no_pt);
+		if (st != COLLECT_OK && o.tracer == TRACER_PT) {
+			gus_error("%s", no_pt);
+			rc = st == COLLECT_NO_PMU ? GUS_EXIT_NO_PT : GUS_EXIT_ERROR;
+			goto out;
+		}
+		if (st == COLLECT_OK) {
+			o.tracer = TRACER_PT;
+			no_pt[0] = 0;
+		} else {
+			o.tracer = TRACER_QEMU;
+		}
 	}
-	struct gusdata *d;
+
+	progress_on = !o.quiet;
+	progress_tty = isatty(2);
+	if (!(m = sim_machine_find(gus_data_dir("machines"), gus_host_machine(), err, sizeof err)))
+		gus_warn("%s: hot regions without their loops", err);
+
 	if (gusdata_create(o.output, &d, err, sizeof err)) {
 		gus_error("%s", err);
 		rc = GUS_EXIT_ERROR;
 		goto out;
 	}
 	record_meta(d, o.argv, exe);
-	if (!o.quiet && isatty(2)) {
-		o.pt.progress = record_progress;
-		o.pt.progress_ctx = NULL;
+	gusdata_set_meta(d, "record.complete", "no");
+	gusdata_set_meta(d, "tracer", o.tracer == TRACER_PT ? "pt" : o.tracer == TRACER_QEMU ? "qemu" : "none");
+	if (no_pt[0])
+		gusdata_set_meta(d, "missing.pt", no_pt);
+	if (m)
+		gusdata_set_meta(d, "sim.machine", sim_machine_name(m));
+
+	bool smt_on = false;
+	table = counting_setup(&o, d, &plan, &smt_on);
+	if (!table && o.import_counts) {
+		rc = GUS_EXIT_ERROR;
+		goto fail_unlink;
 	}
-	struct collect_pt_stats stats;
+	if (!table)
+		gusdata_set_meta(d, "missing.counts", "no TMA table for this CPU (--arch names one)");
+	if (o.import_counts && import_counts(&o, d)) {
+		rc = GUS_EXIT_ERROR;
+		goto fail_unlink;
+	}
+
+	/* run 1: samples, and the count set where there are counters */
+	struct sample_store store = { .d = d };
+	struct collect_sample_sink sink = {
+		.ctx = &store, .sample = store_sample, .mmap = store_mmap, .comm = store_comm, .event = store_event,
+	};
+	struct collect_sample_opts so = {
+		.event = o.event, .freq = o.freq, .callchain = o.callgraph, .user_only = o.user_only,
+		.progress = sample_progress, .progress_ctx = o.argv[0],
+	};
+	struct collect_sample_stats sst;
 	struct collect_result res;
+	enum collect_status count_st = COLLECT_OK;
+	char count_why[COLLECT_ERRLEN] = "";
 	memset(&res, 0, sizeof res);
-	st = collect_pt_record(o.argv, &o.pt, d, &stats, &res, err, sizeof err);
-	if (o.pt.progress)
-		fputc('\n', stderr);
-	if (st != COLLECT_OK && !stats.aux_bytes && !stats.mmaps) {
+	memset(&sst, 0, sizeof sst);
+	bool counting = table && !o.import_counts && plan.n;
+	progress(true, "running %s: samples%s", o.argv[0], counting ? " and TMA counts" : "");
+	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
+						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
+	store_flush(&store);
+	progress_end();
+	if (st != COLLECT_OK && !store.n) {
 		/* nothing recorded: leave no file that looks like a recording */
-		gusdata_close(d);
-		unlink(o.output);
-		gus_error("%s", err);
-		if (st == COLLECT_EXEC_FAILED)
-			rc = res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
-		else
-			rc = st == COLLECT_NO_PERMISSION ? GUS_EXIT_NO_PERMISSION
-			     : st == COLLECT_NO_PMU     ? GUS_EXIT_NO_PT
-							: GUS_EXIT_ERROR;
-		goto out;
+		gus_error("%s", store.failed[0] ? store.failed : err);
+		rc = exit_for(st, &res);
+		goto fail_unlink;
 	}
 	if (st != COLLECT_OK) {
-		gus_warn("%s", err);
-		gusdata_set_meta(d, "missing.pt", err);
+		gus_warn("%s", store.failed[0] ? store.failed : err);
+		gusdata_set_meta(d, "missing.samples", store.failed[0] ? store.failed : err);
 	}
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
 	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);
+	gusdata_set_meta_u64(d, "seconds_x1000", (uint64_t)(res.seconds * 1000));
 	if (res.interrupted)
 		gusdata_set_meta(d, "interrupted", "yes");
+	gusdata_set_meta(d, "sample.event", sst.event);
+	gusdata_set_meta_u64(d, "sample.freq", o.freq);
+	gusdata_set_meta_u64(d, "sample.count", store.n);
+	if (sst.fallback[0])
+		gusdata_set_meta(d, "sample.fallback", sst.fallback);
+	if (sst.lost)
+		gusdata_set_meta_u64(d, "sample.lost", sst.lost);
+	if (counting) {
+		if (count_st == COLLECT_OK) {
+			gusdata_set_meta(d, "counts.source", "pmu");
+			if (store_counts(d, &cs))
+				gus_warn("%s: cannot store the counts: %s", o.output, gusdata_errmsg(d));
+		} else {
+			gusdata_set_meta(d, "missing.counts", count_why);
+		}
+	}
+
+	/* the hot regions, from the samples */
+	uint64_t total = 0;
+	if (!store.n) {
+		gusdata_set_meta(d, "missing.regions", "no samples: the program ran too briefly to be sampled");
+	} else {
+		progress(true, "finding the hot regions in %llu samples", (unsigned long long)store.n);
+		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total))
+			gus_warn("%s: cannot store the hot regions: %s", o.output, gusdata_errmsg(d));
+		else if (!nregions)
+			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
+	}
+
+	/* run 2: the stream of the program's hot code */
+	struct stream_range ranges[MAX_TRACE_RANGES];
+	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
+	if (res.interrupted)
+		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
+	else if (o.tracer == TRACER_NONE)
+		gusdata_set_meta(d, "missing.trace", "--tracer none");
+	else if (!nranges && o.nfilters && o.tracer == TRACER_PT)
+		trace_with_pt(d, &o, exe, ranges, 0, &info);
+	else if (!nranges)
+		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in the program's own code"
+							      : "no hot region to trace");
+	else if (o.tracer == TRACER_QEMU)
+		trace_with_qemu(d, &o, ranges, nranges);
+	else
+		trace_with_pt(d, &o, exe, ranges, nranges, &info);
+
+	gusdata_set_meta(d, "record.complete", "yes");
 	gusdata_close(d);
+	d = NULL;
 	if (!o.quiet) {
-		fprintf(stderr, "[ gus record: %.2f MB of Intel PT from %d CPU(s) in %s", (double)stats.aux_bytes / (1 << 20),
-			stats.ncpus, o.output);
-		if (stats.truncated || stats.lost_records || stats.collisions || stats.overwritten)
-			fprintf(stderr, "; LOST: %llu truncated AUX record(s), %llu lost sideband record(s), "
-				"%llu collision(s), %llu overwritten snapshot(s)",
-				(unsigned long long)stats.truncated, (unsigned long long)stats.lost_records,
-				(unsigned long long)stats.collisions, (unsigned long long)stats.overwritten);
-		fprintf(stderr, " ]\n");
+		fprintf(stderr, "[ gus record: %llu %s samples, %zu hot region(s)", (unsigned long long)store.n,
+			sst.event[0] ? sst.event : "", nregions);
+		if (counting)
+			fprintf(stderr, ", %s", count_st == COLLECT_OK ? "TMA counted" : "no TMA counts (see gus report)");
+		else if (o.import_counts)
+			fprintf(stderr, ", TMA counts from %s", o.import_counts);
+		fprintf(stderr, "; wrote %s ]\n", o.output);
 	}
 	rc = status;
+	goto out;
+
+fail_unlink:
+	gusdata_close(d);
+	d = NULL;
+	unlink(o.output);
 out:
+	if (d)
+		gusdata_close(d);
+	free(regions);
+	collect_plan_free(&plan);
+	td_countset_free(&cs);
+	td_table_free(table);
+	sim_machine_free(m);
+	collect_pfm_fini();
 	for (size_t i = 0; i < o.nfilters; i++)
 		collect_pt_filter_free(&o.filters[i]);
 	return rc;

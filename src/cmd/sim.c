@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "merge.h"
 #include "sim.h"
+#include "simrun.h"
 #include "trace.h"
 
 /* records one simulation may hold */
@@ -246,90 +247,8 @@ static int parse_hex(const char *s, uint8_t **out, size_t *len)
 	return 0;
 }
 
-#define MAX_WEIGHTS 200
 /* records of the simulated stream: 32 bytes each */
 
-static int parse_weights(const char *s, double **out, size_t *n)
-{
-	double from, to, step;
-	char tail;
-	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
-		if (!(from >= 0.001) || !(to >= from) || !(to <= 1e6) || !(step > 0))
-			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
-		if ((to - from) / step >= MAX_WEIGHTS)
-			return gus_usage_error("--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
-		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
-		double *w = calloc(k, sizeof *w);
-		if (!w)
-			abort();
-		for (size_t i = 0; i < k; i++)
-			w[i] = from + step * (double)i;
-		*out = w;
-		*n = k;
-		return 0;
-	}
-	size_t cap = 8, k = 0;
-	double *w = malloc(cap * sizeof *w);
-	if (!w)
-		abort();
-	char *dup = strdup(s);
-	if (!dup)
-		abort();
-	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v = strtod(t, &end);
-		int rc = 0;
-		if (end == t || *end || !(v >= 0.001) || v > 1e6)
-			rc = gus_usage_error("--weights: '%s' is not a number from 0.001 to 1e6", t);
-		else if (k == MAX_WEIGHTS)
-			rc = gus_usage_error("--weights: more than %d weights", MAX_WEIGHTS);
-		else if (k && v <= w[k - 1])
-			rc = gus_usage_error("--weights: the weights must increase ('%s')", t);
-		if (rc) {
-			free(dup);
-			free(w);
-			return rc;
-		}
-		if (k == cap) {
-			cap *= 2;
-			w = realloc(w, cap * sizeof *w);
-			if (!w)
-				abort();
-		}
-		w[k++] = v;
-	}
-	free(dup);
-	if (!k) {
-		free(w);
-		return gus_usage_error("--weights: empty list");
-	}
-	*out = w;
-	*n = k;
-	return 0;
-}
-
-/* the resources a default sweep covers: the port groups and divider the
- * code uses, and every non-port resource */
-static size_t default_resources(const struct sim_machine *m, const struct sim_code *code, uint8_t *res)
-{
-	size_t n = 0;
-	for (unsigned r = 0; r < sim_nres(m); r++) {
-		enum sim_res_kind k = sim_res_kind(m, r);
-		bool used = k != SIM_RK_PORTS && k != SIM_RK_DIV;
-		for (size_t i = 0; i < sim_code_count(code) && !used; i++) {
-			const struct sim_insn *in = sim_code_insn(code, i);
-			if (k == SIM_RK_DIV)
-				used = in->div > 0;
-			for (unsigned u = 0; u < in->nexec && !used; u++)
-				used = in->exec[u] == r;
-			for (unsigned u = 0; u < in->nload && !used; u++)
-				used = in->load[u] == r;
-		}
-		if (used)
-			res[n++] = (uint8_t)r;
-	}
-	return n;
-}
 
 static int parse_resources(const struct sim_machine *m, const char *s, uint8_t *res, size_t *nres,
 			   struct sim_set *sets, size_t *nsets)
@@ -388,7 +307,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 		if ((rc = parse_resources(m, o->resources, res, &nres, sets, &nsets)))
 			return rc;
 	} else {
-		nres = default_resources(m, code, res);
+		nres = simrun_default_resources(m, code, res);
 	}
 	struct sim_analysis_opts ao = {
 		.weights = weights,
@@ -429,70 +348,6 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 }
 
 /* ------------------------------------------------------------ trace --- */
-struct trace_collect {
-	struct sim_code *code;
-	struct sim_rec *recs;
-	size_t n, cap;
-	uint64_t undecodable;
-	uint64_t first_bad_ip;
-	char first_bad[256];
-	bool data_addresses;
-};
-
-/* Data addresses in access order onto the instruction's memory operands:
- * a write-only operand takes the next stored address, any other the
- * next address; when they do not fit, the model uses the expressions. */
-static unsigned map_addresses(const struct sim_insn *in, const struct stream_insn *s, uint64_t *mem)
-{
-	if (!(s->flags & STREAM_HAS_MEM) || !in->nmem || !s->nmem)
-		return 0;
-	bool used[STREAM_MAX_MEM] = { false };
-	for (unsigned k = 0; k < in->nmem; k++) {
-		bool store_only = in->mem[k].write && !in->mem[k].read;
-		unsigned j;
-		for (j = 0; j < s->nmem; j++)
-			if (!used[j] && (!store_only || (s->store_mask >> j & 1)))
-				break;
-		if (j == s->nmem)
-			return 0;
-		used[j] = true;
-		mem[k] = s->mem[j];
-	}
-	return in->nmem;
-}
-
-static int trace_collect_sink(void *ctx, const struct stream_insn *v, size_t n)
-{
-	struct trace_collect *t = ctx;
-	for (size_t i = 0; i < n; i++) {
-		const struct stream_insn *s = &v[i];
-		char err[200];
-		long idx = sim_code_add(t->code, s->ip, s->bytes, s->size, err, sizeof err);
-		if (idx < 0) {
-			if (!t->undecodable++) {
-				t->first_bad_ip = s->ip;
-				snprintf(t->first_bad, sizeof t->first_bad, "%s", err);
-			}
-			continue;
-		}
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 1 << 16;
-			t->recs = realloc(t->recs, t->cap * sizeof *t->recs);
-			if (!t->recs)
-				abort();
-		}
-		if (t->n && t->recs[t->n - 1].taken)
-			t->recs[t->n - 1].target = s->ip;
-		struct sim_rec *r = &t->recs[t->n++];
-		memset(r, 0, sizeof *r);
-		r->insn = (uint32_t)idx;
-		r->taken = (s->flags & STREAM_TAKEN) != 0;
-		if (t->data_addresses)
-			r->nmem = (uint8_t)map_addresses(sim_code_insn(t->code, (size_t)idx), s, r->mem);
-	}
-	return 0;
-}
-
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
 	struct trace_opts to = {
@@ -508,9 +363,9 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	int rc = trace_resolve(&to, m, &region);
 	if (rc)
 		return rc;
-	struct trace_collect tc = { .code = sim_code_new(m), .data_addresses = to.data_addresses };
+	struct simrun_collect tc = { .code = sim_code_new(m), .data_addresses = to.data_addresses };
 	struct trace_result tr;
-	rc = trace_run(&to, &region, trace_collect_sink, &tc, &tr);
+	rc = trace_run(&to, &region, simrun_collect_sink, &tc, &tr);
 	if (rc)
 		goto out;
 	if (tc.undecodable)
@@ -523,11 +378,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		goto out;
 	}
 	/* the first quarter warms caches, predictor and window up */
-	size_t mark = tc.n / 4;
-	double units = 0;
-	if (region.restricted)
-		for (size_t i = mark; i < tc.n; i++)
-			units += sim_code_insn(tc.code, tc.recs[i].insn)->addr == region.head;
+	struct sim_source src = simrun_source(&tc, region.restricted ? region.head : 0);
 	char source[PATH_MAX + 512], stream[PATH_MAX + 512];
 	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
 	if (tr.qemu)
@@ -538,7 +389,6 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		snprintf(stream, sizeof stream, "Intel PT of %s, %zu instructions%s, %llu gap(s), no data addresses "
 			 "(memory dependencies from address expressions)", o->pt, tc.n,
 			 region.restricted ? " in the region" : "", (unsigned long long)tr.pt.gaps);
-	struct sim_source src = { .recs = tc.recs, .n = tc.n, .mark = mark, .units = units };
 	struct merge_sim_info info = {
 		.source = source,
 		.threshold = o->threshold,
@@ -569,7 +419,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	double *weights = NULL;
 	size_t nweights = 0;
-	if ((rc = parse_weights(o.weights ? o.weights : "1.00:1.15:0.01", &weights, &nweights))) {
+	if ((rc = simrun_parse_weights(o.weights ? o.weights : SIMRUN_DEFAULT_WEIGHTS, &weights, &nweights))) {
 		sim_machine_free(m);
 		return rc;
 	}

@@ -131,16 +131,15 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
-static struct td_table *pick_table(const struct stat_opts *o, struct collect_pmu_info *pmu,
-				   bool *have_pmu)
+struct td_table *gus_pick_tma_table(const char *arch, struct collect_pmu_info *pmu, bool *have_pmu)
 {
 	char err[COLLECT_ERRLEN];
 	struct td_table *t;
 	*have_pmu = false;
 	if (collect_pfm_init(err, sizeof(err)) == 0 && collect_detect_pmu(pmu) == 0)
 		*have_pmu = true;
-	if (o->arch) {
-		t = td_table_load_arch(gus_tma_dir(), o->arch, err, sizeof(err));
+	if (arch) {
+		t = td_table_load_arch(gus_tma_dir(), arch, err, sizeof(err));
 		if (!t)
 			gus_error("%s (tables: clx, skx, icx, spr)", err);
 		return t;
@@ -227,7 +226,7 @@ static int stat_import(const struct stat_opts *o)
 	struct collect_pmu_info pmu;
 	bool have_pmu;
 	char err[TD_ERRLEN];
-	struct td_table *t = pick_table(o, &pmu, &have_pmu);
+	struct td_table *t = gus_pick_tma_table(o->arch, &pmu, &have_pmu);
 	if (!t)
 		return GUS_EXIT_ERROR;
 	int rc = GUS_EXIT_ERROR;
@@ -369,7 +368,7 @@ int cmd_stat(int argc, char **argv)
 
 	struct collect_pmu_info pmu;
 	bool have_pmu;
-	if (!(t = pick_table(&o, &pmu, &have_pmu)))
+	if (!(t = gus_pick_tma_table(o.arch, &pmu, &have_pmu)))
 		goto out;
 	if (!(sel = td_select_nodes(t, o.level, o.nodes, err, sizeof(err)))) {
 		rc = gus_usage_error("stat: %s", err);

@@ -328,3 +328,24 @@ void merge_code_free(struct merge_code *c)
 	free(c->bytes);
 	c->bytes = NULL;
 }
+
+const char *merge_symtab_find(const struct merge_symtab *st, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	uint64_t off;
+	const char *name = merge_symtab_lookup(st, addr, &off);
+	if (!name)
+		return NULL;
+	*start = addr - off;
+	/* the symbol lookup found: its size, or up to the next symbol */
+	*size = 0;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i].start == *start && st->v[i].size > *size)
+			*size = st->v[i].size;
+	if (!*size)
+		for (size_t i = 0; i < st->n; i++)
+			if (st->v[i].start > *start) {
+				*size = st->v[i].start - *start;
+				break;
+			}
+	return name;
+}

@@ -50,6 +50,9 @@ void merge_symtab_free(struct merge_symtab *st);
 /* the function holding ADDR (a link-time address) and the offset in it,
  * or NULL */
 const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, uint64_t *offset);
+/* the function holding ADDR with its START and SIZE (up to the next
+ * symbol when the table gives none), or NULL */
+const char *merge_symtab_find(const struct merge_symtab *st, uint64_t addr, uint64_t *start, uint64_t *size);
 /* A symbol's [start, start+size) by name; -1 with ERR naming PATH and SYM. */
 int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
 		     size_t errlen);
@@ -73,6 +76,7 @@ struct merge_sim_info {
 	/* optional: only instructions in [insn_start, insn_end) in the
 	 * per-instruction table (a loop of a longer stream); 0, 0: all */
 	uint64_t insn_start, insn_end;
+	bool no_insn_table;	/* text: leave the per-instruction table out */
 };
 
 void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
@@ -146,5 +150,34 @@ struct merge_verdict {
 void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const struct sim_machine *m,
 		   const struct sim_analysis *a, const char *why_no_model, struct merge_verdict *v);
 const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines", ... */
+
+/* ----------------------------------------------------- hot regions --- */
+/* Hot regions from samples: the functions the samples fall in, and the
+ * loops inside them (backward branches of the decoded code and their
+ * bodies), ranked by samples. */
+struct merge_region {
+	char kind[12];		/* "function" or "loop" */
+	char name[320];		/* "sum_array", "sum_array loop 0x1180-0x11a4" */
+	char file[4096];
+	uint64_t start, end;	/* link-time [start, end) in FILE */
+	uint64_t head;		/* a loop's first instruction (iterations), a function's entry */
+	long parent;		/* a loop's function in the ranked list, -1 when not kept */
+	uint64_t samples;
+	double share;		/* of all samples */
+};
+
+struct merge_regions;
+/* M decodes the functions to find their loops */
+struct merge_regions *merge_regions_new(const struct sim_machine *m);
+void merge_regions_free(struct merge_regions *r);
+/* a sample at link-time ADDR of FILE; FILE NULL: nowhere known (kernel,
+ * anonymous code): counted in the total only */
+int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight);
+/* The TOP hottest regions (functions and loops together) into *OUT
+ * (malloc'ed, *N of them); *TOTAL the weight of all samples. Files that
+ * cannot be read name their functions "[unknown] in FILE" and have no
+ * loops; WARN (may be NULL) is called once per such file. */
+int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region **out, size_t *n,
+		       uint64_t *total, void (*warn)(void *ctx, const char *msg), void *warn_ctx);
 
 #endif

@@ -1,3 +1,266 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* placeholder: being written */
-typedef int gus_placeholder_regions;
+/* Hot regions: samples aggregated by function, then by the loops of each
+ * function, ranked. A function's time is spent in its loops, and a loop is
+ * what the model simulates best, so both are offered and the user sees
+ * how much of a function its hottest loop holds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+#define MAX_LOOPS 256
+
+struct rg_file {
+	char *path;
+	struct merge_symtab *syms;	/* NULL: unreadable */
+	char why[512];
+	bool warned;
+};
+
+struct rg_func {
+	size_t file;
+	char *name;		/* NULL: no symbol */
+	uint64_t start, size;
+	uint64_t samples;
+	/* the sampled addresses with their weights, for the loops */
+	uint64_t *addr, *weight;
+	size_t n, cap;
+};
+
+struct merge_regions {
+	const struct sim_machine *m;
+	struct rg_file *files;
+	size_t nfiles;
+	struct rg_func *funcs;
+	size_t nfuncs;
+	uint64_t total;
+};
+
+struct merge_regions *merge_regions_new(const struct sim_machine *m)
+{
+	struct merge_regions *r = calloc(1, sizeof(*r));
+	if (r)
+		r->m = m;
+	return r;
+}
+
+void merge_regions_free(struct merge_regions *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfiles; i++) {
+		free(r->files[i].path);
+		merge_symtab_free(r->files[i].syms);
+	}
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		free(r->funcs[i].name);
+		free(r->funcs[i].addr);
+		free(r->funcs[i].weight);
+	}
+	free(r->files);
+	free(r->funcs);
+	free(r);
+}
+
+static long file_index(struct merge_regions *r, const char *path)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (!strcmp(r->files[i].path, path))
+			return (long)i;
+	struct rg_file *f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
+	if (!f)
+		return -1;
+	r->files = f;
+	f = &r->files[r->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return -1;
+	f->syms = merge_symtab_load(path, f->why, sizeof(f->why));
+	return (long)r->nfiles++;
+}
+
+static struct rg_func *func_for(struct merge_regions *r, size_t file, const char *name, uint64_t start,
+				uint64_t size)
+{
+	/* few functions hold most samples: the last one found is likely next */
+	for (size_t k = r->nfuncs; k-- > 0;) {
+		struct rg_func *f = &r->funcs[k];
+		if (f->file == file && f->start == start && (f->name == NULL) == (name == NULL))
+			return f;
+	}
+	struct rg_func *v = realloc(r->funcs, (r->nfuncs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->funcs = v;
+	struct rg_func *f = &r->funcs[r->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->file = file;
+	f->start = start;
+	f->size = size;
+	if (name && !(f->name = strdup(name)))
+		return NULL;
+	return f;
+}
+
+int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight)
+{
+	r->total += weight;
+	if (!file)
+		return 0;
+	long fi = file_index(r, file);
+	if (fi < 0)
+		return -1;
+	uint64_t start = 0, size = 0;
+	const char *name = r->files[fi].syms ? merge_symtab_find(r->files[fi].syms, addr, &start, &size) : NULL;
+	struct rg_func *f = func_for(r, (size_t)fi, name, start, size);
+	if (!f)
+		return -1;
+	f->samples += weight;
+	if (!name)
+		return 0;
+	/* addresses repeat: merge with the last few */
+	for (size_t k = f->n; k-- > 0 && k + 8 >= f->n;)
+		if (f->addr[k] == addr) {
+			f->weight[k] += weight;
+			return 0;
+		}
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		uint64_t *a = realloc(f->addr, f->cap * sizeof(*a));
+		if (a)
+			f->addr = a;
+		uint64_t *w = realloc(f->weight, f->cap * sizeof(*w));
+		if (w)
+			f->weight = w;
+		if (!a || !w)
+			return -1;
+	}
+	f->addr[f->n] = addr;
+	f->weight[f->n++] = weight;
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct rg_func *x = a, *y = b;
+	return x->samples > y->samples ? -1 : x->samples < y->samples;
+}
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct merge_region *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	/* equal samples: the function before its loops, outer loops first */
+	if (strcmp(x->kind, y->kind))
+		return strcmp(x->kind, "function") ? 1 : -1;
+	return (x->end - x->start) > (y->end - y->start) ? -1 : (x->end - x->start) < (y->end - y->start);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region **out, size_t *n,
+		       uint64_t *total, void (*warn)(void *ctx, const char *msg), void *warn_ctx)
+{
+	*out = NULL;
+	*n = 0;
+	*total = r->total;
+	if (!top || !r->nfuncs)
+		return 0;
+	qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_func);
+	/* a loop outranks its function only when the function ranks high: the
+	 * first TOP functions are enough to fill TOP places */
+	size_t nf = r->nfuncs < top ? r->nfuncs : top;
+	size_t cap = nf * (1 + MAX_LOOPS), k = 0;
+	struct merge_region *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < nf; i++) {
+		struct rg_func *f = &r->funcs[i];
+		struct rg_file *file = &r->files[f->file];
+		if (!f->samples)
+			continue;
+		struct merge_region *fr = &v[k++];
+		snprintf(fr->kind, sizeof(fr->kind), "function");
+		snprintf(fr->file, sizeof(fr->file), "%s", file->path);
+		fr->samples = f->samples;
+		fr->parent = -1;
+		if (!f->name) {
+			snprintf(fr->name, sizeof(fr->name), "[unknown] in %s", base_name(file->path));
+			if (!file->syms && !file->warned && warn) {
+				warn(warn_ctx, file->why);
+				file->warned = true;
+			}
+			continue;
+		}
+		snprintf(fr->name, sizeof(fr->name), "%s", f->name);
+		fr->start = f->start;
+		fr->end = f->start + f->size;
+		fr->head = f->start;
+		struct merge_code mc;
+		char err[512];
+		if (!r->m || !f->size || merge_elf_range(file->path, f->start, f->start + f->size, &mc, err, sizeof(err)))
+			continue;
+		struct sim_loop loops[MAX_LOOPS];
+		size_t nl = sim_find_loops(r->m, mc.addr, mc.bytes, mc.len, loops, MAX_LOOPS);
+		merge_code_free(&mc);
+		for (size_t l = 0; l < nl; l++) {
+			uint64_t s = 0;
+			for (size_t a = 0; a < f->n; a++)
+				if (f->addr[a] >= loops[l].start && f->addr[a] < loops[l].end)
+					s += f->weight[a];
+			if (!s)
+				continue;
+			struct merge_region *lr = &v[k++];
+			snprintf(lr->kind, sizeof(lr->kind), "loop");
+			snprintf(lr->name, sizeof(lr->name), "%s loop 0x%llx-0x%llx", f->name,
+				 (unsigned long long)loops[l].start, (unsigned long long)loops[l].end);
+			snprintf(lr->file, sizeof(lr->file), "%s", file->path);
+			lr->start = loops[l].start;
+			lr->end = loops[l].end;
+			lr->head = loops[l].start;
+			lr->samples = s;
+			/* an index into V until the ranking below */
+			lr->parent = (long)(fr - v);
+		}
+	}
+	for (size_t i = 0; i < k; i++)
+		v[i].share = r->total ? (double)v[i].samples / (double)r->total : 0;
+	size_t *idx = malloc((k ? k : 1) * sizeof(*idx));
+	struct merge_region *sorted = calloc(k ? k : 1, sizeof(*sorted));
+	if (!idx || !sorted) {
+		free(idx);
+		free(sorted);
+		free(v);
+		return -1;
+	}
+	memcpy(sorted, v, k * sizeof(*v));
+	for (size_t i = 0; i < k; i++)
+		sorted[i].parent = (long)i;	/* original index, for the parent lookup */
+	qsort(sorted, k, sizeof(*sorted), cmp_region);
+	size_t keep = k < top ? k : top;
+	for (size_t i = 0; i < keep; i++) {
+		long orig = sorted[i].parent;
+		long parent = -1;
+		if (!strcmp(sorted[i].kind, "loop") && v[orig].parent >= 0)
+			for (size_t j = 0; j < keep; j++)
+				if (sorted[j].parent == v[orig].parent) {
+					parent = (long)j;
+					break;
+				}
+		idx[i] = (size_t)parent;
+	}
+	for (size_t i = 0; i < keep; i++)
+		sorted[i].parent = (long)idx[i] == -1 ? -1 : (long)idx[i];
+	free(idx);
+	free(v);
+	*out = sorted;
+	*n = keep;
+	return 0;
+}

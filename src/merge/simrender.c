@@ -109,6 +109,21 @@ static int cmp_sens(const void *x, const void *y, void *ctx)
 	return p->upper > q->upper ? -1 : p->upper < q->upper;
 }
 
+/* the instructions the per-instruction table lists */
+static bool insn_listed(const struct sim_analysis *a, const struct merge_sim_info *info, size_t i,
+			const struct sim_insn *in)
+{
+	if (i >= a->events.ninsn || !a->events.insn_count[i])
+		return false;
+	return info->insn_end <= info->insn_start || (in->addr >= info->insn_start && in->addr < info->insn_end);
+}
+
+static bool insn_source(const struct merge_sim_info *info, const struct sim_insn *in, char *buf, size_t n)
+{
+	buf[0] = 0;
+	return info->srcline && info->srcline(info->srcline_ctx, in->addr, buf, n) && buf[0];
+}
+
 static void render_text(FILE *out, const struct sim_machine *m, const struct sim_code *code,
 			const struct sim_analysis *a, const struct merge_sim_info *info)
 {
@@ -195,6 +210,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		free(sorted);
 	}
 
+	if (info->no_insn_table)
+		return;
 	unsigned cols[SIM_MAX_RES];
 	size_t nc = used_resources(m, code, a, cols);
 	fprintf(out, "\nPer instruction: share of each resource's capacity (* bottleneck)\n");
@@ -204,11 +221,11 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		snprintf(h, sizeof h, "%s%s", sim_res_name(m, cols[c]), is_bottleneck_res(a, cols[c]) ? "*" : "");
 		fprintf(out, " %7s", h);
 	}
-	fprintf(out, "  lat/ports\n");
+	fprintf(out, "  lat/ports%s\n", info->srcline ? "  source" : "");
 	for (size_t i = 0; i < sim_code_count(code); i++) {
-		if (i >= a->events.ninsn || !a->events.insn_count[i])
-			continue;
 		const struct sim_insn *in = sim_code_insn(code, i);
+		if (!insn_listed(a, info, i, in))
+			continue;
 		char text[112];
 		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
 		if (strlen(text) > 36)
@@ -218,9 +235,11 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			fprintf(out, " %6.0f%%", 100 * insn_share(m, code, a, i, cols[c]));
 		char lat[16];
 		snprintf(lat, sizeof lat, "%g", (double)in->lat);
-		fprintf(out, "  %s/%s%s%s\n", lat, in->ports && *in->ports ? in->ports : "-",
+		char src[300];
+		insn_source(info, in, src, sizeof src);
+		fprintf(out, "  %s/%s%s%s%s%s\n", lat, in->ports && *in->ports ? in->ports : "-",
 			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : "",
-			in->div > 0 ? " +div" : "");
+			in->div > 0 ? " +div" : "", src[0] ? "  " : "", src);
 	}
 }
 
@@ -319,13 +338,21 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	size_t nc = used_resources(m, code, a, cols);
 	first = true;
 	for (size_t i = 0; i < sim_code_count(code); i++) {
-		if (i >= e->ninsn || !e->insn_count[i])
-			continue;
 		const struct sim_insn *in = sim_code_insn(code, i);
+		if (!insn_listed(a, info, i, in))
+			continue;
 		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
 			(unsigned long long)in->addr);
 		first = false;
 		json_string(out, in->text);
+		char src[300];
+		if (info->srcline) {
+			fprintf(out, ", \"source\": ");
+			if (insn_source(info, in, src, sizeof src))
+				json_string(out, src);
+			else
+				fputs("null", out);
+		}
 		fprintf(out, ", \"form\": ");
 		json_string(out, in->key);
 		fprintf(out, ", \"executions\": %llu, \"latency\": ", (unsigned long long)e->insn_count[i]);
@@ -386,11 +413,14 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	unsigned cols[SIM_MAX_RES];
 	size_t nc = used_resources(m, code, a, cols);
 	for (size_t i = 0; i < sim_code_count(code); i++) {
-		if (i >= a->events.ninsn || !a->events.insn_count[i])
-			continue;
 		const struct sim_insn *in = sim_code_insn(code, i);
-		char name[128];
-		snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)in->addr, in->text);
+		if (!insn_listed(a, info, i, in))
+			continue;
+		char name[440], src[300];
+		if (insn_source(info, in, src, sizeof src))
+			snprintf(name, sizeof name, "0x%llx %s @ %s", (unsigned long long)in->addr, in->text, src);
+		else
+			snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)in->addr, in->text);
 		csv_row(out, "instruction", name, "executions", (double)a->events.insn_count[i]);
 		csv_row(out, "instruction", name, "latency", in->lat);
 		for (size_t c = 0; c < nc; c++) {

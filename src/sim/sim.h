@@ -226,6 +226,18 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 		    unsigned iter, struct sim_rec **recs, size_t *n, size_t *per_iter, char *err,
 		    size_t errlen);
 
+/* The loops of a function's code: every backward branch (conditional, or
+ * a jmp) to an address inside [addr, addr+len) closes one; branches to the
+ * same target are one loop ending after the last of them. Up to MAX, in
+ * address order of their latches; returns how many. */
+struct sim_loop {
+	uint64_t start, end;	/* [target, end of the last latch) */
+	uint64_t latch;		/* the last backward branch */
+	bool conditional;	/* closed by a conditional branch */
+};
+size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		      struct sim_loop *out, size_t max);
+
 /* The innermost loop of a function: the shortest [target, branch end)
  * closed by a backward conditional branch; -1 when there is none. */
 int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,

@@ -81,6 +81,47 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 	return 0;
 }
 
+size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		      struct sim_loop *out, size_t max)
+{
+	struct sim_code *code = sim_code_new(m);
+	char err[256];
+	size_t n = 0;
+	for (size_t off = 0; off < len;) {
+		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
+		if (idx < 0)
+			break;
+		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
+		off += in->len;
+		/* a backward conditional branch, or a backward jmp (a loop whose
+		 * test is at the top), inside the function closes a loop; calls
+		 * are direct branches too and never close one */
+		bool back = in->has_target && in->target >= addr && in->target <= in->addr &&
+			    (in->branch == SIM_BR_COND ||
+			     (in->branch == SIM_BR_DIRECT && in->len >= 2 && in->bytes[0] != 0xe8));
+		if (!back)
+			continue;
+		uint64_t e = in->addr + in->len;
+		size_t k;
+		for (k = 0; k < n && out[k].start != in->target; k++)
+			;
+		if (k < n) {	/* another latch of the same loop (a continue) */
+			if (e > out[k].end) {
+				out[k].end = e;
+				out[k].latch = in->addr;
+			}
+			out[k].conditional |= in->branch == SIM_BR_COND;
+			continue;
+		}
+		if (n == max)
+			continue;
+		out[n++] = (struct sim_loop){ .start = in->target, .end = e, .latch = in->addr,
+					      .conditional = in->branch == SIM_BR_COND };
+	}
+	sim_code_free(code);
+	return n;
+}
+
 int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		       uint64_t *start, uint64_t *end)
 {

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A real instruction stream turned into model records (simrun.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "simrun.h"
+
+#define MAX_WEIGHTS 200
+
+/* the resources a default sweep covers: the port groups and divider the
+ * code uses, and every non-port resource */
+size_t simrun_default_resources(const struct sim_machine *m, const struct sim_code *code, uint8_t *res)
+{
+	size_t n = 0;
+	for (unsigned r = 0; r < sim_nres(m); r++) {
+		enum sim_res_kind k = sim_res_kind(m, r);
+		bool used = k != SIM_RK_PORTS && k != SIM_RK_DIV;
+		for (size_t i = 0; i < sim_code_count(code) && !used; i++) {
+			const struct sim_insn *in = sim_code_insn(code, i);
+			if (k == SIM_RK_DIV)
+				used = in->div > 0;
+			for (unsigned u = 0; u < in->nexec && !used; u++)
+				used = in->exec[u] == r;
+			for (unsigned u = 0; u < in->nload && !used; u++)
+				used = in->load[u] == r;
+		}
+		if (used)
+			res[n++] = (uint8_t)r;
+	}
+	return n;
+}
+
+
+
+/* Data addresses in access order onto the instruction's memory operands:
+ * a write-only operand takes the next stored address, any other the
+ * next address; when they do not fit, the model uses the expressions. */
+static unsigned map_addresses(const struct sim_insn *in, const struct stream_insn *s, uint64_t *mem)
+{
+	if (!(s->flags & STREAM_HAS_MEM) || !in->nmem || !s->nmem)
+		return 0;
+	bool used[STREAM_MAX_MEM] = { false };
+	for (unsigned k = 0; k < in->nmem; k++) {
+		bool store_only = in->mem[k].write && !in->mem[k].read;
+		unsigned j;
+		for (j = 0; j < s->nmem; j++)
+			if (!used[j] && (!store_only || (s->store_mask >> j & 1)))
+				break;
+		if (j == s->nmem)
+			return 0;
+		used[j] = true;
+		mem[k] = s->mem[j];
+	}
+	return in->nmem;
+}
+
+int simrun_collect_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct simrun_collect *t = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct stream_insn *s = &v[i];
+		if ((t->hi && (s->ip < t->lo || s->ip >= t->hi)) || (t->max && t->n >= t->max)) {
+			t->skipped++;
+			continue;
+		}
+		char err[200];
+		long idx = sim_code_add(t->code, s->ip, s->bytes, s->size, err, sizeof err);
+		if (idx < 0) {
+			if (!t->undecodable++) {
+				t->first_bad_ip = s->ip;
+				snprintf(t->first_bad, sizeof t->first_bad, "%s", err);
+			}
+			continue;
+		}
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 1 << 16;
+			t->recs = realloc(t->recs, t->cap * sizeof *t->recs);
+			if (!t->recs)
+				abort();
+		}
+		if (t->n && t->recs[t->n - 1].taken)
+			t->recs[t->n - 1].target = s->ip;
+		struct sim_rec *r = &t->recs[t->n++];
+		memset(r, 0, sizeof *r);
+		r->insn = (uint32_t)idx;
+		r->taken = (s->flags & STREAM_TAKEN) != 0;
+		if (t->data_addresses)
+			r->nmem = (uint8_t)map_addresses(sim_code_insn(t->code, (size_t)idx), s, r->mem);
+	}
+	return 0;
+}
+
+
+void simrun_collect_free(struct simrun_collect *c)
+{
+	free(c->recs);
+	c->recs = NULL;
+	c->n = c->cap = 0;
+}
+
+struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head)
+{
+	size_t mark = c->n / 4;
+	double units = 0;
+	if (head)
+		for (size_t i = mark; i < c->n; i++)
+			units += sim_code_insn(c->code, c->recs[i].insn)->addr == head;
+	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units };
+}
+
+int simrun_parse_weights(const char *s, double **out, size_t *n)
+{
+	double from, to, step;
+	char tail;
+	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
+		if (!(from >= 0.001) || !(to >= from) || !(to <= 1e6) || !(step > 0))
+			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
+		if ((to - from) / step >= MAX_WEIGHTS)
+			return gus_usage_error("--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
+		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
+		double *w = calloc(k, sizeof *w);
+		if (!w)
+			abort();
+		for (size_t i = 0; i < k; i++)
+			w[i] = from + step * (double)i;
+		*out = w;
+		*n = k;
+		return 0;
+	}
+	size_t cap = 8, k = 0;
+	double *w = malloc(cap * sizeof *w);
+	if (!w)
+		abort();
+	char *dup = strdup(s);
+	if (!dup)
+		abort();
+	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v = strtod(t, &end);
+		int rc = 0;
+		if (end == t || *end || !(v >= 0.001) || v > 1e6)
+			rc = gus_usage_error("--weights: '%s' is not a number from 0.001 to 1e6", t);
+		else if (k == MAX_WEIGHTS)
+			rc = gus_usage_error("--weights: more than %d weights", MAX_WEIGHTS);
+		else if (k && v <= w[k - 1])
+			rc = gus_usage_error("--weights: the weights must increase ('%s')", t);
+		if (rc) {
+			free(dup);
+			free(w);
+			return rc;
+		}
+		if (k == cap) {
+			cap *= 2;
+			w = realloc(w, cap * sizeof *w);
+			if (!w)
+				abort();
+		}
+		w[k++] = v;
+	}
+	free(dup);
+	if (!k) {
+		free(w);
+		return gus_usage_error("--weights: empty list");
+	}
+	*out = w;
+	*n = k;
+	return 0;
+}
