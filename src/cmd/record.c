@@ -591,7 +591,8 @@ struct qemu_store {
 	uint64_t bias;
 	uint64_t kept[MAX_TRACE_RANGES];
 	uint64_t max, stored, dropped;
-	bool failed;
+	size_t full;		/* ranges that have their max */
+	bool failed, enough;
 };
 
 static void qemu_started(void *ctx, uint64_t load_bias)
@@ -617,7 +618,8 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 			q->dropped++;
 			continue;
 		}
-		q->kept[r]++;
+		if (++q->kept[r] == q->max)
+			q->full++;
 		keep[k++] = v[i];
 		if (k == 256) {
 			if (gusdata_trace_write(q->w, keep, k))
@@ -631,6 +633,12 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	q->stored += k;
 	if (q->stored >> 16 != (q->stored - k) >> 16)
 		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
+	/* every range has what the report simulates: the rest of the run
+	 * would add nothing, so it is stopped */
+	if (q->full == q->nranges) {
+		q->enough = true;
+		return 1;
+	}
 	return 0;
 fail:
 	q->failed = true;
@@ -648,7 +656,9 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 		.ranges = ranges,
 		.nranges = nranges,
 		.data_addresses = !o->no_mem,
-		.max_insns = o->max_insns * nranges,
+		/* no overall cap: a range that fills early must not starve the
+		 * others; the sink stops the run once all are full */
+		.max_insns = 0,
 		.sink = qemu_sink,
 		.ctx = &q,
 		.started = qemu_started,
@@ -667,7 +677,9 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 	gusdata_set_meta_u64(d, "trace.load_bias", q.bias);
 	gusdata_set_meta_u64(d, "trace.records", q.stored);
 	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
-	if (st != COLLECT_OK) {
+	if (q.enough) {
+		gusdata_set_meta(d, "trace.stopped", "every hot range reached --max-insns: the traced run was stopped");
+	} else if (st != COLLECT_OK) {
 		gus_warn("the QEMU tracer: %s", err);
 		gusdata_set_meta(d, "missing.trace", err);
 		return 0;
@@ -678,7 +690,8 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 		gusdata_set_meta(d, "missing.trace", err);
 		return 0;
 	}
-	gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+	if (!q.enough)
+		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
 	if (res.interrupted)
 		gusdata_set_meta(d, "trace.interrupted", "yes");
 	if (!q.stored)

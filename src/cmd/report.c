@@ -318,7 +318,9 @@ static void open_lines(struct report *rp, const char *file)
 	char err[512];
 	snprintf(rp->lines_file, sizeof rp->lines_file, "%s", file);
 	rp->lines = merge_srclines_open(file, err, sizeof err);
-	if (!rp->lines_said && (!rp->lines || !merge_srclines_have_lines(rp->lines))) {
+	/* libraries usually come without debug information: only the
+	 * program's own lack of it is worth saying */
+	if (!rp->lines_said && !strcmp(file, rp->exe) && (!rp->lines || !merge_srclines_have_lines(rp->lines))) {
 		gus_warn("%s: no debug information: addresses and symbols only", rp->lines ? file : err);
 		rp->lines_said = true;
 	}
@@ -411,7 +413,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	}
 	report_progress(rp, "simulating %s", v->name);
 	struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
-				     .max = 4000000 };
+				     .max = 300000 };
 	if (gather_stream(rp, v, &tc))
 		goto out;
 	if (tc.undecodable)
@@ -936,6 +938,23 @@ static int write_svgs(struct report *rp)
 	return 0;
 }
 
+/* the first sentence of a reason, for the verdict line */
+static void short_reason(const char *why, char *out, size_t n)
+{
+	if (strstr(why, "no hardware PMU")) {
+		snprintf(out, n, "no hardware PMU on this machine");
+		return;
+	}
+	size_t len = strcspn(why, "\n");
+	const char *dot = strstr(why, ". ");
+	if (dot && (size_t)(dot - why) < len)
+		len = (size_t)(dot - why);
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, why, len);
+	out[len] = 0;
+}
+
 /* --------------------------------------------------------------- main --- */
 int cmd_report(int argc, char **argv)
 {
@@ -983,7 +1002,9 @@ int cmd_report(int argc, char **argv)
 		rc = GUS_EXIT_USAGE;
 		goto out;
 	}
-	if (simrun_parse_weights(SIMRUN_DEFAULT_WEIGHTS, &rp.weights, &rp.nweights)) {
+	/* the four weights the text shows: a sweep of 16 per resource would
+	 * cost four times as long for the same table */
+	if (simrun_parse_weights("1.01,1.05,1.10,1.15", &rp.weights, &rp.nweights)) {
 		rc = GUS_EXIT_ERROR;
 		goto out;
 	}
@@ -1019,9 +1040,11 @@ int cmd_report(int argc, char **argv)
 		region_source_line(&rp, rv);
 		if (region_selected(&rp, rv))
 			simulate_region(&rp, rv);
-		const char *why_model = rv->simulated ? NULL : rv->why_no_model;
-		merge_verdict(rp.have_tree ? &rp.tree : NULL, rp.why_no_measure, rp.m, rv->simulated ? &rv->an : NULL,
-			      why_model, &rv->verdict);
+		char why_model[200], why_measure[200];
+		short_reason(rv->why_no_model, why_model, sizeof why_model);
+		short_reason(rp.why_no_measure, why_measure, sizeof why_measure);
+		merge_verdict(rp.have_tree ? &rp.tree : NULL, why_measure, rp.m, rv->simulated ? &rv->an : NULL,
+			      rv->simulated ? NULL : why_model, &rv->verdict);
 	}
 	report_progress_end(&rp);
 

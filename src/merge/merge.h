@@ -162,16 +162,16 @@ struct merge_region {
 	uint64_t start, end;	/* link-time [start, end) in FILE */
 	uint64_t head;		/* a loop's first instruction (iterations), a function's entry */
 	long parent;		/* a loop's function in the ranked list, -1 when not kept */
-	uint64_t samples;
-	double share;		/* of all samples */
+	uint64_t samples;	/* how many */
+	double share;		/* of the weight (period) of all samples */
 };
 
 struct merge_regions;
 /* M decodes the functions to find their loops */
 struct merge_regions *merge_regions_new(const struct sim_machine *m);
 void merge_regions_free(struct merge_regions *r);
-/* a sample at link-time ADDR of FILE; FILE NULL: nowhere known (kernel,
- * anonymous code): counted in the total only */
+/* a sample of WEIGHT (its period) at link-time ADDR of FILE; FILE NULL:
+ * nowhere known (kernel, anonymous code): counted in the total only */
 int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight);
 /* The TOP hottest regions (functions and loops together) into *OUT
  * (malloc'ed, *N of them); *TOTAL the weight of all samples. Files that

@@ -22,9 +22,9 @@ struct rg_func {
 	size_t file;
 	char *name;		/* NULL: no symbol */
 	uint64_t start, size;
-	uint64_t samples;
-	/* the sampled addresses with their weights, for the loops */
-	uint64_t *addr, *weight;
+	uint64_t samples, weight_sum;
+	/* the sampled addresses with their weights and counts, for the loops */
+	uint64_t *addr, *weight, *count;
 	size_t n, cap;
 };
 
@@ -34,7 +34,7 @@ struct merge_regions {
 	size_t nfiles;
 	struct rg_func *funcs;
 	size_t nfuncs;
-	uint64_t total;
+	uint64_t total;		/* weight of all samples */
 };
 
 struct merge_regions *merge_regions_new(const struct sim_machine *m)
@@ -57,6 +57,7 @@ void merge_regions_free(struct merge_regions *r)
 		free(r->funcs[i].name);
 		free(r->funcs[i].addr);
 		free(r->funcs[i].weight);
+		free(r->funcs[i].count);
 	}
 	free(r->files);
 	free(r->funcs);
@@ -117,13 +118,15 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 	struct rg_func *f = func_for(r, (size_t)fi, name, start, size);
 	if (!f)
 		return -1;
-	f->samples += weight;
+	f->samples++;
+	f->weight_sum += weight;
 	if (!name)
 		return 0;
 	/* addresses repeat: merge with the last few */
 	for (size_t k = f->n; k-- > 0 && k + 8 >= f->n;)
 		if (f->addr[k] == addr) {
 			f->weight[k] += weight;
+			f->count[k]++;
 			return 0;
 		}
 	if (f->n == f->cap) {
@@ -134,10 +137,14 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 		uint64_t *w = realloc(f->weight, f->cap * sizeof(*w));
 		if (w)
 			f->weight = w;
-		if (!a || !w)
+		uint64_t *c = realloc(f->count, f->cap * sizeof(*c));
+		if (c)
+			f->count = c;
+		if (!a || !w || !c)
 			return -1;
 	}
 	f->addr[f->n] = addr;
+	f->count[f->n] = 1;
 	f->weight[f->n++] = weight;
 	return 0;
 }
@@ -145,14 +152,14 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 static int cmp_func(const void *a, const void *b)
 {
 	const struct rg_func *x = a, *y = b;
-	return x->samples > y->samples ? -1 : x->samples < y->samples;
+	return x->weight_sum > y->weight_sum ? -1 : x->weight_sum < y->weight_sum;
 }
 
 static int cmp_region(const void *a, const void *b)
 {
 	const struct merge_region *x = a, *y = b;
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
 	/* equal samples: the function before its loops, outer loops first */
 	if (strcmp(x->kind, y->kind))
 		return strcmp(x->kind, "function") ? 1 : -1;
@@ -186,10 +193,12 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		struct rg_file *file = &r->files[f->file];
 		if (!f->samples)
 			continue;
+		double fshare = r->total ? (double)f->weight_sum / (double)r->total : 0;
 		struct merge_region *fr = &v[k++];
 		snprintf(fr->kind, sizeof(fr->kind), "function");
 		snprintf(fr->file, sizeof(fr->file), "%s", file->path);
 		fr->samples = f->samples;
+		fr->share = fshare;
 		fr->parent = -1;
 		if (!f->name) {
 			snprintf(fr->name, sizeof(fr->name), "[unknown] in %s", base_name(file->path));
@@ -211,10 +220,12 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		size_t nl = sim_find_loops(r->m, mc.addr, mc.bytes, mc.len, loops, MAX_LOOPS);
 		merge_code_free(&mc);
 		for (size_t l = 0; l < nl; l++) {
-			uint64_t s = 0;
+			uint64_t s = 0, w = 0;
 			for (size_t a = 0; a < f->n; a++)
-				if (f->addr[a] >= loops[l].start && f->addr[a] < loops[l].end)
-					s += f->weight[a];
+				if (f->addr[a] >= loops[l].start && f->addr[a] < loops[l].end) {
+					s += f->count[a];
+					w += f->weight[a];
+				}
 			if (!s)
 				continue;
 			struct merge_region *lr = &v[k++];
@@ -226,12 +237,11 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 			lr->end = loops[l].end;
 			lr->head = loops[l].start;
 			lr->samples = s;
+			lr->share = r->total ? (double)w / (double)r->total : 0;
 			/* an index into V until the ranking below */
 			lr->parent = (long)(fr - v);
 		}
 	}
-	for (size_t i = 0; i < k; i++)
-		v[i].share = r->total ? (double)v[i].samples / (double)r->total : 0;
 	size_t *idx = malloc((k ? k : 1) * sizeof(*idx));
 	struct merge_region *sorted = calloc(k ? k : 1, sizeof(*sorted));
 	if (!idx || !sorted) {

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Source lines of link-time addresses from the DWARF line tables (libdw).
- * Every CU's rows go into one table sorted by address at open: reports
+ * Every unit's rows go into one table sorted by address at open: reports
  * look up every instruction of a loop, and a binary search over one array
- * is cheaper than finding the CU of each address again. */
+ * is cheaper than finding the unit of each address again. An address
+ * outside the code the units claim (their ranges) has no line, which
+ * keeps alignment padding from borrowing the line of the code before it.
+ * Split DWARF needs no .dwo: the line tables stay in the executable. */
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -23,18 +27,23 @@ struct sl_row {
 	size_t order;		/* position in the line tables, to keep ties stable */
 };
 
+/* [start, end) of a section or a unit's code */
+struct sl_range {
+	uint64_t start, end;
+};
+
 struct merge_srclines {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;		/* NULL without DWARF */
 	struct sl_row *rows;
 	size_t n, cap;
+	/* the code the units describe, sorted and disjoint: a sequence's
+	 * last row can have no instructions (an end row at its own address)
+	 * and would otherwise claim the padding up to the next function */
+	struct sl_range *cover;
+	size_t ncover, capcover;
 	bool have_lines;
-};
-
-/* [start, end) of a section holding code */
-struct sl_range {
-	uint64_t start, end;
 };
 
 /* At one address the end of a sequence comes first, so that a sequence
@@ -91,6 +100,88 @@ static bool in_code(const struct sl_range *r, size_t nr, uint64_t addr, bool end
 	return false;
 }
 
+static int push_cover(struct merge_srclines *s, uint64_t start, uint64_t end)
+{
+	if (start >= end)
+		return 0;
+	if (s->ncover == s->capcover) {
+		size_t nc = s->capcover ? 2 * s->capcover : 256;
+		struct sl_range *nr = realloc(s->cover, nc * sizeof(*nr));
+		if (!nr)
+			return -1;
+		s->cover = nr;
+		s->capcover = nc;
+	}
+	s->cover[s->ncover].start = start;
+	s->cover[s->ncover].end = end;
+	s->ncover++;
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct sl_range *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* sorted and merged, for a binary search */
+static void merge_cover(struct merge_srclines *s)
+{
+	if (!s->ncover)
+		return;
+	qsort(s->cover, s->ncover, sizeof(*s->cover), range_cmp);
+	size_t k = 0;
+	for (size_t i = 1; i < s->ncover; i++) {
+		if (s->cover[i].start <= s->cover[k].end) {
+			if (s->cover[i].end > s->cover[k].end)
+				s->cover[k].end = s->cover[i].end;
+		} else {
+			s->cover[++k] = s->cover[i];
+		}
+	}
+	s->ncover = k + 1;
+}
+
+static bool covered(const struct merge_srclines *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->ncover;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->cover[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncover && s->cover[lo].start <= addr;
+}
+
+/* The unit's code from its DW_AT_ranges or low/high pc; a unit without
+ * them (some assemblers) is taken to span its rows. */
+static int unit_cover(struct merge_srclines *s, Dwarf_Die *cudie, size_t first_row,
+		      const struct sl_range *code, size_t ncode)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool any = false;
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
+		if (!in_code(code, ncode, start, false))
+			continue;	/* a discarded function's tombstone */
+		if (push_cover(s, start, end))
+			return -1;
+		any = true;
+	}
+	if (any || first_row == s->n)
+		return 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = first_row; i < s->n; i++) {
+		if (s->rows[i].addr < lo)
+			lo = s->rows[i].addr;
+		if (s->rows[i].addr > hi)
+			hi = s->rows[i].addr;
+	}
+	return push_cover(s, lo, hi);
+}
+
 static int push_row(struct merge_srclines *s, const struct sl_row *row)
 {
 	if (s->n == s->cap) {
@@ -125,7 +216,7 @@ static int collect_rows(struct merge_srclines *s)
 		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type || !cudie.cu)
 			continue;
 		Dwarf_Lines *lines;
-		size_t nlines;
+		size_t nlines, first_row = s->n;
 		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
 			continue;
 		for (size_t i = 0; i < nlines; i++) {
@@ -148,11 +239,16 @@ static int collect_rows(struct merge_srclines *s)
 			if (!row.end)
 				s->have_lines = true;
 		}
+		if (unit_cover(s, &cudie, first_row, ranges, nranges)) {
+			rc = -1;
+			goto out;
+		}
 	}
 out:
 	free(ranges);
 	if (s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), row_cmp);
+	merge_cover(s);
 	return rc;
 }
 
@@ -186,7 +282,7 @@ bool merge_srclines_have_lines(const struct merge_srclines *s)
 
 bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line)
 {
-	if (!s || !s->n || addr < s->rows[0].addr)
+	if (!s || !s->n || addr < s->rows[0].addr || !covered(s, addr))
 		return false;
 	/* the last row at or below addr */
 	size_t lo = 0, hi = s->n;
@@ -214,6 +310,7 @@ void merge_srclines_free(struct merge_srclines *s)
 	if (!s)
 		return;
 	free(s->rows);
+	free(s->cover);
 	if (s->dw)
 		dwarf_end(s->dw);
 	if (s->elf)

@@ -135,7 +135,7 @@ check_contains "$(cat "$TMP/e")" "holds no Intel PT data" "... says so"
 if [ -d /sys/bus/event_source/devices/intel_pt ]; then
 	ok 0 "# SKIP this machine has Intel PT: make check-hw covers gus record"
 else
-	(cd "$TMP" && "$GUS" record -- "$AW" "$TMP/aw") >/dev/null 2>"$TMP/e"; st=$?
+	(cd "$TMP" && "$GUS" record --tracer pt -- "$AW" "$TMP/aw") >/dev/null 2>"$TMP/e"; st=$?
 	check_status $st 5 "gus record without Intel PT exits 5"
 	check_contains "$(cat "$TMP/e")" "no Intel PT" "... says so"
 	check_contains "$(cat "$TMP/e")" "--qemu" "... and names the QEMU tracer"
