@@ -195,6 +195,9 @@ int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_
 				goto out;
 			r->ip = next + (uint64_t)d;
 		}
+		/* address 0 marks an empty slot; the encoder never writes it */
+		if (r->ip == 0)
+			goto out;
 		long slot = code_slot(&seen, r->ip);
 		if (h & REC_CODE) {
 			if (at >= len || p[at] == 0 || p[at] > STREAM_MAX_BYTES || at + 1 + p[at] > len)
