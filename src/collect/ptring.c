@@ -122,11 +122,104 @@ static const char *str_in(const uint8_t *p, size_t from, size_t to)
 	return (const char *)p + from;
 }
 
-static int parse_body(struct ptring_record *rec, size_t body_end, char *err, size_t errlen)
+uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i)
+{
+	return i < rec->u.sample.nr ? ld64(rec->u.sample.callchain + 8 * i) : 0;
+}
+
+/* A SAMPLE's fields sit in the order of their PERF_SAMPLE_* bits, each
+ * present only when asked for; its size is the record's, with no trailer. */
+static int parse_sample(struct ptring_record *rec, uint64_t st, char *err, size_t errlen)
+{
+	const uint8_t *p = rec->raw;
+	size_t at = 8, end = rec->size;
+	const char *why = NULL;
+
+	if (st & PERF_SAMPLE_READ) {
+		snprintf(err, errlen,
+			 "PERF_RECORD_SAMPLE at ring offset %" PRIu64 ": sample_type has PERF_SAMPLE_READ, "
+			 "which this reader does not lay out",
+			 rec->offset);
+		return -1;
+	}
+	size_t fixed = 8 * (size_t)__builtin_popcountll(st & (PTRING_SAMPLE_PARSED & ~PERF_SAMPLE_CALLCHAIN));
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		fixed += 8;	/* nr */
+	if (end < at + fixed) {
+		why = "too short for its sample_type";
+		goto bad;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		rec->u.sample.id = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		rec->u.sample.ip = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		rec->u.sample.pid = ld32(p + at);
+		rec->u.sample.tid = ld32(p + at + 4);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		rec->u.sample.time = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		rec->u.sample.addr = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		rec->u.sample.id = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		rec->u.sample.stream_id = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		rec->u.sample.cpu = ld32(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		rec->u.sample.period = ld64(p + at);
+		at += 8;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = ld64(p + at);
+		at += 8;
+		/* compared by division: a corrupt nr must not overflow */
+		if (nr > (end - at) / 8) {
+			why = "callchain longer than the record";
+			goto bad;
+		}
+		rec->u.sample.nr = nr;
+		rec->u.sample.callchain = p + at;
+	}
+	/* the sample_id view of it, so that callers read any record's task
+	 * and time in one place */
+	rec->sid.valid = true;
+	rec->sid.pid = rec->u.sample.pid;
+	rec->sid.tid = rec->u.sample.tid;
+	rec->sid.cpu = rec->u.sample.cpu;
+	rec->sid.time = rec->u.sample.time;
+	rec->sid.id = rec->u.sample.id;
+	return 0;
+bad:
+	snprintf(err, errlen, "PERF_RECORD_SAMPLE at ring offset %" PRIu64 ": %u bytes, %s", rec->offset,
+		 (unsigned)rec->size, why);
+	return -1;
+}
+
+static int parse_body(struct ptring_record *rec, size_t body_end, uint64_t sample_type, char *err,
+		      size_t errlen)
 {
 	const uint8_t *p = rec->raw;
 	size_t need = 0;
 
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return parse_sample(rec, sample_type, err, errlen);
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 		need = 8 + 32 + 1;
@@ -230,6 +323,16 @@ static int parse_body(struct ptring_record *rec, size_t body_end, char *err, siz
 		rec->u.itrace.pid = ld32(p + 8);
 		rec->u.itrace.tid = ld32(p + 12);
 		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		/* its time and id repeat the sample_id's: a shorter record
+		 * is not worth refusing */
+		if (body_end >= 8 + 24) {
+			rec->u.throttle.time = ld64(p + 8);
+			rec->u.throttle.id = ld64(p + 16);
+			rec->u.throttle.stream_id = ld64(p + 24);
+		}
+		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		rec->u.sw.out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
@@ -319,7 +422,7 @@ int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, s
 			return -1;
 		}
 	}
-	if (parse_body(rec, body_end, err, errlen))
+	if (parse_body(rec, body_end, r->sample_type, err, errlen))
 		return -1;
 	r->tail += size;
 	return 1;

@@ -103,7 +103,8 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
 			uint64_t tail, uint64_t sample_type, bool sample_id_all);
 /* 1 with the next record in REC, 0 at HEAD, -1 with ERR on a corrupt ring
  * (bad size, record past HEAD, body shorter than its type's layout); the
- * reader then stays at the bad record. */
+ * reader then stays at the bad record. A SAMPLE is laid out by the reader's
+ * sample_type, and its task, CPU, time and id are copied to REC's sid. */
 int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, size_t errlen);
 /* entry I (< u.sample.nr) of a SAMPLE record's callchain */
 uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i);
