@@ -728,13 +728,17 @@ static int trace_with_pt(struct gusdata *d, struct record_opts *o, const char *e
 	if (st != COLLECT_OK) {
 		gus_warn("Intel PT: %s", err);
 		gusdata_set_meta(d, "missing.trace", err);
+	} else {
+		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+		gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
+		if (res.interrupted)
+			gusdata_set_meta(d, "trace.interrupted", "yes");
 	}
 	if (stats.truncated || stats.lost_records || stats.collisions || stats.overwritten)
 		gus_warn("Intel PT lost data: %llu truncated AUX record(s), %llu lost sideband record(s), "
 			 "%llu collision(s), %llu overwritten snapshot(s)",
 			 (unsigned long long)stats.truncated, (unsigned long long)stats.lost_records,
 			 (unsigned long long)stats.collisions, (unsigned long long)stats.overwritten);
-	gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
 	gusdata_set_meta_u64(d, "trace.pt_bytes", stats.aux_bytes);
 	o->pt.filters = o->filters;
 	o->pt.nfilters = o->nfilters;
@@ -749,6 +753,11 @@ static struct td_table *counting_setup(const struct record_opts *o, struct gusda
 	char err[COLLECT_ERRLEN], note[256] = "";
 	struct collect_pmu_info pmu;
 	bool have_pmu;
+	/* a CPU libpfm4 does not know is a fact of the recording, not an error */
+	if (!o->arch && (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))) {
+		gusdata_set_meta(d, "missing.counts", "libpfm4 does not recognise this CPU; --arch names a TMA table");
+		return NULL;
+	}
 	struct td_table *t = gus_pick_tma_table(o->arch, &pmu, &have_pmu);
 	if (!t)
 		return NULL;
@@ -846,6 +855,12 @@ int cmd_record(int argc, char **argv)
 		snprintf(exe, sizeof exe, "%s", abs);
 		free(abs);
 	}
+	if (o.arch) {
+		struct td_table *t = td_table_load_arch(gus_tma_dir(), o.arch, err, sizeof err);
+		if (!t)
+			return gus_usage_error("record: --arch: %s (tables: clx, skx, icx, spr)", err);
+		td_table_free(t);
+	}
 	if (o.import_counts && access(o.import_counts, R_OK)) {
 		gus_error("--import-counts: cannot read %s: %s", o.import_counts, strerror(errno));
 		return GUS_EXIT_ERROR;
@@ -877,6 +892,8 @@ int cmd_record(int argc, char **argv)
 			no_pt[0] = 0;
 		} else {
 			o.tracer = TRACER_QEMU;
+			if (o.nfilters)
+				gus_warn("no Intel PT here: the QEMU tracer follows the hot functions, --pt-filter is ignored");
 		}
 	}
 
@@ -949,6 +966,8 @@ int cmd_record(int argc, char **argv)
 	if (res.interrupted)
 		gusdata_set_meta(d, "interrupted", "yes");
 	gusdata_set_meta(d, "sample.event", sst.event);
+	if (o.user_only)
+		gusdata_set_meta(d, "user_only", "yes");
 	gusdata_set_meta_u64(d, "sample.freq", o.freq);
 	gusdata_set_meta_u64(d, "sample.count", store.n);
 	if (sst.fallback[0])

@@ -46,7 +46,7 @@ struct report_opts {
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gus report [-i gus.data] [--stdio | --csv | -x SEP | --json] [--svg DIR]\n"
+		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR]\n"
 		"                  [--region NAME] [--arch NAME] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
@@ -54,7 +54,7 @@ static void report_usage(FILE *out)
 		"\n"
 		"  -i, --input FILE   the recording (default gus.data)\n"
 		"      --stdio        text (default)\n"
-		"      --csv          CSV; -x SEP with another separator\n"
+		"      --csv          CSV: section,region,kind,name,field,value\n"
 		"      --json         JSON\n"
 		"      --svg DIR      also write tma.svg and a sensitivity heat-map per region\n"
 		"                     into DIR\n"
@@ -74,7 +74,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "stdio", no_argument, NULL, 'T' },
 		{ "csv", no_argument, NULL, 'C' },
-		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 'S' },
 		{ "region", required_argument, NULL, 'r' },
@@ -91,18 +90,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->sep = ',';
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:o:x:j:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'T': o->fmt = MERGE_TEXT; break;
 		case 'C': o->fmt = MERGE_CSV; break;
-		case 'x':
-			if (strlen(optarg) != 1)
-				return gus_usage_error("report: -x takes one character, not '%s'", optarg);
-			o->fmt = MERGE_CSV;
-			o->sep = optarg[0];
-			break;
 		case 'J': o->fmt = MERGE_JSON; break;
 		case 'S': o->svg_dir = optarg; break;
 		case 'r': o->region = optarg; break;
@@ -123,7 +116,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("report: option '-%c' %s", optopt,
-						       strchr("ioxj", optopt) ? "needs an argument" : "is unknown");
+						       strchr("ioj", optopt) ? "needs an argument" : "is unknown");
 			return gus_usage_error("report: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
@@ -542,19 +535,6 @@ static char *render_to_string(void (*fn)(FILE *, void *), void *ctx)
 	return buf;
 }
 
-struct tma_render_ctx {
-	struct report *rp;
-	struct merge_run_info *run;
-	enum merge_format fmt;
-	char sep;
-};
-
-static void tma_render_fn(FILE *f, void *ctx)
-{
-	struct tma_render_ctx *c = ctx;
-	merge_render_tma(f, &c->rp->tree, c->run, c->fmt, c->sep);
-}
-
 struct sim_render_ctx {
 	struct report *rp;
 	struct region_view *v;
@@ -675,7 +655,7 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 			100 * rv->r.share, rv->kind, rv->name, rv->source[0] ? " (" : "", rv->source,
 			rv->source[0] ? ")" : "");
 	}
-	fprintf(out, "  (shares of all %s samples; a loop's samples are also its function's)\n",
+	fprintf(out, "  (share: of the time all %s samples stand for; a loop's samples are also its function's)\n",
 		meta_or(d, "sample.count", buf, sizeof buf, "0"));
 
 	bool table_done = false;
@@ -840,17 +820,28 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 	char sep = rp->o->sep;
 	fprintf(out, "section%cregion%ckind%cname%cfield%cvalue\n", sep, sep, sep, sep, sep);
 	if (rp->have_tree) {
-		struct merge_run_info run;
-		merge_run_from_meta(rp, &run, argv_store);
-		struct tma_render_ctx c = { rp, &run, MERGE_CSV, sep };
-		char *s = render_to_string(tma_render_fn, &c);
-		if (s)
-			csv_prefixed(out, s, "measured", "", sep, false);
-		free(s);
+		/* one row per node and field, in the report's columns */
+		const struct td_table *t = rp->tree.table;
+		static const char *status[] = { "ok", "not computable", "mismeasured", "not selected" };
+		for (size_t i = 0; i < t->n_nodes; i++) {
+			const struct td_node *nd = &t->nodes[i];
+			const struct td_result *r = &rp->tree.res[i];
+			if (nd->level > rp->tree.max_level || r->status == TD_NOT_SELECTED)
+				continue;
+			fprintf(out, "measured%c%cnode%c%s%cvalue%c", sep, sep, sep, nd->name, sep, sep);
+			if (r->status != TD_NOT_COMPUTABLE && isfinite(r->value))
+				fprintf(out, "%.6g", r->value);
+			fprintf(out, "\nmeasured%c%cnode%c%s%cstatus%c%s\n", sep, sep, sep, nd->name, sep, sep,
+				status[r->status]);
+			fprintf(out, "measured%c%cnode%c%s%cbottleneck%c%s\n", sep, sep, sep, nd->name, sep, sep,
+				r->bottleneck ? (r->candidate ? "candidate" : "yes") : "no");
+			fprintf(out, "measured%c%cnode%c%s%cmultiplex_ratio%c%.4f\n", sep, sep, sep, nd->name, sep, sep,
+				r->mux);
+		}
 	} else {
-		fprintf(out, "measured%c%cmissing%c", sep, sep, sep);
+		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
 		csv_str(out, rp->why_no_measure, sep);
-		fprintf(out, "%c%c\n", sep, sep);
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i < rp->nrv; i++) {
 		struct region_view *rv = &rp->rv[i];
@@ -890,13 +881,8 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 		sim_info_for(rp, rv, true, &info, source, sizeof source);
 		struct sim_render_ctx c = { rp, rv, &info, MERGE_CSV };
 		char *s = render_to_string(sim_render_fn, &c);
-		if (s) {
-			if (sep != ',')
-				for (char *p = s; *p; p++)
-					if (*p == ',')
-						*p = sep;
+		if (s)
 			csv_prefixed(out, s, "simulated", rank, sep, true);
-		}
 		free(s);
 	}
 }
@@ -971,12 +957,18 @@ int cmd_report(int argc, char **argv)
 	rp.progress_tty = isatty(2);
 	rc = GUS_EXIT_ERROR;
 
-	/* writable for the cache; a read-only file still reports */
-	if (gusdata_open(o.input, true, &rp.d, err, sizeof err) == 0) {
-		rp.writable = true;
-	} else if (access(o.input, R_OK) == 0 && access(o.input, W_OK) != 0 &&
-		   gusdata_open(o.input, false, &rp.d, err, sizeof err) == 0) {
-		gus_warn("%s is read-only: results will not be cached", o.input);
+	/* writable for the cache; a read-only file (or directory) still
+	 * reports, uncached: SQLite would open it read-only without a word */
+	char dirbuf[PATH_MAX];
+	snprintf(dirbuf, sizeof dirbuf, "%s", o.input);
+	char *slash = strrchr(dirbuf, '/');
+	if (slash)
+		*(slash == dirbuf ? slash + 1 : slash) = 0;
+	bool can_write = access(o.input, W_OK) == 0 && access(slash ? dirbuf : ".", W_OK) == 0;
+	if (gusdata_open(o.input, can_write, &rp.d, err, sizeof err) == 0) {
+		rp.writable = can_write;
+		if (!can_write)
+			gus_warn("%s is read-only: results will not be cached", o.input);
 	} else {
 		gus_error("%s", err);
 		if (!strcmp(o.input, "gus.data") && errno == ENOENT)
@@ -998,8 +990,8 @@ int cmd_report(int argc, char **argv)
 	char archbuf[64];
 	snprintf(archbuf, sizeof archbuf, "%s", arch ? arch : gus_host_machine());
 	if (!(rp.m = sim_machine_find(gus_data_dir("machines"), archbuf, err, sizeof err))) {
-		gus_error("%s", err);
-		rc = GUS_EXIT_USAGE;
+		gus_error("%s%s", err, o.arch ? "" : " (the machine the recording names; --arch picks another)");
+		rc = o.arch ? GUS_EXIT_USAGE : GUS_EXIT_ERROR;
 		goto out;
 	}
 	/* the four weights the text shows: a sweep of 16 per resource would

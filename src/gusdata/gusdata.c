@@ -228,6 +228,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 			return -1;
 		}
 		d->version = GUSDATA_SCHEMA_VERSION;
+		gusdata_set_meta_u64(d, "schema_version", GUSDATA_SCHEMA_VERSION);
 	}
 	*out = d;
 	return 0;

@@ -166,7 +166,8 @@ int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err
 int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, size_t *outlen);
 int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_sink sink, void *ctx);
 
-/* Cached results of gus report, by key (e.g. "sim/3/spr/v1"). */
+/* Cached results of gus report, by key (gus report uses
+ * "sim/vN/MACHINE/regionID/wFIRST-LAST-COUNT"). */
 int gusdata_put_result(struct gusdata *d, const char *key, const void *data, size_t n);
 /* a malloc'ed copy, or NULL when absent */
 void *gusdata_get_result(struct gusdata *d, const char *key, size_t *n);
