@@ -19,6 +19,7 @@ echo "== perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/
 # hardware counting: the TMA tree of a spinning workload
 "$GUS" stat -l 3 -- "$WORKLOADS/workload" spin 1 >"$tmp/stat.txt" 2>&1
 st=$?
+stat_st=$st
 if [ $st -eq 3 ]; then
 	skipped "no hardware PMU: $(tail -1 "$tmp/stat.txt")"
 else
@@ -32,7 +33,7 @@ fi
 if [ ! -d /sys/bus/event_source/devices/intel_pt ]; then
 	skipped "no intel_pt PMU on this machine"
 else
-	(cd "$tmp" && "$GUS" record -o "$tmp/pt.data" -- "$WORKLOADS/branchy" >"$tmp/out1" 2>"$tmp/rec.txt")
+	(cd "$tmp" && "$GUS" record --tracer pt --hot 100 -o "$tmp/pt.data" -- "$WORKLOADS/branchy" >"$tmp/out1" 2>"$tmp/rec.txt")
 	st=$?
 	cat "$tmp/rec.txt"
 	check $st "gus record with Intel PT (exit $st)"
@@ -51,12 +52,28 @@ else
 	"$GUS" sim --trace --pt "$tmp/pt.data" --function collatz >"$tmp/sim.txt" 2>&1
 	check $? "gus sim --trace --pt on the recording"
 	grep "stream:\|cycles per\|Bottleneck" "$tmp/sim.txt"
-	(cd "$tmp" && "$GUS" record -o "$tmp/snap.data" --pt-mode snapshot -- "$WORKLOADS/branchy" >/dev/null 2>&1)
+	(cd "$tmp" && "$GUS" record --tracer pt -o "$tmp/snap.data" --pt-mode snapshot -- "$WORKLOADS/branchy" >/dev/null 2>&1)
 	check $? "gus record --pt-mode snapshot"
-	(cd "$tmp" && "$GUS" record -o "$tmp/filt.data" --pt-filter collatz -- "$WORKLOADS/branchy" >/dev/null 2>&1)
+	(cd "$tmp" && "$GUS" record --tracer pt -o "$tmp/filt.data" --pt-filter collatz -- "$WORKLOADS/branchy" >/dev/null 2>&1)
 	check $? "gus record --pt-filter collatz"
 	n=$("$GUS" script -i "$tmp/filt.data" --no-disasm 2>/dev/null | grep -vc "collatz+")
 	check "$n" "the filtered recording holds only collatz ($n other instructions)"
 fi
+# the main job on the machine's own hardware: counts, cycles samples, PT
+"$GUS" record -o "$tmp/main.data" -- "$WORKLOADS/divide" >"$tmp/rec2.txt" 2>&1
+check $? "gus record of the divide workload"
+"$GUS" report -i "$tmp/main.data" >"$tmp/rep.txt" 2>&1
+check $? "gus report of it"
+tracer=$(sqlite3 "$tmp/main.data" "select value from meta where key='tracer'" 2>/dev/null)
+event=$(sqlite3 "$tmp/main.data" "select value from meta where key='sample.event'" 2>/dev/null)
+echo "== record: tracer $tracer, samples of $event"
+grep -E "^(Verdict|not available)" "$tmp/rep.txt" | head -3
+if [ -d /sys/bus/event_source/devices/intel_pt ]; then
+	[ "$tracer" = pt ]; check $? "the stream came from Intel PT"
+fi
+if [ $stat_st -ne 3 ]; then
+	grep -q "Verdict: agree" "$tmp/rep.txt"; check $? "counters and model agree on the divider"
+fi
+
 echo "$pass passed, $fail failed ($skip skipped: hardware missing)"
 [ "$fail" -eq 0 ]

@@ -46,7 +46,7 @@ divide divide_loop DIV
 ptrchase chase INST_LAT
 branchmiss branch_loop BRANCH
 stream stream_triad MEM_THR
-jacobi1d jacobi_1d INST_LAT
+jacobi1d jacobi_1d FRONTEND
 EOF
 
 # the documented JSON fields of one report

@@ -7,9 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-__attribute__((noinline, noipa)) double fp_chain(double x, double a, double b, long n);
+/* the hot function stays a function of its own, under its own name: not
+ * inlined, cloned or specialised (noipa: gcc; clang does not clone) */
+#ifdef __has_attribute
+#if __has_attribute(noipa)
+#define HOT_FUNCTION __attribute__((noinline, noipa))
+#endif
+#endif
+#ifndef HOT_FUNCTION
+#define HOT_FUNCTION __attribute__((noinline))
+#endif
 
-__attribute__((noinline, noipa)) double fp_chain(double x, double a, double b, long n)
+HOT_FUNCTION double fp_chain(double x, double a, double b, long n);
+
+HOT_FUNCTION double fp_chain(double x, double a, double b, long n)
 {
 	for (long i = 0; i < n; i++)
 		x = x * a + b;

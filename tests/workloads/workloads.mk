@@ -8,6 +8,7 @@ bundled_workloads = tests/workloads/fpchain tests/workloads/shuffle \
 	tests/workloads/divide tests/workloads/ptrchase tests/workloads/branchmiss \
 	tests/workloads/stream tests/workloads/jacobi1d
 noinst_PROGRAMS = $(bundled_workloads)
+dist_noinst_DATA = tests/workloads/README
 
 workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 
