@@ -562,6 +562,7 @@ static void sim_info_for(struct report *rp, struct region_view *v, bool hottest_
 	}
 	info->insn_start = v->r.start + rp->bias;
 	info->insn_end = v->r.end + rp->bias;
+	info->addr_bias = rp->bias;
 	info->no_insn_table = !hottest_loop;
 }
 

@@ -77,6 +77,9 @@ struct merge_sim_info {
 	 * per-instruction table (a loop of a longer stream); 0, 0: all */
 	uint64_t insn_start, insn_end;
 	bool no_insn_table;	/* text: leave the per-instruction table out */
+	/* subtracted from the addresses the per-instruction table prints, so
+	 * that they read as the file's (objdump's) addresses */
+	uint64_t addr_bias;
 };
 
 void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,

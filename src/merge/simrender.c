@@ -230,7 +230,7 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
 		if (strlen(text) > 36)
 			strcpy(text + 33, "...");
-		fprintf(out, "  %-10llx %-36s", (unsigned long long)in->addr, text);
+		fprintf(out, "  %-10llx %-36s", (unsigned long long)(in->addr - info->addr_bias), text);
 		for (size_t c = 0; c < nc; c++)
 			fprintf(out, " %6.0f%%", 100 * insn_share(m, code, a, i, cols[c]));
 		char lat[16];
@@ -342,7 +342,7 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		if (!insn_listed(a, info, i, in))
 			continue;
 		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
-			(unsigned long long)in->addr);
+			(unsigned long long)(in->addr - info->addr_bias));
 		first = false;
 		json_string(out, in->text);
 		char src[300];
@@ -418,9 +418,9 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 			continue;
 		char name[440], src[300];
 		if (insn_source(info, in, src, sizeof src))
-			snprintf(name, sizeof name, "0x%llx %s @ %s", (unsigned long long)in->addr, in->text, src);
+			snprintf(name, sizeof name, "0x%llx %s @ %s", (unsigned long long)(in->addr - info->addr_bias), in->text, src);
 		else
-			snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)in->addr, in->text);
+			snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)(in->addr - info->addr_bias), in->text);
 		csv_row(out, "instruction", name, "executions", (double)a->events.insn_count[i]);
 		csv_row(out, "instruction", name, "latency", in->lat);
 		for (size_t c = 0; c < nc; c++) {
