@@ -653,46 +653,6 @@ static enum collect_status open_error(int e, const char *what, int cpu, bool ker
 	}
 }
 
-/* "0-3,5,7-8" from sysfs */
-static int online_cpus(int **out)
-{
-	char buf[4096];
-	int *v = NULL, n = 0;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	bool ok = f && fgets(buf, sizeof(buf), f);
-	if (f)
-		fclose(f);
-	if (!ok) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		if (c < 1 || !(v = malloc((size_t)c * sizeof(int))))
-			return -1;
-		for (n = 0; n < c; n++)
-			v[n] = n;
-		*out = v;
-		return n;
-	}
-	for (char *p = buf; *p && *p != '\n';) {
-		char *e;
-		long a = strtol(p, &e, 10), b = a;
-		if (e == p)
-			break;
-		if (*e == '-')
-			b = strtol(e + 1, &e, 10);
-		for (long c = a; c <= b && c < 65536; c++) {
-			int *nv = realloc(v, (size_t)(n + 1) * sizeof(int));
-			if (!nv) {
-				free(v);
-				return -1;
-			}
-			v = nv;
-			v[n++] = (int)c;
-		}
-		p = *e == ',' ? e + 1 : e;
-	}
-	*out = v;
-	return n ? n : -1;
-}
-
 static void prepare_attr(struct perf_event_attr *a, const struct collect_pt_opts *o)
 {
 	a->size = sizeof(*a);
@@ -964,7 +924,7 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	s.n = online_cpus(&cpu_ids);
+	s.n = collect_online_cpus(&cpu_ids);
 	if (s.n < 1) {
 		snprintf(err, errlen, "cannot read the online CPUs (/sys/devices/system/cpu/online)");
 		status = COLLECT_ERROR;

@@ -599,6 +599,23 @@ static int bytes_to_hex(const uint8_t *p, size_t n, char *hex, size_t hexlen)
 	return 0;
 }
 
+void ptring_mmap_of(const struct ptring_record *rec, uint64_t time, struct gusdata_mmap *m, char hex[41])
+{
+	*m = (struct gusdata_mmap){
+		.time = time,
+		.pid = (int)rec->u.mmap.pid,
+		.tid = (int)rec->u.mmap.tid,
+		.start = rec->u.mmap.addr,
+		.len = rec->u.mmap.len,
+		.pgoff = rec->u.mmap.pgoff,
+		.prot = rec->u.mmap.prot,
+		.flags = rec->u.mmap.flags,
+		.filename = rec->u.mmap.filename,
+	};
+	if (rec->u.mmap.build_id_size && !bytes_to_hex(rec->u.mmap.build_id, rec->u.mmap.build_id_size, hex, 41))
+		m->build_id = hex;
+}
+
 static int handle_record(struct ptring_buffer *b, const struct ptring_record *rec, const struct ptring_sink *s,
 			 char *err, size_t errlen)
 {
@@ -612,24 +629,11 @@ static int handle_record(struct ptring_buffer *b, const struct ptring_record *re
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		char hex[41];
-		struct gusdata_mmap m = {
-			.time = time,
-			.pid = (int)rec->u.mmap.pid,
-			.tid = (int)rec->u.mmap.tid,
-			.start = rec->u.mmap.addr,
-			.len = rec->u.mmap.len,
-			.pgoff = rec->u.mmap.pgoff,
-			.prot = rec->u.mmap.prot,
-			.flags = rec->u.mmap.flags,
-			.filename = rec->u.mmap.filename,
-		};
-		if (rec->u.mmap.build_id_size) {
-			bytes_to_hex(rec->u.mmap.build_id, rec->u.mmap.build_id_size, hex, sizeof(hex));
+		struct gusdata_mmap m;
+		ptring_mmap_of(rec, time, &m, hex);
+		if (!m.build_id && s->build_id && m.filename[0] == '/' &&
+		    s->build_id(s->bid_ctx, m.filename, hex, 41))
 			m.build_id = hex;
-		} else if (s->build_id && m.filename[0] == '/' &&
-			   s->build_id(s->bid_ctx, m.filename, hex, sizeof(hex))) {
-			m.build_id = hex;
-		}
 		b->st->mmaps++;
 		rc = s->mmap(s->ctx, &m);
 		break;

@@ -119,6 +119,10 @@ int ptring_aux_copy(const uint8_t *aux, uint64_t aux_size, uint64_t offset, uint
 /* PERF_AUX_FLAG_* to GUSDATA_CHUNK_* */
 uint32_t ptring_chunk_flags(uint64_t aux_flags);
 
+/* An MMAP or MMAP2 record as a gus.data mapping at TIME; HEX (41 bytes)
+ * holds the build-id the record carries, M's build_id then points at it. */
+void ptring_mmap_of(const struct ptring_record *rec, uint64_t time, struct gusdata_mmap *m, char hex[41]);
+
 /* Where parsed records go. ptring_gusdata_sink writes them to a gus.data;
  * tests put their own functions here. Non-zero from any stops the drain. */
 struct ptring_sink {

@@ -291,16 +291,6 @@ static int deliver_sample(struct smp *s, const struct ptring_record *rec)
 	return k->sample(k->ctx, &smp);
 }
 
-static int bytes_to_hex(const uint8_t *p, size_t n, char *hex, size_t hexlen)
-{
-	if (hexlen < 2 * n + 1)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", p[i]);
-	hex[2 * n] = 0;
-	return 0;
-}
-
 /* non-zero when the sink refused */
 static int deliver(struct smp *s, int ring_cpu, const struct ptring_record *rec)
 {
@@ -318,20 +308,8 @@ static int deliver(struct smp *s, int ring_cpu, const struct ptring_record *rec)
 		if (!k->mmap)
 			return 0;
 		char hex[41];
-		struct gusdata_mmap m = {
-			.time = time,
-			.pid = (int)rec->u.mmap.pid,
-			.tid = (int)rec->u.mmap.tid,
-			.start = rec->u.mmap.addr,
-			.len = rec->u.mmap.len,
-			.pgoff = rec->u.mmap.pgoff,
-			.prot = rec->u.mmap.prot,
-			.flags = rec->u.mmap.flags,
-			.filename = rec->u.mmap.filename,
-		};
-		if (rec->u.mmap.build_id_size &&
-		    !bytes_to_hex(rec->u.mmap.build_id, rec->u.mmap.build_id_size, hex, sizeof(hex)))
-			m.build_id = hex;
+		struct gusdata_mmap m;
+		ptring_mmap_of(rec, time, &m, hex);
 		return k->mmap(k->ctx, &m);
 	}
 	case PERF_RECORD_COMM:
