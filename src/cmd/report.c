@@ -404,7 +404,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 rp->exe);
 		return;
 	}
-	report_progress(rp, "simulating %s", v->name);
+	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
 	struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
 				     .max = 300000 };
 	if (gather_stream(rp, v, &tc))
@@ -417,6 +417,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 "%zu instruction(s) of the region in the trace: too few to simulate", tc.n);
 		goto out;
 	}
+	report_progress(rp, "region %d of %zu: simulating %zu instructions of %s", v->r.rank, rp->nrv, tc.n, v->name);
 	uint8_t res[SIM_MAX_RES];
 	size_t nres = simrun_default_resources(rp->m, tc.code, res);
 	struct sim_analysis_opts ao = {
