@@ -146,7 +146,7 @@ static int usage(FILE *out)
 		"sensitivity analysis of its hot code.\n\n");
 	list_commands(out);
 	fprintf(out, "\nexit status: 0 ok; 1 error; 2 usage; 3 no hardware PMU; 4 no permission;\n"
-		     "5 no Intel PT (gus record);\n"
+		     "5 no Intel PT (gus record --tracer pt);\n"
 		     "a command that runs a program exits with the program's status (128+N when\n"
 		     "killed by signal N), 126/127 when it cannot be executed. See gus(1).\n");
 	return out == stdout ? GUS_EXIT_OK : GUS_EXIT_USAGE;
