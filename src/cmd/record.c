@@ -590,7 +590,7 @@ struct qemu_store {
 	size_t nranges;
 	uint64_t bias;
 	uint64_t kept[MAX_TRACE_RANGES];
-	uint64_t max, stored, dropped;
+	uint64_t max, stored;
 	size_t full;		/* ranges that have their max */
 	bool failed, enough;
 };
@@ -614,10 +614,8 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 		for (r = 0; r < q->nranges; r++)
 			if (link >= q->link[r].start && link < q->link[r].end)
 				break;
-		if (r == q->nranges || q->kept[r] >= q->max) {
-			q->dropped++;
+		if (r == q->nranges || q->kept[r] >= q->max)
 			continue;
-		}
 		if (++q->kept[r] == q->max)
 			q->full++;
 		keep[k++] = v[i];

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "collect.h"
 #include "gusdata.h"
 #include "ipt.h"
 #include "merge.h"
@@ -557,6 +556,7 @@ static void sim_info_for(struct report *rp, struct region_view *v, bool hottest_
 	info->source = source;
 	info->threshold = 0.01;
 	info->stream = v->stream;
+	open_lines(rp, v->file);
 	if (rp->lines) {
 		info->srcline = srcline_of;
 		info->srcline_ctx = rp;
@@ -684,11 +684,6 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 		struct merge_sim_info info;
 		char source[PATH_MAX + 400];
 		sim_info_for(rp, rv, hottest_loop, &info, source, sizeof source);
-		open_lines(rp, rv->file);
-		if (rp->lines) {
-			info.srcline = srcline_of;
-			info.srcline_ctx = rp;
-		}
 		fputc('\n', out);
 		merge_render_sim(out, rp->m, rv->code, &rv->an, &info, MERGE_TEXT);
 		if (rv->from_cache)
@@ -696,7 +691,7 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 	}
 }
 
-static void write_json_region(struct report *rp, FILE *out, struct region_view *rv, bool insn_table)
+static void write_json_region(struct report *rp, FILE *out, struct region_view *rv)
 {
 	fprintf(out, "    {\"rank\": %d, \"kind\": ", rv->r.rank);
 	json_str(out, rv->kind);
@@ -745,12 +740,8 @@ static void write_json_region(struct report *rp, FILE *out, struct region_view *
 	}
 	struct merge_sim_info info;
 	char source[PATH_MAX + 400];
-	open_lines(rp, rv->file);
-	sim_info_for(rp, rv, insn_table, &info, source, sizeof source);
-	if (!insn_table) {
-		/* JSON keeps the per-instruction list of every region: it is data */
-		info.no_insn_table = false;
-	}
+	/* JSON keeps the per-instruction list of every region: it is data */
+	sim_info_for(rp, rv, true, &info, source, sizeof source);
 	merge_render_sim(out, rp->m, rv->code, &rv->an, &info, MERGE_JSON);
 	fputs("    }", out);
 }
@@ -811,7 +802,7 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 		if (!region_selected(rp, &rp->rv[i]))
 			continue;
 		fprintf(out, "%s\n", first ? "" : ",");
-		write_json_region(rp, out, &rp->rv[i], true);
+		write_json_region(rp, out, &rp->rv[i]);
 		first = false;
 	}
 	fprintf(out, "\n  ]\n}\n");
@@ -879,7 +870,6 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 			continue;
 		struct merge_sim_info info;
 		char source[PATH_MAX + 400];
-		open_lines(rp, rv->file);
 		sim_info_for(rp, rv, true, &info, source, sizeof source);
 		struct sim_render_ctx c = { rp, rv, &info, MERGE_CSV };
 		char *s = render_to_string(sim_render_fn, &c);
