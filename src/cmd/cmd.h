@@ -26,6 +26,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_spire(int argc, char **argv);
 
 struct collect_pmu_info;
 struct td_table;

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
 	{ "record", cmd_record, "run a program: counters, samples, hot regions and their instruction stream into gus.data" },
 	{ "report", cmd_report, "measured Top-Down next to simulated speedups, per hot region of a recording" },
+	{ "spire", cmd_spire, "bottlenecks from counter samples: train and apply a statistical roofline ensemble" },
 	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },
 	{ "help", NULL, "show the manual page of a command (help data: the gus.data format)" },
 };

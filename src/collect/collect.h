@@ -86,6 +86,38 @@ enum collect_status collect_count(const struct collect_plan *plan, int only_grou
 				  char *const argv[], struct td_countset *cs,
 				  struct collect_result *res, char *err, size_t errlen);
 
+/* ----------------------------------------------- interval counting ------ */
+/* gus stat -I: the plan's groups (multiplexed) read every INTERVAL_MS
+ * while the program runs (interval.c). */
+struct collect_interval_sink {
+	void *ctx;
+	/* One interval: T is its end in seconds since the program started;
+	 * CS holds the interval's counts in plan order (raw, enabled and
+	 * running are this interval's increases; a group that did not run in
+	 * it is there with running 0). Non-zero stops the run with
+	 * COLLECT_ERROR (the program is killed). */
+	int (*interval)(void *ctx, double t, const struct td_countset *cs);
+};
+
+/* Runs argv once counting PLAN (all groups) and calling SINK every
+ * INTERVAL_MS milliseconds (>= 1) and once more at the end for the last,
+ * partial interval; TOTAL (may be NULL) gets the whole run's counts.
+ * Statuses and RES as collect_count's. */
+enum collect_status collect_count_intervals(const struct collect_plan *plan, char *const argv[],
+					    unsigned interval_ms, const struct collect_interval_sink *sink,
+					    struct td_countset *total, struct collect_result *res, char *err,
+					    size_t errlen);
+
+/* SPIRE's groups: each group has the period event T and the work event W
+ * followed by up to BUDGET metrics, so that every metric is counted with
+ * its own T and W. TIME/WORK and EVENTS[i] are encodable names (libpfm4,
+ * perf software names, raw encodings); NAMES[i] (NAMES may be NULL: the
+ * encodable names) are what the count set carries, likewise TIME_NAME and
+ * WORK_NAME. */
+int collect_plan_spire(const char *time, const char *time_name, const char *work, const char *work_name,
+		       const char *const *events, const char *const *names, size_t n, int budget,
+		       bool user_only, struct collect_plan *plan, char *err, size_t errlen);
+
 /* SMT (hyper-threading) active on this machine. */
 bool collect_smt_active(void);
 

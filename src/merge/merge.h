@@ -183,4 +183,51 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region **out, size_t *n,
 		       uint64_t *total, void (*warn)(void *ctx, const char *msg), void *warn_ctx);
 
+/* ----------------------------------------------------------- SPIRE --- */
+/* The statistical roofline ensemble's results (spire.h) for gus spire and
+ * gus report. */
+struct spire_model;
+struct spire_analysis;
+struct spire_sampleset;
+struct spire_metricset;
+struct spire_roofline;
+
+struct merge_spire_info {
+	const char *model_path;	/* the model file */
+	const char *const *inputs;	/* the sample files, or the recording */
+	size_t n_inputs;
+	const struct spire_metricset *metrics;	/* abbreviations and areas; may be NULL */
+	size_t top;		/* text: metrics listed (0: all) */
+	const char *cpu_note;	/* a warning about the CPU to repeat in the output, or NULL */
+	bool section;		/* text: a section of gus report (heading style, no input list) */
+	int json_indent;	/* JSON: spaces before each line after the first (nesting) */
+};
+
+/* gus spire analyze and gus report's SPIRE section.
+ * TEXT: the inputs, measured throughput, the ensemble estimate, the
+ * metrics ranked lowest first (abbreviation, event, area, estimate,
+ * estimate / measured, samples, share left of the peak), unmodeled
+ * metrics and skipped samples, and how to read it.
+ * CSV: a header "kind,name,field,value" and rows (gus report prefixes its
+ * section and region columns).
+ * JSON: one object (no trailing newline when json_indent > 0). Numbers are
+ * never NaN: not applicable values are null (JSON) or empty (CSV). */
+void merge_render_spire(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
+			const struct spire_sampleset *ss, const struct merge_spire_info *info,
+			enum merge_format fmt);
+/* gus spire train's summary and gus spire show: one row per roofline
+ * (samples, peak I and P, knots left and right of the peak, tail), as
+ * text, CSV or JSON. */
+void merge_render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
+			      enum merge_format fmt);
+/* An SVG with one panel per roofline: I on a log axis, P linear, the
+ * roofline drawn through its knots (sampled densely, so that the log axis
+ * shows it as it is), the peak marked, the points of SS for that metric
+ * as dots; with an analysis A, its time-weighted estimate and the
+ * measured throughput as horizontal lines. METRICS (may be NULL) gives
+ * abbreviations. Panels: the N rooflines named in R. */
+void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, size_t n,
+			    const struct spire_sampleset *ss, const struct spire_analysis *a,
+			    const struct spire_metricset *metrics, const char *title);
+
 #endif

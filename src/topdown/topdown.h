@@ -115,6 +115,34 @@ int td_countset_add_uncounted(struct td_countset *cs, const char *event, const c
 int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 		       char *err, size_t errlen);
 
+/* One count line of perf stat -x output, as td_perf_csv_read gives it. */
+struct td_perf_line {
+	int lineno;
+	const char *prefix;	/* fields before the count, each followed by '/'; "" when none */
+	double interval;	/* -I timestamp in seconds, NAN without -I */
+	const char *id;		/* -A / --per-* aggregation id ("CPU3", "S0"), "" when none */
+	const char *event;
+	bool counted;		/* false: <not counted>, <not supported>, ran 0 % */
+	const char *why_not;	/* when !counted */
+	double value;		/* as perf printed it (scaled) */
+	double enabled, running;	/* ns; enabled rebuilt from run time and percentage */
+};
+
+struct td_perf_reader {
+	void *ctx;
+	/* each count line; non-zero stops reading and td_perf_csv_read returns
+	 * -1 (the callback sets ERR through its context) */
+	int (*line)(void *ctx, const struct td_perf_line *l);
+	/* '#' lines: the text after '#' and blanks (may be NULL) */
+	void (*comment)(void *ctx, const char *text);
+};
+
+/* Reads perf stat -x output (any separator, -r, -I, -A and --per-* forms)
+ * line by line. -1 with ERR "ORIGIN:LINE: problem" on a malformed line,
+ * binary data, a read error, or no count line at all. */
+int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *rd, char *err,
+		     size_t errlen);
+
 /* Evaluation. */
 enum td_status {
 	TD_OK,
