@@ -56,7 +56,8 @@ static bool is_count_field(const char *s)
 	return s[0] == '<' || parse_double(s, &v);
 }
 
-/* Fields before the count: a -I timestamp (a number followed by a count),
+/* Fields before the count: a -I timestamp (a decimal number followed by a
+ * count, or by an id and a count),
  * an -A/--per-* id (not a count, followed by a count), and with --per-socket
  * and --per-core the number of CPUs aggregated (a count followed by a count:
  * the unit after a real count is never a number). */
@@ -64,7 +65,8 @@ static int prefix_fields(char **f, int n)
 {
 	int skip = 0;
 	double v;
-	if (n > 2 && parse_double(f[0], &v) && strchr(f[0], '.') && is_count_field(f[1]))
+	if (n > 2 && parse_double(f[0], &v) && strchr(f[0], '.') &&
+	    (is_count_field(f[1]) || (n > 3 && *f[1] && !is_count_field(f[1]) && is_count_field(f[2]))))
 		skip = 1;
 	if (n > skip + 2 && !is_count_field(f[skip]) && *f[skip] && is_count_field(f[skip + 1]))
 		skip++;
@@ -152,10 +154,9 @@ static int record_line(struct td_countset *cs, struct seen_list *sl, const char 
 	return 0;
 }
 
-int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
-		       char *err, size_t errlen)
+int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *rd, char *err,
+		     size_t errlen)
 {
-	struct seen_list sl = { 0 };
 	char prefix[256];
 	char *line = NULL;
 	size_t cap = 0;
@@ -171,12 +172,21 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 		char *p = line;
 		while (isspace((unsigned char)*p))
 			p++;
-		if (!*p || *p == '#')
-			continue;
 		if (memchr(line, 0, (size_t)len)) {
 			td_seterr(err, errlen, "%s:%d: binary data, not perf stat -x output", origin, lineno);
 			goto out;
 		}
+		if (*p == '#') {
+			if (rd->comment) {
+				p++;
+				while (isspace((unsigned char)*p))
+					p++;
+				rd->comment(rd->ctx, p);
+			}
+			continue;
+		}
+		if (!*p)
+			continue;
 		if (!sep)	/* -x takes any separator; ',' unless the line says otherwise */
 			sep = strchr(p, ',') ? ',' : strchr(p, ';') ? ';' : strchr(p, '\t') ? '\t' : ',';
 		char *f[MAX_FIELDS];
@@ -188,11 +198,21 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 		int s = prefix_fields(f, n);
 		char **g = f + s;
 		int m = n - s;
+		struct td_perf_line pl = { .lineno = lineno, .prefix = prefix, .interval = NAN, .id = "" };
 		prefix[0] = 0;
 		for (int i = 0; i < s; i++) {
 			strncat(prefix, f[i], sizeof(prefix) - strlen(prefix) - 2);
 			strcat(prefix, "/");
 		}
+		/* which prefix field is which: see prefix_fields */
+		int k = 0;
+		double ts;
+		if (s > 0 && parse_double(f[0], &ts) && strchr(f[0], '.')) {
+			pl.interval = ts;
+			k = 1;
+		}
+		if (k < s && !is_count_field(f[k]))
+			pl.id = f[k];
 		/* perf stat -r adds a variance field ("0.12%") after the event */
 		int var = m >= 6 && strchr(g[3], '%') ? 1 : 0;
 		if (m < 5 + var) {
@@ -202,47 +222,48 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 				  sep, sep, sep, sep, sep, m, m == 1 ? "" : "s");
 			goto out;
 		}
-		const char *value = g[0], *event = g[2];
+		const char *value = g[0];
 		const char *run_s = g[3 + var], *pct_s = g[4 + var];
 		double v, run, pct;
-		if (!*event) {
+		pl.event = g[2];
+		if (!*pl.event) {
 			td_seterr(err, errlen, "%s:%d: empty event name", origin, lineno);
 			goto out;
 		}
+		char why[64];
 		if (value[0] == '<') {
 			/* <not counted>, <not supported> */
-			char why[64];
 			snprintf(why, sizeof(why), "perf said %s", value);
-			if (record_line(cs, &sl, prefix, event, false, why, 0, 0, 0))
-				goto oom;
-			records++;
-			continue;
+			pl.why_not = why;
+		} else {
+			if (!parse_double(value, &v) || v < 0) {
+				td_seterr(err, errlen, "%s:%d: event %s: count '%s' is not a non-negative number",
+					  origin, lineno, pl.event, value);
+				goto out;
+			}
+			if (!parse_double(run_s, &run) || run < 0) {
+				td_seterr(err, errlen, "%s:%d: event %s: run time '%s' is not a non-negative number%s",
+					  origin, lineno, pl.event, run_s, complete ? "" : " (truncated line)");
+				goto out;
+			}
+			if (!parse_double(pct_s, &pct) || pct < 0 || pct > 100.0001) {
+				td_seterr(err, errlen, "%s:%d: event %s: running percentage '%s' is not in [0,100]%s",
+					  origin, lineno, pl.event, pct_s, complete ? "" : " (truncated line)");
+				goto out;
+			}
+			if (pct == 0 || run == 0) {
+				pl.why_not = "perf ran it 0% of the time";
+			} else {
+				/* value is scaled already: enabled is rebuilt from run and pct */
+				pl.counted = true;
+				pl.value = v;
+				pl.enabled = run * 100.0 / pct;
+				pl.running = run;
+			}
 		}
-		if (!parse_double(value, &v) || v < 0) {
-			td_seterr(err, errlen, "%s:%d: event %s: count '%s' is not a non-negative number",
-				  origin, lineno, event, value);
-			goto out;
-		}
-		if (!parse_double(run_s, &run) || run < 0) {
-			td_seterr(err, errlen, "%s:%d: event %s: run time '%s' is not a non-negative number%s",
-				  origin, lineno, event, run_s, complete ? "" : " (truncated line)");
-			goto out;
-		}
-		if (!parse_double(pct_s, &pct) || pct < 0 || pct > 100.0001) {
-			td_seterr(err, errlen, "%s:%d: event %s: running percentage '%s' is not in [0,100]%s",
-				  origin, lineno, event, pct_s, complete ? "" : " (truncated line)");
-			goto out;
-		}
-		if (pct == 0 || run == 0) {
-			if (record_line(cs, &sl, prefix, event, false, "perf ran it 0% of the time", 0, 0, 0))
-				goto oom;
-			records++;
-			continue;
-		}
-		/* value is scaled already: rebuild enabled (and raw) from run and pct */
-		if (record_line(cs, &sl, prefix, event, true, NULL, v, run * 100.0 / pct, run))
-			goto oom;
 		records++;
+		if (rd->line(rd->ctx, &pl))
+			goto out;
 	}
 	if (ferror(in)) {
 		td_seterr(err, errlen, "%s: read error", origin);
@@ -253,13 +274,37 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 		goto out;
 	}
 	rc = 0;
-	goto out;
-oom:
-	td_seterr(err, errlen, "out of memory");
 out:
-	for (size_t i = 0; i < sl.n; i++)
-		free(sl.s[i].key);
-	free(sl.s);
 	free(line);
+	return rc;
+}
+
+struct import_ctx {
+	struct td_countset *cs;
+	struct seen_list sl;
+	char *err;
+	size_t errlen;
+};
+
+static int import_line(void *ctx, const struct td_perf_line *l)
+{
+	struct import_ctx *ic = ctx;
+	if (record_line(ic->cs, &ic->sl, l->prefix, l->event, l->counted, l->why_not, l->value, l->enabled,
+			l->running)) {
+		td_seterr(ic->err, ic->errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
+		       char *err, size_t errlen)
+{
+	struct import_ctx ic = { .cs = cs, .err = err, .errlen = errlen };
+	struct td_perf_reader rd = { .ctx = &ic, .line = import_line };
+	int rc = td_perf_csv_read(in, origin, &rd, err, errlen);
+	for (size_t i = 0; i < ic.sl.n; i++)
+		free(ic.sl.s[i].key);
+	free(ic.sl.s);
 	return rc;
 }

@@ -44,8 +44,72 @@ static void expect_error(const char *text, const char *needle)
 	td_countset_free(&cs);
 }
 
+struct lines_seen {
+	int n;
+	double interval[8];
+	char id[8][16], event[8][64], comment[128];
+	bool counted[8];
+	double value[8], enabled[8], running[8];
+};
+
+static int on_line(void *ctx, const struct td_perf_line *l)
+{
+	struct lines_seen *ls = ctx;
+	if (ls->n < 8) {
+		ls->interval[ls->n] = l->interval;
+		snprintf(ls->id[ls->n], sizeof ls->id[0], "%s", l->id);
+		snprintf(ls->event[ls->n], sizeof ls->event[0], "%s", l->event);
+		ls->counted[ls->n] = l->counted;
+		ls->value[ls->n] = l->value;
+		ls->enabled[ls->n] = l->enabled;
+		ls->running[ls->n] = l->running;
+	}
+	ls->n++;
+	return 0;
+}
+
+static void on_comment(void *ctx, const char *text)
+{
+	struct lines_seen *ls = ctx;
+	snprintf(ls->comment, sizeof ls->comment, "%s", text);
+}
+
+static int read_lines(const char *text, struct lines_seen *ls)
+{
+	memset(ls, 0, sizeof(*ls));
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct td_perf_reader rd = { .ctx = ls, .line = on_line, .comment = on_comment };
+	int rc = td_perf_csv_read(f, "lines.csv", &rd, err, sizeof(err));
+	fclose(f);
+	return rc;
+}
+
+static void test_line_reader(void)
+{
+	struct lines_seen ls;
+	/* perf stat -I 1000 -x, with two multiplexed groups, one not run */
+	int rc = read_lines("# cpu: skx\n"
+			    "     1.001040927,3000,,cycles,500,50.00,,\n"
+			    "     1.001040927,<not counted>,,idq.dsb_uops,0,0.00,,\n"
+			    "2.002,CPU1,42,,instructions,100,100.00,,\n"
+			    "7,,branches,100,25.00,,\n",
+			    &ls);
+	tap_ok(rc == 0 && ls.n == 4, "line reader: four count lines (%s)", rc ? err : "");
+	tap_streq(ls.comment, "cpu: skx", "line reader: comment text without '#'");
+	tap_near(ls.interval[0], 1.001040927, 1e-12, "line reader: -I timestamp");
+	tap_ok(ls.counted[0] && ls.value[0] == 3000 && ls.running[0] == 500 && ls.enabled[0] == 1000,
+	       "line reader: value as printed, enabled rebuilt from run time and percentage");
+	tap_ok(!ls.counted[1] && !strcmp(ls.event[1], "idq.dsb_uops"), "line reader: <not counted> line");
+	tap_ok(ls.interval[2] == 2.002 && !strcmp(ls.id[2], "CPU1") && ls.value[2] == 42,
+	       "line reader: timestamp and -A id (%s)", ls.id[2]);
+	tap_ok(isnan(ls.interval[3]) && !strcmp(ls.id[3], ""), "line reader: no timestamp without -I");
+	rc = read_lines("1.0,5,,cycles,100,100.00,,\n1.0,5,,cycles\n", &ls);
+	tap_ok(rc != 0 && strstr(err, "lines.csv:2:"), "line reader: a bad line is named (%s)", err);
+}
+
 int main(void)
 {
+	test_line_reader();
 	struct td_countset cs;
 	const struct td_count *c;
 	/* perf 6.x: value,unit,event,run,pct,metric,metric-unit; comment header */
