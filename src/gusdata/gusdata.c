@@ -55,6 +55,11 @@ static const char gusdata_schema2[] =
 	" data BLOB NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, time INTEGER, data BLOB NOT NULL);";
 
+/* schema 3: interval counts (gus record --spire) */
+static const char gusdata_schema3[] =
+	"CREATE TABLE IF NOT EXISTS interval_counts (id INTEGER PRIMARY KEY, time REAL NOT NULL,"
+	" event TEXT NOT NULL, value REAL, enabled REAL, running REAL);";
+
 static void gusdata_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void gusdata_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -123,7 +128,7 @@ int gusdata_create(const char *path, struct gusdata **out, char *err, size_t err
 		 " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
 		 GUSDATA_APPLICATION_ID, GUSDATA_SCHEMA_VERSION);
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
-	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", path, sqlite3_errmsg(d->db));
 		gusdata_close(d);
 		unlink(path);
@@ -199,8 +204,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	/* every table this version reads must be there */
 	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks",
 					      "sample_mmaps", "samples", "counts", "regions", "trace_chunks",
-					      "results" };
-	size_t ntables = version >= 2 ? sizeof(tables) / sizeof(tables[0]) : 6;
+					      "results", "interval_counts" };
+	size_t ntables = version >= 3 ? 13 : version >= 2 ? 12 : 6;
 	for (size_t i = 0; i < ntables; i++) {
 		sqlite3_stmt *st;
 		int found = 0;
@@ -220,7 +225,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	if (version < GUSDATA_SCHEMA_VERSION && writable) {
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;", GUSDATA_SCHEMA_VERSION);
-		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, sql) ||
+		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
+		    gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -724,6 +730,51 @@ int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct g
 			.enabled = sqlite3_column_double(st, 2),
 			.running = sqlite3_column_double(st, 3),
 			.uncounted = gusdata_column_text(st, 4),
+		};
+		if (!c.event)
+			continue;
+		rc = fn(ctx, &c);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---------------------------------------------------- interval counts --- */
+int gusdata_add_interval_count(struct gusdata *d, const struct gusdata_interval_count *c)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO interval_counts (time, event, value, enabled, running)"
+					   " VALUES (?,?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_double(st, 1, c->time);
+	sqlite3_bind_text(st, 2, c->event, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, c->value);
+	sqlite3_bind_double(st, 4, c->enabled);
+	sqlite3_bind_double(st, 5, c->running);
+	return gusdata_step_done(st);
+}
+
+int gusdata_foreach_interval_count(struct gusdata *d,
+				   int (*fn)(void *ctx, const struct gusdata_interval_count *c), void *ctx)
+{
+	if (d->version < 3)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, event, value, enabled, running FROM interval_counts"
+					   " ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_interval_count c = {
+			.time = sqlite3_column_double(st, 0),
+			.event = gusdata_column_text(st, 1),
+			.value = sqlite3_column_double(st, 2),
+			.enabled = sqlite3_column_double(st, 3),
+			.running = sqlite3_column_double(st, 4),
 		};
 		if (!c.event)
 			continue;

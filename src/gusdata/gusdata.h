@@ -12,7 +12,7 @@
 
 #include "stream.h"
 
-#define GUSDATA_SCHEMA_VERSION 2
+#define GUSDATA_SCHEMA_VERSION 3
 /* SQLite application_id of a gus.data file ("GUSD") */
 #define GUSDATA_APPLICATION_ID 0x47555344
 
@@ -130,6 +130,18 @@ struct gusdata_count {
 };
 int gusdata_add_count(struct gusdata *d, const struct gusdata_count *c);
 int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_count *c), void *ctx);
+
+/* Interval counts (schema 3, gus record --spire): one row per event per
+ * interval, in counting order; TIME the interval's end in seconds from the
+ * start, VALUE the raw increase in the interval, ENABLED and RUNNING its ns. */
+struct gusdata_interval_count {
+	double time;
+	const char *event;
+	double value, enabled, running;
+};
+int gusdata_add_interval_count(struct gusdata *d, const struct gusdata_interval_count *c);
+int gusdata_foreach_interval_count(struct gusdata *d,
+				   int (*fn)(void *ctx, const struct gusdata_interval_count *c), void *ctx);
 
 /* A hot region: a function, or a loop inside one, in FILE's link-time
  * addresses [start, end); HEAD counts the loop's iterations. */

@@ -65,6 +65,22 @@ static int stop_at_first(void *ctx, const struct gusdata_chunk *c)
 	return 7;
 }
 
+struct iv_seen {
+	int n;
+	double last_time, sum, first_running;
+};
+
+static int collect_iv(void *ctx, const struct gusdata_interval_count *c)
+{
+	struct iv_seen *s = ctx;
+	if (!s->n)
+		s->first_running = c->running;
+	s->n++;
+	s->last_time = c->time;
+	s->sum += c->value;
+	return 0;
+}
+
 int main(void)
 {
 	char err[512];
@@ -206,6 +222,31 @@ int main(void)
 	} else {
 		tap_ok(strstr(err, trunc) != NULL, "a truncated file is refused: %s", err);
 	}
+
+	/* schema 3: interval counts, and a schema-2 file upgraded when opened writable */
+	const char *iv = tmp_path("intervals.data");
+	tap_ok(gusdata_create(iv, &d, err, sizeof(err)) == 0, "create a recording for intervals");
+	struct gusdata_interval_count ic[3] = { { 0.1, "cycles", 1000, 1e8, 5e7 },
+						{ 0.1, "instructions", 2000, 1e8, 5e7 },
+						{ 0.2, "cycles", 900, 1e8, 1e8 } };
+	for (int i = 0; i < 3; i++)
+		gusdata_add_interval_count(d, &ic[i]);
+	gusdata_close(d);
+	tap_ok(gusdata_open(iv, false, &d, err, sizeof(err)) == 0, "open it");
+	struct iv_seen ivs = { 0 };
+	tap_ok(gusdata_foreach_interval_count(d, collect_iv, &ivs) == 0 && ivs.n == 3 && ivs.last_time == 0.2 &&
+	       ivs.sum == 3900 && ivs.first_running == 5e7, "interval counts read back in order");
+	gusdata_close(d);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'DROP TABLE interval_counts; PRAGMA user_version = 2;'", iv);
+	tap_ok(system(cmd) == 0, "sqlite3 made a schema-2 file");
+	tap_ok(gusdata_open(iv, false, &d, err, sizeof(err)) == 0, "a schema-2 file opens read-only");
+	ivs = (struct iv_seen){ 0 };
+	tap_ok(gusdata_foreach_interval_count(d, collect_iv, &ivs) == 0 && ivs.n == 0,
+	       "and has no interval counts");
+	gusdata_close(d);
+	tap_ok(gusdata_open(iv, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 3 &&
+	       gusdata_add_interval_count(d, &ic[0]) == 0, "opened writable, it is upgraded to schema 3");
+	gusdata_close(d);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
