@@ -1,3 +1,169 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* placeholder: being written */
+/* SPIRE analysis (section III.C of the paper): each sample of a workload
+ * gets its metric's roofline estimate, a metric's estimates are averaged
+ * weighted by the samples' T (Eq. 1), and the metrics are ranked lowest
+ * estimate first; the lowest is the ensemble's estimate. */
 #include "spire.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool same_key(const char *a, const char *b)
+{
+	size_t la = strlen(a) + 1, lb = strlen(b) + 1;
+	char *ka = malloc(la), *kb = malloc(lb);
+	bool eq = false;
+	if (ka && kb) {
+		spire_event_key(a, ka, la);
+		spire_event_key(b, kb, lb);
+		eq = !strcmp(ka, kb);
+	}
+	free(ka);
+	free(kb);
+	return eq;
+}
+
+static bool valid_sample(const struct spire_sample *s)
+{
+	return isfinite(s->t) && isfinite(s->w) && isfinite(s->m) && s->t > 0 && s->w > 0 && s->m >= 0;
+}
+
+static int by_estimate(const void *a, const void *b)
+{
+	const struct spire_estimate *x = a, *y = b;
+	if (x->estimate != y->estimate)
+		return x->estimate < y->estimate ? -1 : 1;
+	return strcmp(x->r->metric, y->r->metric);
+}
+
+int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
+		  char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	const char *mt = m->time_event ? m->time_event : SPIRE_DEFAULT_TIME;
+	const char *mw = m->work_event ? m->work_event : SPIRE_DEFAULT_WORK;
+	const char *st = ss->time_event ? ss->time_event : SPIRE_DEFAULT_TIME;
+	const char *sw = ss->work_event ? ss->work_event : SPIRE_DEFAULT_WORK;
+	if (!same_key(mt, st)) {
+		seterr(err, errlen, "the model was trained with T = %s, these samples have T = %s", mt, st);
+		return -1;
+	}
+	if (!same_key(mw, sw)) {
+		seterr(err, errlen, "the model was trained with W = %s, these samples have W = %s", mw, sw);
+		return -1;
+	}
+	if (ss->n && (!(a->e = calloc(ss->n, sizeof(*a->e))) || !(a->unmodeled = calloc(ss->n, sizeof(char *)))))
+		goto oom;
+	double all_t = 0, all_w = 0;
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct spire_metric_samples *ms = &ss->metrics[i];
+		for (size_t k = 0; k < ms->n; k++)
+			if (valid_sample(&ms->s[k])) {
+				all_t += ms->s[k].t;
+				all_w += ms->s[k].w;
+			}
+		const struct spire_roofline *r = spire_model_find(m, ms->metric);
+		if (!r) {
+			if (!(a->unmodeled[a->n_unmodeled] = strdup(ms->metric)))
+				goto oom;
+			a->n_unmodeled++;
+			continue;
+		}
+		double st_ = 0, ste = 0, sw_ = 0;
+		size_t n = 0, left = 0;
+		for (size_t k = 0; k < ms->n; k++) {
+			const struct spire_sample *s = &ms->s[k];
+			if (!valid_sample(s))
+				continue;
+			double I = s->m > 0 ? s->w / s->m : INFINITY;
+			if (isnan(I))
+				continue;
+			double est = spire_roofline_eval(r, I);
+			st_ += s->t;
+			ste += s->t * est;
+			sw_ += s->w;
+			n++;
+			if (I < r->peak_i)
+				left++;
+		}
+		if (!n || !(st_ > 0))
+			continue;
+		struct spire_estimate *e = &a->e[a->n++];
+		e->r = r;
+		e->n = n;
+		e->t = st_;
+		e->estimate = isfinite(ste / st_) ? ste / st_ : 0;
+		e->measured = isfinite(sw_ / st_) ? sw_ / st_ : 0;
+		e->left_of_peak = (double)left / (double)n;
+		a->n_samples += n;
+	}
+	if (!a->n) {
+		seterr(err, errlen,
+		       "no metric of these samples is in the model (%zu metric%s in the samples, %zu in the model)",
+		       ss->n, ss->n == 1 ? "" : "s", m->n);
+		spire_analysis_free(a);
+		return -1;
+	}
+	qsort(a->e, a->n, sizeof(*a->e), by_estimate);
+	a->ensemble = a->e[0].estimate;
+	if (ss->total_t > 0 && isfinite(ss->total_w / ss->total_t))
+		a->measured = ss->total_w / ss->total_t;
+	else if (all_t > 0 && isfinite(all_w / all_t))
+		a->measured = all_w / all_t;
+	else
+		a->measured = 0;
+	return 0;
+oom:
+	spire_analysis_free(a);
+	seterr(err, errlen, "out of memory");
+	return -1;
+}
+
+void spire_analysis_free(struct spire_analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_unmodeled; i++)
+		free(a->unmodeled[i]);
+	free(a->unmodeled);
+	free(a->e);
+	memset(a, 0, sizeof(*a));
+}
+
+int spire_cpu_check(const struct spire_model *m, const struct spire_sampleset *ss, char *warn, size_t warnlen,
+		    char *err, size_t errlen)
+{
+	const char *mc = m->cpu && *m->cpu ? m->cpu : NULL;
+	const char *sc = ss->cpu && *ss->cpu ? ss->cpu : NULL;
+	if (warn && warnlen)
+		warn[0] = 0;
+	if (mc && sc) {
+		if (!strcasecmp(mc, sc))
+			return 0;
+		seterr(err, errlen, "the model was trained on CPU %s, these samples come from CPU %s", mc, sc);
+		return -1;
+	}
+	if (!mc && !sc)
+		seterr(warn, warnlen,
+		       "the model's CPU and the samples' CPU are both unknown: assuming they are the same");
+	else if (!mc)
+		seterr(warn, warnlen, "the model's CPU is unknown: assuming it is the samples' CPU, %s", sc);
+	else
+		seterr(warn, warnlen, "the samples' CPU is unknown: assuming it is the model's CPU, %s", mc);
+	return 0;
+}
