@@ -26,10 +26,8 @@
 #define MARK_GAP 14.0
 #define CHAR_W 6.6	/* a sans-serif character at 12 px, on average */
 
-/* Text for element content and attribute values. XML 1.0 allows no
- * control characters other than tab and newlines, so those become '?'
- * rather than making the whole file unreadable. */
-static void xml_text(FILE *out, const char *s)
+/* Declared in mg_internal.h: the SVG renderers share it. */
+void mg_xml_text(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -126,7 +124,7 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 	double bx = x_end + BAR_GAP, by = y + (BOX_H - BAR_H) / 2;
 
 	fprintf(out, "<g class=\"%s\">\n<title>", lk.cls);
-	xml_text(out, nd->name);
+	mg_xml_text(out, nd->name);
 	if (ok)
 		fprintf(out, ": %.1f %s", r->value * 100, mg_unit_label(nd->unit));
 	else
@@ -142,11 +140,11 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 		fprintf(out, "; events counted %.0f %% of the time (multiplexed)", r->mux * 100);
 	if (r->note[0]) {
 		fputs("; ", out);
-		xml_text(out, r->note);
+		mg_xml_text(out, r->note);
 	}
 	if (nd->desc && *nd->desc) {
 		fputs("\n", out);
-		xml_text(out, nd->desc);
+		mg_xml_text(out, nd->desc);
 	}
 	fputs("</title>\n", out);
 
@@ -158,7 +156,7 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 	fputs("/>\n", out);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\"%s>", x + 8, y + 14.5, lk.text,
 		lk.bold ? " font-weight=\"bold\"" : "");
-	xml_text(out, nd->name);
+	mg_xml_text(out, nd->name);
 	fputs("</text>\n", out);
 	if (ok)
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\"%s>%.1f %%</text>\n", x_end - 8,
@@ -198,13 +196,13 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 		const char *mark = mark_text(r);
 		if (*mark) {
 			fputs(" <tspan fill=\"#b00\" font-weight=\"bold\">", out);
-			xml_text(out, mark);
+			mg_xml_text(out, mark);
 			fputs("</tspan>", out);
 		}
 	}
 	if (r->note[0]) {
 		fputs(ok ? " <tspan fill=\"#777\">" : "<tspan fill=\"#999\">", out);
-		xml_text(out, r->note);
+		mg_xml_text(out, r->note);
 		fputs("</tspan>", out);
 	}
 	fputs("</text>\n</g>\n", out);
@@ -219,7 +217,7 @@ static double legend_item(FILE *out, double x, double y, const char *fill, const
 	if (dash)
 		fprintf(out, " stroke-dasharray=\"%s\"", dash);
 	fprintf(out, "/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", x + 24, y);
-	xml_text(out, label);
+	mg_xml_text(out, label);
 	fputs("</text>\n", out);
 	return x + 24 + CHAR_W * (double)strlen(label) + 18;
 }
@@ -252,20 +250,20 @@ void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *tit
 	fputs("<title>gus stat: Top-Down (TMA)", out);
 	if (title && *title) {
 		fputs(" of ", out);
-		xml_text(out, title);
+		mg_xml_text(out, title);
 	}
 	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
 	fprintf(out, "<text x=\"%.0f\" y=\"24\" font-size=\"15\">Top-Down (TMA) for ", LEFT);
-	xml_text(out, t->full_name);
+	mg_xml_text(out, t->full_name);
 	fputs(" (", out);
-	xml_text(out, t->id);
+	mg_xml_text(out, t->id);
 	if (tree->max_level > 1)
 		fprintf(out, "), levels 1-%d</text>\n", tree->max_level);
 	else
 		fprintf(out, "), level %d</text>\n", tree->max_level);
 	if (title && *title) {
 		fprintf(out, "<text x=\"%.0f\" y=\"42\" fill=\"#555\">", LEFT);
-		xml_text(out, title);
+		mg_xml_text(out, title);
 		fputs("</text>\n", out);
 	}
 	/* the bar scale */
