@@ -23,6 +23,7 @@
 #include "gusdata.h"
 #include "merge.h"
 #include "sim.h"
+#include "spire.h"
 
 #define MAX_FILTERS 16
 #define MAX_TRACE_RANGES 64
@@ -39,6 +40,10 @@ struct record_opts {
 	const char *event;
 	unsigned long long max_insns;
 	const char *import_counts;
+	const char *import_intervals;
+	bool spire;
+	unsigned spire_interval;	/* ms */
+	const char *spire_metrics, *spire_time, *spire_work;
 	const char *arch;
 	int smt;		/* -1 detect */
 	bool user_only, no_mem, quiet;
@@ -76,6 +81,13 @@ static void record_usage(FILE *out)
 		"                           of counting (gus stat --print-events shows the\n"
 		"                           command); --arch names its table, --smt on|off\n"
 		"      --arch ID            TMA table: clx, skx, icx, spr (default: the CPU's)\n"
+		"      --spire              also count the SPIRE metric set in intervals (an\n"
+		"                           extra run) for gus report --spire MODEL\n"
+		"      --spire-interval MS  interval length (default 100)\n"
+		"      --spire-metrics LIST only these metrics (implies --spire)\n"
+		"      --spire-time EVENT, --spire-work EVENT   other T and W events\n"
+		"      --import-intervals FILE  SPIRE samples from 'perf stat -I MS -x,' output\n"
+		"                           instead of counting them\n"
 		"  -u, --user               count and sample user space only\n"
 		"      --pt-mode MODE       full (default) or snapshot (on SIGUSR2 and at exit)\n"
 		"      --pt-filter FILTER   trace only START-END[@FILE], START/SIZE[@FILE] or\n"
@@ -145,6 +157,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "max-insns", required_argument, NULL, 'X' },
 		{ "no-mem", no_argument, NULL, 'N' },
 		{ "import-counts", required_argument, NULL, 'I' },
+		{ "import-intervals", required_argument, NULL, 'V' },
+		{ "spire", no_argument, NULL, 'P' },
+		{ "spire-interval", required_argument, NULL, 'Q' },
+		{ "spire-metrics", required_argument, NULL, 'R' },
+		{ "spire-time", required_argument, NULL, 'U' },
+		{ "spire-work", required_argument, NULL, 'W' },
 		{ "arch", required_argument, NULL, 'A' },
 		{ "smt", required_argument, NULL, 'S' },
 		{ "user", no_argument, NULL, 'u' },
@@ -164,6 +182,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->hot = 5;
 	o->freq = 4000;
 	o->max_insns = 500000;
+	o->spire_interval = 100;
 	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;
 	int c, rc;
@@ -212,6 +231,16 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'N': o->no_mem = true; break;
 		case 'I': o->import_counts = optarg; break;
+		case 'V': o->import_intervals = optarg; break;
+		case 'P': o->spire = true; break;
+		case 'Q':
+			if ((rc = parse_count("--spire-interval", optarg, 10, 3600000, &v)))
+				return rc;
+			o->spire_interval = (unsigned)v;
+			break;
+		case 'R': o->spire_metrics = optarg; o->spire = true; break;
+		case 'U': o->spire_time = optarg; break;
+		case 'W': o->spire_work = optarg; break;
 		case 'A': o->arch = optarg; break;
 		case 'S':
 			if (!strcmp(optarg, "on"))
@@ -258,6 +287,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind >= argc)
 		return gus_usage_error("record: no program given: gus record [options] -- program args");
+	if (o->spire && o->import_intervals)
+		return gus_usage_error("record: --spire counts the SPIRE samples, --import-intervals imports them: one of them");
+	if ((o->spire_time || o->spire_work) && !o->spire && !o->import_intervals)
+		return gus_usage_error("record: --spire-time and --spire-work go with --spire or --import-intervals");
 	if (o->nfilters && (o->tracer == TRACER_QEMU || o->tracer == TRACER_NONE))
 		return gus_usage_error("record: --pt-filter needs the pt tracer");
 	o->argv = argv + optind;
@@ -816,6 +849,80 @@ static int import_counts(const struct record_opts *o, struct gusdata *d)
 	td_countset_free(&cs);
 	return rc;
 }
+/* -------------------------------------------------------------- SPIRE --- */
+struct interval_store {
+	struct gusdata *d;
+	bool failed;
+};
+
+static int store_interval_line(void *ctx, const struct td_perf_line *l)
+{
+	struct interval_store *st = ctx;
+	/* stored raw, as gus counts them: perf printed the scaled value */
+	struct gusdata_interval_count c = {
+		.time = l->interval,
+		.event = l->event,
+		.value = l->counted ? l->value * l->running / l->enabled : 0,
+		.enabled = l->counted ? l->enabled : 0,
+		.running = l->counted ? l->running : 0,
+	};
+	if (gusdata_add_interval_count(st->d, &c)) {
+		st->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* perf stat -I output as the recording's SPIRE samples; checked as a
+ * sample set first, so that a file SPIRE cannot use is refused */
+static int import_intervals(const struct record_opts *o, struct gusdata *d)
+{
+	char err[SPIRE_ERRLEN];
+	struct spire_sampleset ss;
+	if (spire_sampleset_init(&ss, o->spire_time, o->spire_work))
+		return -1;
+	int rc = -1;
+	FILE *in = fopen(o->import_intervals, "r");
+	if (!in) {
+		gus_error("cannot open %s: %s", o->import_intervals, strerror(errno));
+		goto out;
+	}
+	if (spire_import_perf_intervals(in, o->import_intervals, &ss, err, sizeof err)) {
+		gus_error("%s", err);
+		goto out;
+	}
+	size_t samples = 0;
+	for (size_t i = 0; i < ss.n; i++)
+		samples += ss.metrics[i].n;
+	if (!samples) {
+		gus_error("%s: no usable SPIRE sample (each metric needs %s and %s counted in its event group)",
+			  o->import_intervals, ss.time_event, ss.work_event);
+		goto out;
+	}
+	rewind(in);
+	struct interval_store st = { .d = d };
+	struct td_perf_reader rd = { .ctx = &st, .line = store_interval_line };
+	if (gusdata_begin(d) || td_perf_csv_read(in, o->import_intervals, &rd, err, sizeof err) ||
+	    gusdata_commit(d)) {
+		gus_error("%s", st.failed || !err[0] ? gusdata_errmsg(d) : err);
+		goto out;
+	}
+	char src[PATH_MAX + 16];
+	snprintf(src, sizeof src, "import %s", o->import_intervals);
+	gusdata_set_meta(d, "spire.source", src);
+	gusdata_set_meta(d, "spire.time", ss.time_event);
+	gusdata_set_meta(d, "spire.work", ss.work_event);
+	if (ss.cpu)
+		gusdata_set_meta(d, "spire.cpu", ss.cpu);
+	gusdata_set_meta_u64(d, "spire.samples", samples);
+	rc = 0;
+out:
+	if (in)
+		fclose(in);
+	spire_sampleset_free(&ss);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- main --- */
 static int exit_for(enum collect_status st, const struct collect_result *res)
 {
@@ -858,6 +965,10 @@ int cmd_record(int argc, char **argv)
 		if (!t)
 			return gus_usage_error("record: --arch: %s (tables: clx, skx, icx, spr)", err);
 		td_table_free(t);
+	}
+	if (o.import_intervals && access(o.import_intervals, R_OK)) {
+		gus_error("--import-intervals: cannot read %s: %s", o.import_intervals, strerror(errno));
+		return GUS_EXIT_ERROR;
 	}
 	if (o.import_counts && access(o.import_counts, R_OK)) {
 		gus_error("--import-counts: cannot read %s: %s", o.import_counts, strerror(errno));
@@ -922,6 +1033,10 @@ int cmd_record(int argc, char **argv)
 	if (!table)
 		gusdata_set_meta(d, "missing.counts", "no TMA table for this CPU (--arch names one)");
 	if (o.import_counts && import_counts(&o, d)) {
+		rc = GUS_EXIT_ERROR;
+		goto fail_unlink;
+	}
+	if (o.import_intervals && import_intervals(&o, d)) {
 		rc = GUS_EXIT_ERROR;
 		goto fail_unlink;
 	}

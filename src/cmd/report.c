@@ -22,6 +22,7 @@
 #include "merge.h"
 #include "sim.h"
 #include "simrun.h"
+#include "spire.h"
 #include "topdown.h"
 
 /* bumped whenever the model or the cached layout changes what a cached
@@ -35,6 +36,7 @@ struct report_opts {
 	const char *svg_dir;
 	const char *region;
 	const char *arch;
+	const char *spire;	/* a SPIRE model */
 	enum merge_format fmt;
 	char sep;
 	bool no_cache;
@@ -46,7 +48,7 @@ static void report_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR]\n"
-		"                  [--region NAME] [--arch NAME] [-o FILE] [--no-cache]\n"
+		"                  [--region NAME] [--arch NAME] [--spire MODEL] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
 		"analysis of each hot region, with a verdict comparing them.\n"
@@ -59,6 +61,8 @@ static void report_usage(FILE *out)
 		"                     into DIR\n"
 		"      --region NAME  only this region (a name from the list, or its rank)\n"
 		"      --arch NAME    machine model to simulate (default: the recording's)\n"
+		"      --spire MODEL  rank the recording's SPIRE interval counts (gus record\n"
+		"                     --spire) with a model from gus spire train\n"
 		"  -o, --output FILE  write the report to FILE\n"
 		"      --no-cache     simulate again instead of using cached results\n"
 		"  -j, --threads N    simulation threads (default: the CPUs)\n"
@@ -77,6 +81,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "svg", required_argument, NULL, 'S' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "arch", required_argument, NULL, 'a' },
+		{ "spire", required_argument, NULL, 'M' },
 		{ "no-cache", no_argument, NULL, 'N' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -99,6 +104,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'S': o->svg_dir = optarg; break;
 		case 'r': o->region = optarg; break;
 		case 'a': o->arch = optarg; break;
+		case 'M': o->spire = optarg; break;
 		case 'N': o->no_cache = true; break;
 		case 'j': {
 			char *end;
@@ -166,6 +172,14 @@ struct report {
 	char lines_file[PATH_MAX];
 	bool lines_said;
 	bool progress_tty;
+	/* SPIRE */
+	struct spire_model spire_model;
+	struct spire_sampleset spire_ss;
+	struct spire_analysis spire_an;
+	struct spire_metricset *spire_set;
+	bool have_spire_model, have_spire_ss, have_spire;
+	char why_no_spire[512];
+	char spire_note[512];
 };
 
 static const char *meta_or(struct gusdata *d, const char *key, char *buf, size_t n, const char *dflt)
@@ -249,6 +263,74 @@ static void load_measured(struct report *rp)
 			rp->multiplexed = true;
 out:
 	td_countset_free(&cs);
+}
+
+/* -------------------------------------------------------------- SPIRE --- */
+/* -1 (printed) on a bad model or one for another CPU: those are the
+ * user's input; a recording without interval counts only says why. */
+static int load_spire(struct report *rp)
+{
+	char err[SPIRE_ERRLEN];
+	const char *path = rp->o->spire;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		gus_error("--spire: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = spire_model_read(f, path, &rp->spire_model, err, sizeof err);
+	fclose(f);
+	if (rc) {
+		gus_error("%s", err);
+		return -1;
+	}
+	rp->have_spire_model = true;
+	if (spire_sampleset_init(&rp->spire_ss, rp->spire_model.time_event, rp->spire_model.work_event))
+		return -1;
+	rp->have_spire_ss = true;
+	if (!gusdata_meta(rp->d, "spire.time")) {
+		snprintf(rp->why_no_spire, sizeof rp->why_no_spire, "%s",
+			 gusdata_meta(rp->d, "missing.spire")
+				 ? gusdata_meta(rp->d, "missing.spire")
+				 : "the recording has no SPIRE interval counts (gus record --spire, or "
+				   "--import-intervals FILE)");
+		return 0;
+	}
+	if (gus_spire_samples_from_recording(rp->d, &rp->spire_ss, err, sizeof err)) {
+		gus_error("%s", err);
+		return -1;
+	}
+	bool any = false;
+	for (size_t i = 0; i < rp->spire_ss.n && !any; i++)
+		any = rp->spire_ss.metrics[i].n > 0;
+	if (!any) {
+		snprintf(rp->why_no_spire, sizeof rp->why_no_spire,
+			 "no usable SPIRE sample in the recording (every metric needs T and W in its group)");
+		return 0;
+	}
+	if (gus_spire_apply(&rp->spire_model, &rp->spire_ss, &rp->spire_an, rp->spire_note, sizeof rp->spire_note))
+		return -1;
+	rp->have_spire = true;
+	rp->spire_set = spire_metricset_load(gus_data_dir("spire"),
+					     rp->spire_model.cpu ? rp->spire_model.cpu : "", err, sizeof err);
+	if (rp->spire_note[0])
+		gus_warn("%s", rp->spire_note);
+	return 0;
+}
+
+static void spire_info(const struct report *rp, struct merge_spire_info *info, bool section, int indent)
+{
+	static const char *inputs[1];
+	inputs[0] = rp->o->input;
+	*info = (struct merge_spire_info){
+		.model_path = rp->o->spire,
+		.inputs = inputs,
+		.n_inputs = 1,
+		.metrics = rp->spire_set,
+		.top = 15,
+		.cpu_note = rp->spire_note[0] ? rp->spire_note : NULL,
+		.section = section,
+		.json_indent = indent,
+	};
 }
 
 /* ------------------------------------------------------------ regions --- */
@@ -548,6 +630,17 @@ static void sim_render_fn(FILE *f, void *ctx)
 	merge_render_sim(f, c->rp->m, c->v->code, &c->v->an, c->info, c->fmt);
 }
 
+struct spire_render_ctx {
+	struct report *rp;
+	const struct merge_spire_info *info;
+};
+
+static void spire_render_fn(FILE *f, void *ctx)
+{
+	struct spire_render_ctx *c = ctx;
+	merge_render_spire(f, &c->rp->spire_model, &c->rp->spire_an, &c->rp->spire_ss, c->info, MERGE_CSV);
+}
+
 static void sim_info_for(struct report *rp, struct region_view *v, bool hottest_loop, struct merge_sim_info *info,
 			 char *source, size_t n)
 {
@@ -642,6 +735,20 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 		merge_render_tma(out, &rp->tree, &run, MERGE_TEXT, ',');
 	} else {
 		fprintf(out, "not available: %s\nThe report goes on with the simulated side.\n", rp->why_no_measure);
+	}
+
+	if (rp->o->spire) {
+		fprintf(out, "\n%s== SPIRE: counter samples against a statistical roofline ensemble ==%s\n",
+			col("\033[1m"), col("\033[0m"));
+		if (rp->have_spire) {
+			struct merge_spire_info info;
+			spire_info(rp, &info, true, 0);
+			merge_render_spire(out, &rp->spire_model, &rp->spire_an, &rp->spire_ss, &info, MERGE_TEXT);
+		} else {
+			fprintf(out, "not available: %s\n", rp->why_no_spire);
+		}
+	} else if (gusdata_meta(d, "spire.time")) {
+		fprintf(out, "\n(the recording has SPIRE interval counts: gus report --spire MODEL ranks their metrics)\n");
 	}
 
 	fprintf(out, "\n%s== Hot regions ==%s\n", col("\033[1m"), col("\033[0m"));
@@ -796,6 +903,19 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 		fputs("null", out);
 	else
 		json_str(out, rp->why_no_measure);
+	fprintf(out, ",\n  \"spire\": ");
+	if (rp->have_spire) {
+		struct merge_spire_info info;
+		spire_info(rp, &info, true, 2);
+		merge_render_spire(out, &rp->spire_model, &rp->spire_an, &rp->spire_ss, &info, MERGE_JSON);
+	} else {
+		fputs("null", out);
+	}
+	fprintf(out, ",\n  \"spire_missing\": ");
+	if (rp->o->spire && !rp->have_spire)
+		json_str(out, rp->why_no_spire);
+	else
+		fputs("null", out);
 	fprintf(out, ",\n  \"regions\": [");
 	first = true;
 	for (size_t i = 0; i < rp->nrv; i++) {
@@ -834,6 +954,19 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 	} else {
 		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
 		csv_str(out, rp->why_no_measure, sep);
+		fputc('\n', out);
+	}
+	if (rp->have_spire) {
+		struct merge_spire_info info;
+		spire_info(rp, &info, true, 0);
+		struct spire_render_ctx sc = { rp, &info };
+		char *s = render_to_string(spire_render_fn, &sc);
+		if (s)
+			csv_prefixed(out, s, "spire", "", sep, true);
+		free(s);
+	} else if (rp->o->spire) {
+		fprintf(out, "spire%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
+		csv_str(out, rp->why_no_spire, sep);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < rp->nrv; i++) {
@@ -895,6 +1028,21 @@ static int write_svgs(struct report *rp)
 		char title[PATH_MAX + 64];
 		snprintf(title, sizeof title, "Measured Top-Down: %s", rp->o->input);
 		merge_render_tma_svg(of.f, &rp->tree, title);
+		if (outfile_close(&of, true))
+			return -1;
+	}
+	if (rp->have_spire) {
+		snprintf(path, sizeof path, "%s/spire.svg", dir);
+		size_t k = rp->spire_an.n < 6 ? rp->spire_an.n : 6;
+		const struct spire_roofline *r[6];
+		for (size_t i = 0; i < k; i++)
+			r[i] = rp->spire_an.e[i].r;
+		char title[PATH_MAX + 64];
+		snprintf(title, sizeof title, "SPIRE: the lowest rooflines of %s for %s", rp->o->spire, rp->o->input);
+		struct outfile of;
+		if (outfile_open(&of, path, NULL))
+			return -1;
+		merge_render_spire_svg(of.f, r, k, &rp->spire_ss, &rp->spire_an, rp->spire_set, title);
 		if (outfile_close(&of, true))
 			return -1;
 	}
@@ -994,6 +1142,8 @@ int cmd_report(int argc, char **argv)
 	}
 
 	load_measured(&rp);
+	if (o.spire && load_spire(&rp))
+		goto out;
 	if (gusdata_foreach_region(rp.d, add_region, &rp)) {
 		gus_error("%s: the hot regions cannot be read: %s", o.input, gusdata_errmsg(rp.d));
 		goto out;
@@ -1062,6 +1212,13 @@ out:
 		td_tree_free(&rp.tree);
 	td_table_free(rp.table);
 	sim_machine_free(rp.m);
+	if (rp.have_spire)
+		spire_analysis_free(&rp.spire_an);
+	if (rp.have_spire_ss)
+		spire_sampleset_free(&rp.spire_ss);
+	if (rp.have_spire_model)
+		spire_model_free(&rp.spire_model);
+	spire_metricset_free(rp.spire_set);
 	gusdata_close(rp.d);
 	return rc;
 }

@@ -1,9 +1,695 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gus spire: train and analyze SPIRE models. */
+/* gus spire: train a statistical roofline ensemble (SPIRE) from interval
+ * counts, and apply it to a workload's interval counts. */
+#include "config.h"
+
 #include "cmd.h"
+#include "collect.h"
+#include "gusdata.h"
+#include "merge.h"
+#include "spire.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct spire_opts {
+	const char *output;	/* train: the model file; analyze: the report */
+	const char *model;
+	const char *metrics;
+	const char *cpu;
+	const char *time_event, *work_event;
+	const char *svg;
+	enum merge_format fmt;
+	size_t top;		/* analyze: metrics listed (0: all) */
+	size_t svg_top;		/* analyze: rooflines plotted */
+	bool quiet;
+	char **files;
+	size_t nfiles;
+};
+
+static void spire_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gus spire train -o MODEL [--metrics LIST] [--cpu ID] [--time EVENT] [--work EVENT]\n"
+		"                       [--svg FILE] [--stdio | --csv | --json] [-q] FILE...\n"
+		"       gus spire analyze -m MODEL [--metrics LIST] [--cpu ID] [--top N] [-o FILE]\n"
+		"                       [--svg FILE] [--svg-top K] [--stdio | --csv | --json] [-q] FILE...\n"
+		"       gus spire show -m MODEL [--stdio | --csv | --json]\n"
+		"       gus spire metrics [--cpu ID]\n\n"
+		"  FILE is `perf stat -I MS -x,` output (or `gus stat -I MS --spire -x,`), or a\n"
+		"  recording made with `gus record --spire`.\n\n"
+		"  -o, --output FILE    train: the model to write; analyze: where the report goes (default stdout)\n"
+		"  -m, --model FILE     the model to apply or show\n"
+		"      --metrics LIST   only these metrics (abbreviations such as DB.2, or event names)\n"
+		"      --cpu ID         the CPU the sample files come from when they do not say (libpfm4 name: skx, clx)\n"
+		"      --time EVENT     the period event T (default %s)\n"
+		"      --work EVENT     the work event W (default %s)\n"
+		"      --top N          analyze: metrics listed in the text (default 15; 0: all)\n"
+		"      --svg FILE       an SVG plot: train: every roofline with its training samples;\n"
+		"                       analyze: the lowest rooflines with the workload's samples\n"
+		"      --svg-top K      analyze: rooflines in the plot (default 6)\n"
+		"      --stdio, --csv, --json   output format (default text)\n"
+		"  -q, --quiet          no progress or summary on stderr\n"
+		"  -h, --help           this help; 'gus help spire' shows the manual\n",
+		SPIRE_DEFAULT_TIME, SPIRE_DEFAULT_WORK);
+}
+
+static int parse_size(const char *opt, const char *s, size_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || x > 100000)
+		return gus_usage_error("spire: %s takes a number from 0 to 100000, not '%s'", opt, s);
+	*v = (size_t)x;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct spire_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "work", required_argument, NULL, 'W' },
+		{ "top", required_argument, NULL, 't' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "svg-top", required_argument, NULL, 'k' },
+		{ "stdio", no_argument, NULL, 'S' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	memset(o, 0, sizeof(*o));
+	o->fmt = MERGE_TEXT;
+	o->top = 15;
+	o->svg_top = 6;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:m:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'm': o->model = optarg; break;
+		case 'M': o->metrics = optarg; break;
+		case 'c': o->cpu = optarg; break;
+		case 'T': o->time_event = optarg; break;
+		case 'W': o->work_event = optarg; break;
+		case 't':
+			if (parse_size("--top", optarg, &o->top))
+				return GUS_EXIT_USAGE;
+			break;
+		case 'g': o->svg = optarg; break;
+		case 'k':
+			if (parse_size("--svg-top", optarg, &o->svg_top))
+				return GUS_EXIT_USAGE;
+			if (!o->svg_top)
+				return gus_usage_error("spire: --svg-top takes at least 1");
+			break;
+		case 'S': o->fmt = MERGE_TEXT; break;
+		case 'C': o->fmt = MERGE_CSV; break;
+		case 'J': o->fmt = MERGE_JSON; break;
+		case 'q': o->quiet = true; break;
+		case 'h':
+			spire_usage(stdout);
+			return -1;
+		case '?':
+		default:
+			if (optopt && optopt != '?')
+				return gus_usage_error("spire: unknown option '-%c' or missing argument", optopt);
+			return gus_usage_error("spire: unknown option '%s' or missing argument", argv[optind - 1]);
+		}
+	}
+	o->files = argv + optind;
+	o->nfiles = (size_t)(argc - optind);
+	return 0;
+}
+
+/* ------------------------------------------------------------- inputs --- */
+static bool is_sqlite_file(const char *path)
+{
+	char head[16] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t got = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	return got == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
+}
+
+struct rec_reader {
+	struct spire_sampleset *ss;
+	struct spire_count *c;
+	char **names;
+	size_t n, cap;
+	double time;
+	char *err;
+	size_t errlen;
+};
+
+static void rec_clear(struct rec_reader *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->names[i]);
+	r->n = 0;
+}
+
+static int rec_flush(struct rec_reader *r)
+{
+	int rc = r->n ? spire_sampleset_add_interval(r->ss, r->c, r->n, r->err, r->errlen) : 0;
+	rec_clear(r);
+	return rc;
+}
+
+static int rec_row(void *ctx, const struct gusdata_interval_count *ic)
+{
+	struct rec_reader *r = ctx;
+	if (r->n && ic->time != r->time && rec_flush(r))
+		return -1;
+	r->time = ic->time;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct spire_count *c = realloc(r->c, cap * sizeof(*c));
+		if (c)
+			r->c = c;
+		char **nm = realloc(r->names, cap * sizeof(*nm));
+		if (nm)
+			r->names = nm;
+		if (!c || !nm) {
+			snprintf(r->err, r->errlen, "out of memory");
+			return -1;
+		}
+		r->cap = cap;
+	}
+	char *name = strdup(ic->event);
+	if (!name) {
+		snprintf(r->err, r->errlen, "out of memory");
+		return -1;
+	}
+	/* stored raw, as counted; the sample set takes scaled values as perf prints them */
+	bool counted = ic->running > 0 && ic->enabled > 0;
+	r->names[r->n] = name;
+	r->c[r->n++] = (struct spire_count){
+		.time = ic->time,
+		.id = "",
+		.event = name,
+		.value = counted ? ic->value * ic->enabled / ic->running : 0,
+		.enabled = ic->enabled,
+		.running = ic->running,
+		.counted = counted,
+	};
+	return 0;
+}
+
+int gus_spire_samples_from_recording(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen)
+{
+	const char *rec_time = gusdata_meta(d, "spire.time");
+	if (rec_time && !spire_is_time_event(rec_time, ss->time_event)) {
+		snprintf(err, errlen, "%s: recorded with T = %s, not %s", gusdata_path(d), rec_time, ss->time_event);
+		return -1;
+	}
+	const char *rec_work = gusdata_meta(d, "spire.work");
+	if (rec_work && !spire_is_work_event(rec_work, ss->work_event)) {
+		snprintf(err, errlen, "%s: recorded with W = %s, not %s", gusdata_path(d), rec_work, ss->work_event);
+		return -1;
+	}
+	const char *cpu = gusdata_meta(d, "spire.cpu");
+	if (cpu && !ss->cpu && spire_sampleset_set_cpu(ss, cpu)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct rec_reader r = { .ss = ss, .err = err, .errlen = errlen };
+	err[0] = 0;
+	int rc = gusdata_foreach_interval_count(d, rec_row, &r);
+	if (!rc)
+		rc = rec_flush(&r);
+	else if (!err[0])
+		snprintf(err, errlen, "%s: cannot read the interval counts: %s", gusdata_path(d), gusdata_errmsg(d));
+	rec_clear(&r);
+	free(r.c);
+	free(r.names);
+	return rc;
+}
+
+/* Reads every FILE into SS. The CPU: each file's own "# cpu:" line (or a
+ * recording's meta), else --cpu; files that disagree are refused. */
+static int load_inputs(const struct spire_opts *o, struct spire_sampleset *ss)
+{
+	char err[SPIRE_ERRLEN];
+	char *cpu = NULL;
+	int rc = -1;
+	for (size_t i = 0; i < o->nfiles; i++) {
+		const char *path = o->files[i];
+		char *before = ss->cpu;
+		ss->cpu = NULL;
+		size_t nsamples = 0;
+		for (size_t k = 0; k < ss->n; k++)
+			nsamples += ss->metrics[k].n;
+		if (is_sqlite_file(path)) {
+			struct gusdata *d;
+			if (gusdata_open(path, false, &d, err, sizeof(err))) {
+				gus_error("%s", err);
+				ss->cpu = before;
+				goto out;
+			}
+			int r = gus_spire_samples_from_recording(d, ss, err, sizeof(err));
+			bool has = gusdata_meta(d, "spire.time") != NULL;
+			gusdata_close(d);
+			if (r) {
+				gus_error("%s", err);
+				free(ss->cpu);
+				ss->cpu = before;
+				goto out;
+			}
+			if (!has) {
+				gus_error("%s: the recording has no SPIRE interval counts (record with gus record --spire)",
+					  path);
+				free(ss->cpu);
+				ss->cpu = before;
+				goto out;
+			}
+		} else {
+			FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+			if (!f) {
+				gus_error("cannot open %s: %s", path, strerror(errno));
+				ss->cpu = before;
+				goto out;
+			}
+			int r = spire_import_perf_intervals(f, strcmp(path, "-") ? path : "<stdin>", ss, err,
+							    sizeof(err));
+			if (f != stdin)
+				fclose(f);
+			if (r) {
+				gus_error("%s", err);
+				free(ss->cpu);
+				ss->cpu = before;
+				goto out;
+			}
+		}
+		size_t after = 0;
+		for (size_t k = 0; k < ss->n; k++)
+			after += ss->metrics[k].n;
+		if (after == nsamples)
+			gus_warn("%s: no usable sample (every metric needs T and W counted in its group)", path);
+		/* this file's CPU */
+		const char *fcpu = ss->cpu ? ss->cpu : o->cpu;
+		if (fcpu && o->cpu && strcasecmp(fcpu, o->cpu)) {
+			gus_error("%s: the samples say they come from a %s CPU, --cpu says %s", path, fcpu, o->cpu);
+			free(ss->cpu);
+			ss->cpu = before;
+			goto out;
+		}
+		if (fcpu && cpu && strcasecmp(fcpu, cpu)) {
+			gus_error("%s: samples from a %s CPU cannot be mixed with samples from a %s CPU", path, fcpu,
+				  cpu);
+			free(ss->cpu);
+			ss->cpu = before;
+			goto out;
+		}
+		if (fcpu && !cpu && !(cpu = strdup(fcpu))) {
+			free(ss->cpu);
+			ss->cpu = before;
+			goto out;
+		}
+		free(ss->cpu);
+		ss->cpu = before;
+	}
+	if (cpu && spire_sampleset_set_cpu(ss, cpu))
+		goto out;
+	rc = 0;
+out:
+	free(cpu);
+	return rc;
+}
+
+static void report_skips(const struct spire_sampleset *ss)
+{
+	const struct spire_skips *k = &ss->skips;
+	struct {
+		size_t n;
+		const char *what;
+	} s[] = {
+		{ k->zero_t, "with T = 0" },
+		{ k->zero_w, "with W = 0 (no work done in the period)" },
+		{ k->not_counted, "not counted in their interval (multiplexing left them out)" },
+		{ k->no_group, "in a group without T or W (put T and W in every event group)" },
+		{ k->bad_value, "with a negative, NaN or infinite count" },
+	};
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (s[i].n)
+			gus_warn("%zu sample%s %s left out", s[i].n, s[i].n == 1 ? "" : "s", s[i].what);
+	if (k->not_simultaneous)
+		gus_warn("%zu sample%s counted over another time than T and W (no event group): kept, scaled",
+			 k->not_simultaneous, k->not_simultaneous == 1 ? "" : "s");
+	if (k->intervals_without_tw)
+		gus_warn("%zu interval%s without T or W left out", k->intervals_without_tw,
+			 k->intervals_without_tw == 1 ? "" : "s");
+}
+
+/* The metric set of CPU for abbreviations; NULL when there is none. */
+static struct spire_metricset *metricset_for(const char *cpu)
+{
+	char err[SPIRE_ERRLEN];
+	if (!cpu)
+		return NULL;
+	return spire_metricset_load(gus_data_dir("spire"), cpu, err, sizeof(err));
+}
+
+/* --metrics LIST as event keys; abbreviations through SET. */
+static char **select_keys(const char *list, const struct spire_metricset *set, size_t *n)
+{
+	char *copy = strdup(list);
+	char **keys = NULL;
+	*n = 0;
+	if (!copy)
+		return NULL;
+	int depth = 0;
+	char *start = copy;
+	for (char *p = copy;; p++) {
+		if (*p == '/')
+			depth = !depth;
+		if (*p && (*p != ',' || depth))
+			continue;
+		bool last = !*p;
+		*p = 0;
+		if (*start) {
+			const struct spire_metric_def *def = set ? spire_metricset_find(set, start) : NULL;
+			char key[256];
+			spire_event_key(def ? def->event : start, key, sizeof(key));
+			char **nk = realloc(keys, (*n + 1) * sizeof(*nk));
+			if (!nk || !(nk[*n] = strdup(key))) {
+				free(nk ? nk : keys);
+				free(copy);
+				return NULL;
+			}
+			keys = nk;
+			(*n)++;
+		}
+		if (last)
+			break;
+		start = p + 1;
+	}
+	free(copy);
+	return keys;
+}
+
+static void free_keys(char **keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+static void train_skip(void *ctx, const char *metric, const char *why)
+{
+	const struct spire_opts *o = ctx;
+	if (!o->quiet)
+		gus_warn("metric %s left out: %s", metric, why);
+}
+
+static int write_svg(const char *path, const struct spire_roofline *const *r, size_t n,
+		     const struct spire_sampleset *ss, const struct spire_analysis *a,
+		     const struct spire_metricset *set, const char *title)
+{
+	struct outfile of;
+	if (outfile_open(&of, path, NULL))
+		return -1;
+	merge_render_spire_svg(of.f, r, n, ss, a, set, title);
+	return outfile_close(&of, true);
+}
+
+static int spire_train_cmd(const struct spire_opts *o)
+{
+	char err[SPIRE_ERRLEN];
+	if (!o->output)
+		return gus_usage_error("spire train: -o MODEL is required");
+	if (!o->nfiles)
+		return gus_usage_error("spire train: no sample files given");
+	struct spire_sampleset ss;
+	struct spire_model m = { 0 };
+	struct spire_metricset *set = NULL;
+	char **keys = NULL;
+	size_t nkeys = 0, skipped = 0;
+	int rc = GUS_EXIT_ERROR;
+	if (spire_sampleset_init(&ss, o->time_event, o->work_event))
+		return GUS_EXIT_ERROR;
+	if (load_inputs(o, &ss))
+		goto out;
+	set = metricset_for(ss.cpu);
+	if (o->metrics && !(keys = select_keys(o->metrics, set, &nkeys)))
+		goto out;
+	if (!o->quiet)
+		report_skips(&ss);
+	if (!ss.cpu && !o->quiet)
+		gus_warn("the samples do not say which CPU they come from: the model's CPU is unknown "
+			 "(--cpu ID names it)");
+	if (spire_train(&ss, (const char *const *)keys, nkeys, &m, &skipped, train_skip, (void *)o, err,
+			sizeof(err))) {
+		gus_error("%s", err);
+		goto out;
+	}
+	m.n_files = o->nfiles;
+	struct outfile of;
+	if (outfile_open(&of, o->output, NULL))
+		goto out;
+	bool ok = spire_model_write(of.f, &m) == 0;
+	if (outfile_close(&of, ok) || !ok) {
+		if (!ok)
+			gus_error("cannot write %s", o->output);
+		goto out;
+	}
+	if (o->svg) {
+		const struct spire_roofline **r = malloc((m.n ? m.n : 1) * sizeof(*r));
+		if (!r)
+			goto out;
+		for (size_t i = 0; i < m.n; i++)
+			r[i] = &m.r[i];
+		char title[512];
+		snprintf(title, sizeof title, "SPIRE model %s: %zu rooflines, %zu training samples", o->output, m.n,
+			 m.n_samples);
+		int w = write_svg(o->svg, r, m.n, &ss, NULL, set, title);
+		free(r);
+		if (w)
+			goto out;
+	}
+	if (o->fmt != MERGE_TEXT || !o->quiet)
+		merge_render_spire_model(stdout, &m, set, o->fmt);
+	if (!o->quiet)
+		fprintf(stderr, "gus spire: %zu roofline%s from %zu samples in %zu file%s written to %s%s\n", m.n,
+			m.n == 1 ? "" : "s", m.n_samples, o->nfiles, o->nfiles == 1 ? "" : "s", o->output,
+			skipped ? " (some metrics left out: see above)" : "");
+	rc = fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+out:
+	free_keys(keys, nkeys);
+	spire_metricset_free(set);
+	spire_model_free(&m);
+	spire_sampleset_free(&ss);
+	return rc;
+}
+
+static int load_model(const char *path, struct spire_model *m)
+{
+	char err[SPIRE_ERRLEN];
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		gus_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = spire_model_read(f, path, m, err, sizeof(err));
+	fclose(f);
+	if (rc)
+		gus_error("%s", err);
+	return rc;
+}
+
+/* Keeps only the samples of the selected metrics (--metrics at analysis). */
+static void keep_selected(struct spire_sampleset *ss, char **keys, size_t nkeys)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < ss->n; i++) {
+		bool keep = false;
+		for (size_t k = 0; k < nkeys && !keep; k++)
+			keep = !strcmp(ss->metrics[i].metric, keys[k]);
+		if (keep) {
+			ss->metrics[w++] = ss->metrics[i];
+		} else {
+			free(ss->metrics[i].metric);
+			free(ss->metrics[i].label);
+			free(ss->metrics[i].s);
+		}
+	}
+	ss->n = w;
+}
+
+int gus_spire_apply(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
+		    char *note, size_t notelen)
+{
+	char err[SPIRE_ERRLEN];
+	note[0] = 0;
+	if (spire_cpu_check(m, ss, note, notelen, err, sizeof(err)) || spire_analyze(m, ss, a, err, sizeof(err))) {
+		gus_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int gus_detect_cpu(char *out, size_t n)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pmu_info pmu;
+	if (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))
+		return -1;
+	snprintf(out, n, "%s", pmu.name);
+	return 0;
+}
+
+static int spire_analyze_cmd(const struct spire_opts *o)
+{
+	if (!o->model)
+		return gus_usage_error("spire analyze: -m MODEL is required");
+	if (!o->nfiles)
+		return gus_usage_error("spire analyze: no sample files given");
+	struct spire_model m = { 0 };
+	struct spire_sampleset ss;
+	struct spire_analysis a = { 0 };
+	struct spire_metricset *set = NULL;
+	char **keys = NULL;
+	size_t nkeys = 0;
+	int rc = GUS_EXIT_ERROR;
+	bool have_ss = false, have_a = false;
+	if (load_model(o->model, &m))
+		goto out;
+	/* the workload's T and W are the model's unless named */
+	if (spire_sampleset_init(&ss, o->time_event ? o->time_event : m.time_event,
+				 o->work_event ? o->work_event : m.work_event))
+		goto out;
+	have_ss = true;
+	if (load_inputs(o, &ss))
+		goto out;
+	set = metricset_for(m.cpu ? m.cpu : ss.cpu);
+	if (o->metrics) {
+		if (!(keys = select_keys(o->metrics, set, &nkeys)))
+			goto out;
+		keep_selected(&ss, keys, nkeys);
+	}
+	if (!o->quiet)
+		report_skips(&ss);
+	char note[512];
+	if (gus_spire_apply(&m, &ss, &a, note, sizeof(note)))
+		goto out;
+	have_a = true;
+	if (note[0] && !o->quiet)
+		gus_warn("%s", note);
+	struct merge_spire_info info = {
+		.model_path = o->model,
+		.inputs = (const char *const *)o->files,
+		.n_inputs = o->nfiles,
+		.metrics = set,
+		.top = o->top,
+		.cpu_note = note[0] ? note : NULL,
+	};
+	struct outfile of;
+	if (outfile_open(&of, o->output, stdout))
+		goto out;
+	merge_render_spire(of.f, &m, &a, &ss, &info, o->fmt);
+	if (outfile_close(&of, true))
+		goto out;
+	if (o->svg) {
+		size_t k = a.n < o->svg_top ? a.n : o->svg_top;
+		const struct spire_roofline **r = malloc((k ? k : 1) * sizeof(*r));
+		if (!r)
+			goto out;
+		for (size_t i = 0; i < k; i++)
+			r[i] = a.e[i].r;
+		char title[512];
+		snprintf(title, sizeof title, "SPIRE: the %zu lowest rooflines of %s", k, o->model);
+		int w = write_svg(o->svg, r, k, &ss, &a, set, title);
+		free(r);
+		if (w)
+			goto out;
+	}
+	rc = GUS_EXIT_OK;
+out:
+	free_keys(keys, nkeys);
+	spire_metricset_free(set);
+	if (have_a)
+		spire_analysis_free(&a);
+	if (have_ss)
+		spire_sampleset_free(&ss);
+	spire_model_free(&m);
+	return rc;
+}
+
+static int spire_show_cmd(const struct spire_opts *o)
+{
+	if (!o->model)
+		return gus_usage_error("spire show: -m MODEL is required");
+	if (o->nfiles)
+		return gus_usage_error("spire show: takes no sample files");
+	struct spire_model m = { 0 };
+	if (load_model(o->model, &m))
+		return GUS_EXIT_ERROR;
+	struct spire_metricset *set = metricset_for(m.cpu);
+	merge_render_spire_model(stdout, &m, set, o->fmt);
+	spire_metricset_free(set);
+	spire_model_free(&m);
+	return fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+}
+
+static int spire_metrics_cmd(const struct spire_opts *o)
+{
+	char err[SPIRE_ERRLEN];
+	const char *cpu = o->cpu;
+	char detected[64] = "";
+	if (!cpu) {
+		if (gus_detect_cpu(detected, sizeof detected)) {
+			gus_error("libpfm4 does not recognise this CPU; name one with --cpu (skx, clx)");
+			return GUS_EXIT_ERROR;
+		}
+		cpu = detected;
+	}
+	struct spire_metricset *set = spire_metricset_load(gus_data_dir("spire"), cpu, err, sizeof(err));
+	if (!set) {
+		gus_error("%s", err);
+		return GUS_EXIT_ERROR;
+	}
+	printf("# SPIRE metric set %s (%s), T = %s, W = %s\n", set->id, set->origin, set->time_event,
+	       set->work_event);
+	printf("%-6s %-16s %-48s %s\n", "abbr", "area", "event", "description");
+	for (size_t i = 0; i < set->n; i++)
+		printf("%-6s %-16s %-48s %s\n", set->m[i].abbr, set->m[i].area, set->m[i].event,
+		       set->m[i].desc ? set->m[i].desc : "");
+	spire_metricset_free(set);
+	return fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+}
+
 int cmd_spire(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return 1;
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		spire_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? GUS_EXIT_USAGE : GUS_EXIT_OK;
+	}
+	const char *sub = argv[1];
+	struct spire_opts o;
+	int prc = parse_args(argc - 1, argv + 1, &o);
+	if (prc)
+		return prc < 0 ? GUS_EXIT_OK : prc;
+	if (!strcmp(sub, "train"))
+		return spire_train_cmd(&o);
+	if (!strcmp(sub, "analyze") || !strcmp(sub, "analyse"))
+		return spire_analyze_cmd(&o);
+	if (!strcmp(sub, "show"))
+		return spire_show_cmd(&o);
+	if (!strcmp(sub, "metrics"))
+		return spire_metrics_cmd(&o);
+	return gus_usage_error("spire: unknown subcommand '%s' (train, analyze, show, metrics)", sub);
 }
