@@ -118,6 +118,10 @@ int collect_plan_spire(const char *time, const char *time_name, const char *work
 		       const char *const *events, const char *const *names, size_t n, int budget,
 		       bool user_only, struct collect_plan *plan, char *err, size_t errlen);
 
+/* kernel.perf_event_paranoid, -1 when unreadable: permission errors name
+ * it, since it decides what may be measured (count.c). */
+int collect_perf_paranoid(void);
+
 /* SMT (hyper-threading) active on this machine. */
 bool collect_smt_active(void);
 

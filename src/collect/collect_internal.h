@@ -47,9 +47,6 @@ void collect_kill_reap(pid_t pid);
 /* Close both ends of a pipe that are still open, marking them -1. */
 void collect_close_pipe(int p[2]);
 
-/* kernel.perf_event_paranoid, -1 when unreadable: permission errors name
- * it, since it decides what may be measured (count.c). */
-int collect_perf_paranoid(void);
 
 /* CLOCK_MONOTONIC in seconds, for collect_result.seconds. */
 double collect_now(void);

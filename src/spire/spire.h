@@ -259,6 +259,8 @@ struct spire_metric_def {
 	char *event;		/* Intel's name, as perf knows it: "idq.dsb_uops" */
 	char *pfm;		/* libpfm4's name: "IDQ:DSB_UOPS" */
 	char *desc;
+	bool any_thread;	/* counts both SMT threads (AnyThread): needs
+				 * perf_event_paranoid <= 0; "anythread" in the file */
 };
 
 struct spire_metricset {

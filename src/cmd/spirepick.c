@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What SPIRE counts (gus stat -I --spire, gus record --spire): the
+ * metric set of the CPU or --metrics, T and W, and how many metrics fit a
+ * group. */
+#include "config.h"
+
+#include "cmd.h"
+#include "collect.h"
+#include "spire.h"
+#include "spirepick.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+void gus_spire_pick_free(struct gus_spire_pick *sp)
+{
+	spire_metricset_free(sp->set);
+	free(sp->enc);
+	free(sp->names);
+	free(sp->list);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static bool same_event(const char *a, const char *b)
+{
+	char ka[256], kb[256];
+	spire_event_key(a, ka, sizeof(ka));
+	spire_event_key(b, kb, sizeof(kb));
+	return !strcmp(ka, kb);
+}
+
+static bool set_for_cpu(const struct spire_metricset *set, const char *pmu)
+{
+	for (size_t i = 0; set && i < set->n_cpus; i++)
+		if (!strcmp(set->cpus[i], pmu))
+			return true;
+	return false;
+}
+
+static int pick_add(struct gus_spire_pick *sp, const char *enc, const char *name)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		if (same_event(sp->names[i], name))
+			return gus_usage_error("--metrics names %s twice", name);
+	if (same_event(name, sp->time_name) || same_event(name, sp->work_name))
+		return gus_usage_error("--metrics: %s is the %s event; SPIRE's metrics are other events", name,
+				       same_event(name, sp->time_name) ? "time (T)" : "work (W)");
+	const char **ne = realloc(sp->enc, (sp->n + 1) * sizeof(*ne));
+	if (ne)
+		sp->enc = ne;
+	const char **nn = realloc(sp->names, (sp->n + 1) * sizeof(*nn));
+	if (nn)
+		sp->names = nn;
+	if (!ne || !nn) {
+		gus_error("out of memory");
+		return GUS_EXIT_ERROR;
+	}
+	sp->enc[sp->n] = enc;
+	sp->names[sp->n] = name;
+	sp->n++;
+	return 0;
+}
+
+/* T or W: the set's event when EVENT is it (or not given), else EVENT as
+ * given; without a set the default is perf's generic cycles/instructions,
+ * which the kernel maps to the same fixed counters */
+static void pick_tw(struct gus_spire_pick *sp, const char *event, bool time)
+{
+	const char *dflt = time ? SPIRE_DEFAULT_TIME : SPIRE_DEFAULT_WORK;
+	const char *set_ev = sp->set ? (time ? sp->set->time_event : sp->set->work_event) : NULL;
+	const char *set_pfm = sp->set ? (time ? sp->set->time_pfm : sp->set->work_pfm) : NULL;
+	const char **enc = time ? &sp->time_enc : &sp->work_enc;
+	const char **name = time ? &sp->time_name : &sp->work_name;
+	if (!event)
+		event = set_ev ? set_ev : dflt;
+	if (set_ev && same_event(event, set_ev)) {
+		*enc = set_pfm;
+		*name = set_ev;
+		sp->uses_set = true;
+	} else if (!sp->set && same_event(event, dflt)) {
+		*enc = time ? "cycles" : "instructions";
+		*name = dflt;
+	} else {
+		*enc = *name = event;
+	}
+}
+
+/* Chooses the metric set, T, W and the metrics. 0, or the exit status
+ * with the message printed. */
+static int spire_choose(const struct gus_spire_request *o, const struct collect_pmu_info *pmu, bool have_pmu,
+			struct gus_spire_pick *sp)
+{
+	char err[SPIRE_ERRLEN];
+	const char *dir = gus_data_dir("spire");
+	memset(sp, 0, sizeof(*sp));
+	sp->cpu = o->arch ? o->arch : have_pmu ? pmu->name : NULL;
+	if (o->arch) {
+		if (!(sp->set = spire_metricset_load(dir, o->arch, err, sizeof(err)))) {
+			gus_error("%s; 'gus spire metrics' lists the sets", err);
+			return GUS_EXIT_ERROR;
+		}
+	} else if (have_pmu) {
+		sp->set = spire_metricset_load(dir, pmu->name, err, sizeof(err));
+	} else {
+		snprintf(err, sizeof(err), "libpfm4 does not recognise this CPU");
+	}
+	if (!sp->set && !o->metrics) {
+		gus_error("%s%s%s%s. Name a set with --arch ID (counting needs a CPU of that set; "
+			  "--print-events works anywhere), or count events of your choice with --metrics LIST "
+			  "(and --time EVENT, --work EVENT)",
+			  have_pmu ? "this CPU is " : "", have_pmu ? pmu->name : "", have_pmu ? " (libpfm4): " : "",
+			  err);
+		return GUS_EXIT_ERROR;
+	}
+	pick_tw(sp, o->time_event, true);
+	pick_tw(sp, o->work_event, false);
+	if (same_event(sp->time_name, sp->work_name))
+		return gus_usage_error("--time and --work name the same event (%s)", sp->time_name);
+
+	if (!o->metrics) {
+		bool smt = collect_smt_active();
+		bool allowed = collect_perf_paranoid() <= 0 || geteuid() == 0;
+		for (size_t i = 0; i < sp->set->n; i++) {
+			const struct spire_metric_def *d = &sp->set->m[i];
+			if (d->any_thread && (o->print_events || !smt || !allowed)) {
+				size_t l = strlen(sp->left_out);
+				snprintf(sp->left_out + l, sizeof(sp->left_out) - l, "%s%s (%s)", l ? ", " : "",
+					 d->abbr, d->event);
+				continue;
+			}
+			int rc = pick_add(sp, d->pfm, d->event);
+			if (rc)
+				return rc;
+			sp->uses_set = true;
+		}
+		if (!sp->n) {
+			gus_error("%s: every metric of the set needs AnyThread counting; name them with --metrics",
+				  sp->set->origin);
+			return GUS_EXIT_ERROR;
+		}
+		if (sp->left_out[0] && !o->print_events && smt)
+			gus_warn("left out %s: AnyThread events need kernel.perf_event_paranoid <= 0 "
+				 "(or CAP_PERFMON); name them with --metrics to count them anyway", sp->left_out);
+		return 0;
+	}
+	if (!(sp->list = strdup(o->metrics))) {
+		gus_error("out of memory");
+		return GUS_EXIT_ERROR;
+	}
+	/* split at commas outside cpu/.../ terms, as -e does */
+	char *start = sp->list;
+	int depth = 0;
+	for (char *p = sp->list;; p++) {
+		if (*p == '/')
+			depth = !depth;
+		if (*p && (*p != ',' || depth))
+			continue;
+		bool last = !*p;
+		*p = 0;
+		if (!*start)
+			return gus_usage_error("--metrics: empty name in '%s'", o->metrics);
+		const struct spire_metric_def *d = spire_metricset_find(sp->set, start);
+		int rc;
+		if (d) {
+			rc = pick_add(sp, d->pfm, d->event);
+			sp->uses_set = true;
+		} else {
+			struct perf_event_attr attr;
+			char e2[COLLECT_ERRLEN];
+			if (!o->print_events && collect_encode(start, o->user_only, &attr, e2, sizeof(e2))) {
+				if (sp->set)
+					return gus_usage_error("--metrics: '%s' is neither a metric of the %s set "
+							       "('gus spire metrics --cpu %s' lists them) nor an "
+							       "event libpfm4 knows", start, sp->set->id, sp->set->id);
+				return gus_usage_error("--metrics: '%s' is not an event libpfm4 knows, and "
+						       "no SPIRE metric set is in use (this CPU has none; --arch "
+						       "ID names one, 'gus spire metrics' lists them)", start);
+			}
+			rc = pick_add(sp, start, start);
+		}
+		if (rc)
+			return rc;
+		if (last)
+			break;
+		start = p + 1;
+	}
+	return 0;
+}
+
+/* T or W takes a general-purpose counter unless it is a software event or
+ * an event the kernel puts on a fixed counter (cycles, instructions,
+ * reference cycles) */
+static int general_counters_taken(const char *enc, bool user_only)
+{
+	struct perf_event_attr a;
+	char err[COLLECT_ERRLEN];
+	if (collect_encode(enc, user_only, &a, err, sizeof(err)))
+		return 0;	/* refused later, with the message */
+	if (a.type == PERF_TYPE_SOFTWARE)
+		return 0;
+	if (a.type == PERF_TYPE_HARDWARE)
+		return a.config == PERF_COUNT_HW_CPU_CYCLES || a.config == PERF_COUNT_HW_INSTRUCTIONS ||
+		       a.config == PERF_COUNT_HW_REF_CPU_CYCLES ? 0 : 1;
+	/* event select and unit mask only: no cmask, inv, edge, any */
+	uint64_t c = a.config & 0xffe4ffffull;
+	return a.type == PERF_TYPE_RAW && (c == 0x003c || c == 0x00c0 || c == 0x0300) ? 0 : 1;
+}
+
+
+int gus_spire_prepare(const struct gus_spire_request *rq, const struct collect_pmu_info *pmu, bool have_pmu,
+		      struct gus_spire_pick *sp, int *budget, char *note, size_t notelen)
+{
+	int rc = spire_choose(rq, pmu, have_pmu, sp);
+	if (rc)
+		return rc;
+	bool native = have_pmu && (!sp->set || set_for_cpu(sp->set, pmu->name));
+	if (sp->uses_set && !native && !rq->print_events) {
+		char cpus[128] = "";
+		for (size_t i = 0; i < sp->set->n_cpus; i++) {
+			size_t l = strlen(cpus);
+			snprintf(cpus + l, sizeof(cpus) - l, "%s%s", i ? ", " : "", sp->set->cpus[i]);
+		}
+		gus_error("the %s metric set is for %s (libpfm4), and this CPU is %s: its libpfm4 names "
+			  "would mean other events here. Count on one of those CPUs (LIBPFM_FORCE_PMU=%s "
+			  "makes libpfm4 take this one for %s), or print the perf command with "
+			  "--print-events", sp->set->id, cpus, have_pmu ? pmu->name : "not one libpfm4 knows",
+			  sp->set->cpus[0], sp->set->cpus[0]);
+		return GUS_EXIT_ERROR;
+	}
+	/* another CPU's set (--print-events): 4 general counters per thread,
+	 * safe with SMT on every CPU the sets are for */
+	note[0] = 0;
+	*budget = native ? collect_counter_budget(pmu, note, notelen) : 4;
+	if (!rq->print_events)
+		*budget -= general_counters_taken(sp->time_enc, rq->user_only) +
+			   general_counters_taken(sp->work_enc, rq->user_only);
+	if (*budget < 1)
+		*budget = 1;
+	return 0;
+}
