@@ -24,6 +24,7 @@
 #include "merge.h"
 #include "sim.h"
 #include "spire.h"
+#include "spirepick.h"
 
 #define MAX_FILTERS 16
 #define MAX_TRACE_RANGES 64
@@ -43,7 +44,7 @@ struct record_opts {
 	const char *import_intervals;
 	bool spire;
 	unsigned spire_interval;	/* ms */
-	const char *spire_metrics, *spire_time, *spire_work;
+	const char *spire_metrics, *spire_time, *spire_work, *spire_arch;
 	const char *arch;
 	int smt;		/* -1 detect */
 	bool user_only, no_mem, quiet;
@@ -86,6 +87,7 @@ static void record_usage(FILE *out)
 		"      --spire-interval MS  interval length (default 100)\n"
 		"      --spire-metrics LIST only these metrics (implies --spire)\n"
 		"      --spire-time EVENT, --spire-work EVENT   other T and W events\n"
+		"      --spire-arch ID      the metric set (default: the CPU's; gus spire metrics)\n"
 		"      --import-intervals FILE  SPIRE samples from 'perf stat -I MS -x,' output\n"
 		"                           instead of counting them\n"
 		"  -u, --user               count and sample user space only\n"
@@ -163,6 +165,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "spire-metrics", required_argument, NULL, 'R' },
 		{ "spire-time", required_argument, NULL, 'U' },
 		{ "spire-work", required_argument, NULL, 'W' },
+		{ "spire-arch", required_argument, NULL, 'Y' },
 		{ "arch", required_argument, NULL, 'A' },
 		{ "smt", required_argument, NULL, 'S' },
 		{ "user", no_argument, NULL, 'u' },
@@ -241,6 +244,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'R': o->spire_metrics = optarg; o->spire = true; break;
 		case 'U': o->spire_time = optarg; break;
 		case 'W': o->spire_work = optarg; break;
+		case 'Y': o->spire_arch = optarg; o->spire = true; break;
 		case 'A': o->arch = optarg; break;
 		case 'S':
 			if (!strcmp(optarg, "on"))
@@ -923,6 +927,76 @@ out:
 	return rc;
 }
 
+struct spire_store {
+	struct gusdata *d;
+	uint64_t intervals;
+	bool failed;
+};
+
+static int store_spire_interval(void *ctx, double t, const struct td_countset *cs)
+{
+	struct spire_store *st = ctx;
+	if (gusdata_begin(st->d))
+		goto fail;
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		struct gusdata_interval_count ic = { .time = t, .event = c->event, .value = c->counted ? c->raw : 0,
+						     .enabled = c->counted ? c->enabled : 0,
+						     .running = c->counted ? c->running : 0 };
+		if (gusdata_add_interval_count(st->d, &ic))
+			goto fail;
+	}
+	if (gusdata_commit(st->d))
+		goto fail;
+	st->intervals++;
+	if (!(st->intervals % 10))
+		progress(false, "SPIRE interval counts: %llu intervals", (unsigned long long)st->intervals);
+	return 0;
+fail:
+	st->failed = true;
+	return -1;
+}
+
+/* the extra run of --spire: the metric set in groups led by T and W, read
+ * every --spire-interval ms; a machine that cannot count them gets
+ * missing.spire, as the count set gets missing.counts */
+static void spire_run(struct gusdata *d, const struct record_opts *o, const struct gus_spire_pick *sp, int budget)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_plan plan = { 0 };
+	struct spire_store st = { .d = d };
+	struct collect_interval_sink sink = { .ctx = &st, .interval = store_spire_interval };
+	struct collect_result res;
+	gusdata_set_meta(d, "spire.time", sp->time_name);
+	gusdata_set_meta(d, "spire.work", sp->work_name);
+	if (sp->cpu)
+		gusdata_set_meta(d, "spire.cpu", sp->cpu);
+	gusdata_set_meta_u64(d, "spire.interval_ms", o->spire_interval);
+	if (collect_plan_spire(sp->time_enc, sp->time_name, sp->work_enc, sp->work_name, sp->enc, sp->names, sp->n,
+			       budget, o->user_only, &plan, err, sizeof err)) {
+		gusdata_set_meta(d, "missing.spire", err);
+		gus_warn("no SPIRE samples: %s", err);
+		return;
+	}
+	gusdata_set_meta_u64(d, "spire.groups", (uint64_t)plan.n_groups);
+	progress(true, "running %s again: SPIRE interval counts (%zu metrics in %d groups, every %u ms)",
+		 o->argv[0], sp->n, plan.n_groups, o->spire_interval);
+	enum collect_status cst =
+		collect_count_intervals(&plan, o->argv, o->spire_interval, &sink, NULL, &res, err, sizeof err);
+	progress_end();
+	if (cst != COLLECT_OK) {
+		const char *why = st.failed ? gusdata_errmsg(d) : err;
+		gusdata_set_meta(d, "missing.spire", why);
+		gus_warn("no SPIRE samples: %s", why);
+	} else {
+		gusdata_set_meta(d, "spire.source", "counted");
+		gusdata_set_meta_u64(d, "spire.intervals", st.intervals);
+		if (res.interrupted)
+			gusdata_set_meta(d, "spire.interrupted", "yes");
+	}
+	collect_plan_free(&plan);
+}
+
 /* ---------------------------------------------------------------- main --- */
 static int exit_for(enum collect_status st, const struct collect_result *res)
 {
@@ -965,6 +1039,23 @@ int cmd_record(int argc, char **argv)
 		if (!t)
 			return gus_usage_error("record: --arch: %s (tables: clx, skx, icx, spr)", err);
 		td_table_free(t);
+	}
+	/* what --spire counts is settled before anything runs */
+	struct gus_spire_pick spick;
+	int spire_budget = 0;
+	memset(&spick, 0, sizeof spick);
+	struct collect_pmu_info spire_pmu;	/* spick.cpu points into it */
+	if (o.spire) {
+		struct collect_pmu_info *pmu = &spire_pmu;
+		bool have_pmu = collect_pfm_init(err, sizeof err) == 0 && collect_detect_pmu(pmu) == 0;
+		struct gus_spire_request rq = { .arch = o.spire_arch, .metrics = o.spire_metrics,
+						.time_event = o.spire_time, .work_event = o.spire_work,
+						.user_only = o.user_only, .opt = "spire-" };
+		char note[256];
+		if ((rc = gus_spire_prepare(&rq, pmu, have_pmu, &spick, &spire_budget, note, sizeof note))) {
+			gus_spire_pick_free(&spick);
+			return rc;
+		}
 	}
 	if (o.import_intervals && access(o.import_intervals, R_OK)) {
 		gus_error("--import-intervals: cannot read %s: %s", o.import_intervals, strerror(errno));
@@ -1109,6 +1200,11 @@ int cmd_record(int argc, char **argv)
 			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
 	}
 
+	if (o.spire && res.interrupted)
+		gusdata_set_meta(d, "missing.spire", "interrupted before the SPIRE run");
+	else if (o.spire)
+		spire_run(d, &o, &spick, spire_budget);
+
 	/* run 2: the stream of the program's hot code */
 	struct stream_range ranges[MAX_TRACE_RANGES];
 	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
@@ -1127,6 +1223,7 @@ int cmd_record(int argc, char **argv)
 		trace_with_pt(d, &o, exe, ranges, nranges, &info);
 
 	gusdata_set_meta(d, "record.complete", "yes");
+	bool spire_counted = o.spire && !gusdata_meta(d, "missing.spire");
 	gusdata_close(d);
 	d = NULL;
 	if (!o.quiet) {
@@ -1136,6 +1233,10 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", %s", count_st == COLLECT_OK ? "TMA counted" : "no TMA counts (see gus report)");
 		else if (o.import_counts)
 			fprintf(stderr, ", TMA counts from %s", o.import_counts);
+		if (o.spire)
+			fprintf(stderr, ", %s", spire_counted ? "SPIRE interval counts" : "no SPIRE samples (see gus report)");
+		else if (o.import_intervals)
+			fprintf(stderr, ", SPIRE samples from %s", o.import_intervals);
 		fprintf(stderr, "; wrote %s ]\n", o.output);
 	}
 	rc = status;
@@ -1156,5 +1257,6 @@ out:
 	collect_pfm_fini();
 	for (size_t i = 0; i < o.nfilters; i++)
 		collect_pt_filter_free(&o.filters[i]);
+	gus_spire_pick_free(&spick);
 	return rc;
 }

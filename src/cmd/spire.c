@@ -240,6 +240,37 @@ int gus_spire_samples_from_recording(struct gusdata *d, struct spire_sampleset *
 	return rc;
 }
 
+/* T and W as the first input names them (a recording's meta, or the
+ * "# time:" and "# work:" lines gus stat -I --spire writes), so that
+ * training needs no --time/--work for samples of other events. */
+static void first_input_tw(const char *path, char *time, char *work, size_t n)
+{
+	char err[512];
+	time[0] = work[0] = 0;
+	if (is_sqlite_file(path)) {
+		struct gusdata *d;
+		if (gusdata_open(path, false, &d, err, sizeof err))
+			return;
+		const char *t = gusdata_meta(d, "spire.time");
+		snprintf(time, n, "%s", t ? t : "");
+		const char *w = gusdata_meta(d, "spire.work");
+		snprintf(work, n, "%s", w ? w : "");
+		gusdata_close(d);
+		return;
+	}
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
+	char line[512];
+	while (f && fgets(line, sizeof line, f) && line[0] == '#') {
+		line[strcspn(line, "\r\n")] = 0;
+		if (!strncmp(line, "# time: ", 8))
+			snprintf(time, n, "%s", line + 8);
+		else if (!strncmp(line, "# work: ", 8))
+			snprintf(work, n, "%s", line + 8);
+	}
+	if (f)
+		fclose(f);
+}
+
 /* Reads every FILE into SS. The CPU: each file's own "# cpu:" line (or a
  * recording's meta), else --cpu; files that disagree are refused. */
 static int load_inputs(const struct spire_opts *o, struct spire_sampleset *ss)
@@ -440,7 +471,10 @@ static int spire_train_cmd(const struct spire_opts *o)
 	char **keys = NULL;
 	size_t nkeys = 0, skipped = 0;
 	int rc = GUS_EXIT_ERROR;
-	if (spire_sampleset_init(&ss, o->time_event, o->work_event))
+	char time[512], work[512];
+	first_input_tw(o->files[0], time, work, sizeof time);
+	if (spire_sampleset_init(&ss, o->time_event ? o->time_event : time[0] ? time : NULL,
+				 o->work_event ? o->work_event : work[0] ? work : NULL))
 		return GUS_EXIT_ERROR;
 	if (load_inputs(o, &ss))
 		goto out;

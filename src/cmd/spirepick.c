@@ -44,9 +44,9 @@ static int pick_add(struct gus_spire_pick *sp, const char *enc, const char *name
 {
 	for (size_t i = 0; i < sp->n; i++)
 		if (same_event(sp->names[i], name))
-			return gus_usage_error("--metrics names %s twice", name);
+			return gus_usage_error("--%smetrics names %s twice", sp->opt, name);
 	if (same_event(name, sp->time_name) || same_event(name, sp->work_name))
-		return gus_usage_error("--metrics: %s is the %s event; SPIRE's metrics are other events", name,
+		return gus_usage_error("--%smetrics: %s is the %s event; SPIRE's metrics are other events", sp->opt, name,
 				       same_event(name, sp->time_name) ? "time (T)" : "work (W)");
 	const char **ne = realloc(sp->enc, (sp->n + 1) * sizeof(*ne));
 	if (ne)
@@ -96,6 +96,7 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 	char err[SPIRE_ERRLEN];
 	const char *dir = gus_data_dir("spire");
 	memset(sp, 0, sizeof(*sp));
+	sp->opt = o->opt;
 	sp->cpu = o->arch ? o->arch : have_pmu ? pmu->name : NULL;
 	if (o->arch) {
 		if (!(sp->set = spire_metricset_load(dir, o->arch, err, sizeof(err)))) {
@@ -108,17 +109,16 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 		snprintf(err, sizeof(err), "libpfm4 does not recognise this CPU");
 	}
 	if (!sp->set && !o->metrics) {
-		gus_error("%s%s%s%s. Name a set with --arch ID (counting needs a CPU of that set; "
-			  "--print-events works anywhere), or count events of your choice with --metrics LIST "
-			  "(and --time EVENT, --work EVENT)",
+		gus_error("%s%s%s%s. Name a set with --%sarch ID (counting needs a CPU of that set%s), "
+			  "or count events of your choice with --%smetrics LIST (and --%stime EVENT, --%swork EVENT)",
 			  have_pmu ? "this CPU is " : "", have_pmu ? pmu->name : "", have_pmu ? " (libpfm4): " : "",
-			  err);
+			  err, o->opt, o->opt[0] ? "" : "; --print-events works anywhere", o->opt, o->opt, o->opt);
 		return GUS_EXIT_ERROR;
 	}
 	pick_tw(sp, o->time_event, true);
 	pick_tw(sp, o->work_event, false);
 	if (same_event(sp->time_name, sp->work_name))
-		return gus_usage_error("--time and --work name the same event (%s)", sp->time_name);
+		return gus_usage_error("--%stime and --%swork name the same event (%s)", o->opt, o->opt, sp->time_name);
 
 	if (!o->metrics) {
 		bool smt = collect_smt_active();
@@ -137,13 +137,13 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 			sp->uses_set = true;
 		}
 		if (!sp->n) {
-			gus_error("%s: every metric of the set needs AnyThread counting; name them with --metrics",
-				  sp->set->origin);
+			gus_error("%s: every metric of the set needs AnyThread counting; name them with --%smetrics",
+				  sp->set->origin, o->opt);
 			return GUS_EXIT_ERROR;
 		}
 		if (sp->left_out[0] && !o->print_events && smt)
 			gus_warn("left out %s: AnyThread events need kernel.perf_event_paranoid <= 0 "
-				 "(or CAP_PERFMON); name them with --metrics to count them anyway", sp->left_out);
+				 "(or CAP_PERFMON); name them with --%smetrics to count them anyway", sp->left_out, o->opt);
 		return 0;
 	}
 	if (!(sp->list = strdup(o->metrics))) {
@@ -161,7 +161,7 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 		bool last = !*p;
 		*p = 0;
 		if (!*start)
-			return gus_usage_error("--metrics: empty name in '%s'", o->metrics);
+			return gus_usage_error("--%smetrics: empty name in '%s'", o->opt, o->metrics);
 		const struct spire_metric_def *d = spire_metricset_find(sp->set, start);
 		int rc;
 		if (d) {
@@ -172,12 +172,12 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 			char e2[COLLECT_ERRLEN];
 			if (!o->print_events && collect_encode(start, o->user_only, &attr, e2, sizeof(e2))) {
 				if (sp->set)
-					return gus_usage_error("--metrics: '%s' is neither a metric of the %s set "
+					return gus_usage_error("--%smetrics: '%s' is neither a metric of the %s set "
 							       "('gus spire metrics --cpu %s' lists them) nor an "
-							       "event libpfm4 knows", start, sp->set->id, sp->set->id);
-				return gus_usage_error("--metrics: '%s' is not an event libpfm4 knows, and "
-						       "no SPIRE metric set is in use (this CPU has none; --arch "
-						       "ID names one, 'gus spire metrics' lists them)", start);
+							       "event libpfm4 knows", o->opt, start, sp->set->id, sp->set->id);
+				return gus_usage_error("--%smetrics: '%s' is not an event libpfm4 knows, and "
+						       "no SPIRE metric set is in use (this CPU has none; --%sarch "
+						       "ID names one, 'gus spire metrics' lists them)", o->opt, start, o->opt);
 			}
 			rc = pick_add(sp, start, start);
 		}

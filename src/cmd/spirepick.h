@@ -14,6 +14,7 @@ struct gus_spire_request {
 	const char *time_event, *work_event;	/* NULL: the set's (or the defaults) */
 	bool user_only;
 	bool print_events;	/* only printing the perf command: nothing is opened */
+	const char *opt;	/* the options' prefix in messages: "" (gus stat), "spire-" (gus record) */
 };
 
 /* what SPIRE counts: T, W and the metrics, each as libpfm4 (or the
@@ -27,6 +28,7 @@ struct gus_spire_pick {
 	char *list;			/* --metrics, split in place */
 	bool uses_set;			/* encodes libpfm4 names of the set */
 	char left_out[256];		/* AnyThread metrics left out */
+	const char *opt;		/* the request's option prefix */
 };
 
 void gus_spire_pick_free(struct gus_spire_pick *sp);

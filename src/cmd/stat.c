@@ -642,7 +642,7 @@ static int stat_intervals(const struct stat_opts *o)
 	if (o->spire) {
 		struct gus_spire_request rq = { .arch = o->arch, .metrics = o->metrics, .time_event = o->time_event,
 						.work_event = o->work_event, .user_only = o->user_only,
-						.print_events = o->print_events };
+						.print_events = o->print_events, .opt = "" };
 		if ((rc = gus_spire_prepare(&rq, &pmu, have_pmu, &sp, &budget, note, sizeof(note))))
 			goto out;
 		rc = GUS_EXIT_ERROR;

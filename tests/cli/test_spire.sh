@@ -221,4 +221,45 @@ check_status $st 1 "record --import-intervals of a file without intervals: exit 
 "$GUS" record -q --spire --import-intervals "$F/workload-mem.csv" -- true >/dev/null 2>&1; st=$?
 check_status $st 2 "--spire with --import-intervals: usage error"
 
+# live: the extra interval-counting run of gus record --spire, with
+# software events for T, W and the metrics (no PMU here)
+L="$TMP/live.data"
+"$GUS" record -q --tracer none -o "$L" --spire --spire-interval 20 --spire-time task-clock --spire-work page-faults \
+	--spire-metrics context-switches,minor-faults -- "$WORKLOADS/stream" >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 0 "gus record --spire with software events exits 0"
+check_contains "$($SQL "$L" "select value from meta where key = 'spire.source'")" "counted" "the intervals were counted"
+rows=$($SQL "$L" "select count(*) from interval_counts")
+[ "$rows" -ge 8 ] && [ $((rows % 4)) -eq 0 ]; ok $? "whole groups of T, W and two metrics per interval ($rows rows)"
+check_status "$($SQL "$L" "select count(distinct event) from interval_counts")" 4 "four events counted"
+"$GUS" spire train -q -o "$TMP/live.spire" "$L" >/dev/null 2>&1; st=$?
+check_status $st 0 "a recording of other T and W events trains without --time/--work"
+check_contains "$(cat "$TMP/live.spire")" "time task-clock" "the model keeps the recording's T"
+"$GUS" report -q -i "$L" --spire "$TMP/live.spire" --json -o "$TMP/live.json" 2>/dev/null; st=$?
+check_status $st 0 "and gus report --spire applies it"
+json_valid "$TMP/live.json"; ok $? "valid JSON"
+nm=$($SQL :memory: "select json_array_length(readfile('$TMP/live.json'), '\$.spire.metrics')")
+[ "${nm:-0}" -ge 1 ]; ok $? "the recorded metrics are ranked ($nm; a metric that never moved has no roofline)"
+
+"$GUS" record -q --tracer none -o "$TMP/noset.data" --spire -- "$WORKLOADS/divide" >/dev/null 2>"$TMP/e"; st=$?
+cpu=$("$GUS" spire metrics 2>&1 >/dev/null | head -1)
+case "$cpu" in
+*"no SPIRE metric set"*)
+	check_status $st 1 "gus record --spire on a CPU without a metric set: exit 1 before running"
+	check_contains "$(cat "$TMP/e")" "--spire-metrics" "the error names gus record's own options"
+	[ ! -e "$TMP/noset.data" ]; ok $? "and no recording is left" ;;
+*)
+	ok 0 "# SKIP this CPU has a metric set" ;;
+esac
+
+LIBPFM_FORCE_PMU=skx "$GUS" record -q --tracer none -o "$TMP/nopmu.data" --spire -- "$WORKLOADS/divide" >/dev/null 2>"$TMP/e"; st=$?
+if [ -n "$(cat /sys/bus/event_source/devices/cpu/caps/pmu_name 2>/dev/null)" ]; then
+	ok 0 "# SKIP this machine has a PMU"
+else
+	check_status $st 0 "gus record --spire without a PMU still records (exit 0)"
+	check_contains "$(cat "$TMP/e")" "no SPIRE samples" "and warns that the SPIRE run counted nothing"
+	check_contains "$($SQL "$TMP/nopmu.data" "select value from meta where key = 'missing.spire'")" "no hardware PMU" "missing.spire says why"
+	"$GUS" report -q -i "$TMP/nopmu.data" --spire "$M" >"$TMP/o" 2>&1
+	check_contains "$(cat "$TMP/o")" "not available: cannot count" "gus report --spire gives the reason"
+fi
+
 done_testing
