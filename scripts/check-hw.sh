@@ -75,5 +75,28 @@ if [ $stat_st -ne 3 ]; then
 	grep -q "Verdict: agree" "$tmp/rep.txt"; check $? "counters and model agree on the divider"
 fi
 
+# SPIRE: interval counts of the CPU's metric set from the bundled
+# workloads, a model trained on them, and the memory-bound one analyzed
+if [ $stat_st -eq 3 ]; then
+	skipped "SPIRE: no hardware PMU"
+elif ! "$GUS" spire metrics >/dev/null 2>&1; then
+	skipped "SPIRE: no metric set for this CPU ($("$GUS" spire metrics 2>&1 | head -1))"
+else
+	for w in divide stream ptrchase branchmiss fpchain shuffle jacobi1d; do
+		"$GUS" stat -I 50 --spire -x, -o "$tmp/spire-$w.csv" -- "$WORKLOADS/$w" >/dev/null 2>"$tmp/e"
+		check $? "gus stat -I 50 --spire counts $w"
+	done
+	"$GUS" spire train -o "$tmp/hw.spire" "$tmp"/spire-*.csv >"$tmp/train.txt" 2>&1
+	check $? "gus spire train on the workloads' samples"
+	tail -3 "$tmp/train.txt"
+	"$GUS" spire analyze -m "$tmp/hw.spire" --top 8 "$tmp/spire-stream.csv" >"$tmp/an.txt" 2>&1
+	check $? "gus spire analyze of stream"
+	sed -n '/measured/,/likely/p' "$tmp/an.txt"
+	"$GUS" record -q --tracer none --spire -o "$tmp/spire.data" -- "$WORKLOADS/stream" >/dev/null 2>&1
+	check $? "gus record --spire"
+	"$GUS" report -i "$tmp/spire.data" --spire "$tmp/hw.spire" >"$tmp/rep3.txt" 2>&1
+	grep -q "ensemble estimate" "$tmp/rep3.txt"; check $? "gus report --spire ranks the recorded samples"
+fi
+
 echo "$pass passed, $fail failed ($skip skipped: hardware missing)"
 [ "$fail" -eq 0 ]
