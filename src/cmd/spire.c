@@ -396,48 +396,36 @@ static struct spire_metricset *metricset_for(const char *cpu)
 }
 
 /* --metrics LIST as event keys; abbreviations through SET. */
-static char **select_keys(const char *list, const struct spire_metricset *set, size_t *n)
-{
-	char *copy = strdup(list);
-	char **keys = NULL;
-	*n = 0;
-	if (!copy)
-		return NULL;
-	int depth = 0;
-	char *start = copy;
-	for (char *p = copy;; p++) {
-		if (*p == '/')
-			depth = !depth;
-		if (*p && (*p != ',' || depth))
-			continue;
-		bool last = !*p;
-		*p = 0;
-		if (*start) {
-			const struct spire_metric_def *def = set ? spire_metricset_find(set, start) : NULL;
-			char key[256];
-			spire_event_key(def ? def->event : start, key, sizeof(key));
-			char **nk = realloc(keys, (*n + 1) * sizeof(*nk));
-			if (!nk || !(nk[*n] = strdup(key))) {
-				free(nk ? nk : keys);
-				free(copy);
-				return NULL;
-			}
-			keys = nk;
-			(*n)++;
-		}
-		if (last)
-			break;
-		start = p + 1;
-	}
-	free(copy);
-	return keys;
-}
-
 static void free_keys(char **keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(keys[i]);
 	free(keys);
+}
+
+static char **select_keys(const char *list, const struct spire_metricset *set, size_t *n)
+{
+	size_t nitems;
+	char **items = collect_split_events(list, &nitems);
+	char **keys = items ? calloc(nitems + 1, sizeof(*keys)) : NULL;
+	*n = 0;
+	for (size_t i = 0; keys && i < nitems; i++) {
+		if (!*items[i])
+			continue;
+		const struct spire_metric_def *def = set ? spire_metricset_find(set, items[i]) : NULL;
+		char key[256];
+		spire_event_key(def ? def->event : items[i], key, sizeof(key));
+		if (!(keys[*n] = strdup(key))) {
+			free_keys(keys, *n);
+			keys = NULL;
+			break;
+		}
+		(*n)++;
+	}
+	free(items);
+	if (!keys)
+		gus_error("out of memory");
+	return keys;
 }
 
 static void train_skip(void *ctx, const char *metric, const char *why)

@@ -146,20 +146,15 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 				 "(or CAP_PERFMON); name them with --%smetrics to count them anyway", sp->left_out, o->opt);
 		return 0;
 	}
-	if (!(sp->list = strdup(o->metrics))) {
+	size_t nitems;
+	char **items = collect_split_events(o->metrics, &nitems);
+	if (!items) {
 		gus_error("out of memory");
 		return GUS_EXIT_ERROR;
 	}
-	/* split at commas outside cpu/.../ terms, as -e does */
-	char *start = sp->list;
-	int depth = 0;
-	for (char *p = sp->list;; p++) {
-		if (*p == '/')
-			depth = !depth;
-		if (*p && (*p != ',' || depth))
-			continue;
-		bool last = !*p;
-		*p = 0;
+	sp->list = (char *)items;	/* the names point into it */
+	for (size_t i = 0; i < nitems; i++) {
+		const char *start = items[i];
 		if (!*start)
 			return gus_usage_error("--%smetrics: empty name in '%s'", o->opt, o->metrics);
 		const struct spire_metric_def *d = spire_metricset_find(sp->set, start);
@@ -183,9 +178,6 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 		}
 		if (rc)
 			return rc;
-		if (last)
-			break;
-		start = p + 1;
 	}
 	return 0;
 }

@@ -25,7 +25,7 @@ struct gus_spire_pick {
 	const char *time_enc, *time_name, *work_enc, *work_name;
 	const char **enc, **names;
 	size_t n;
-	char *list;			/* --metrics, split in place */
+	char *list;			/* --metrics split (collect_split_events): the names point into it */
 	bool uses_set;			/* encodes libpfm4 names of the set */
 	char left_out[256];		/* AnyThread metrics left out */
 	const char *opt;		/* the request's option prefix */

@@ -47,7 +47,9 @@ struct collect_event {
 	char *name;		/* the name the count set carries */
 	struct perf_event_attr attr;
 	int group;
-	bool metrics_leader;	/* leads a PERF_METRICS group: group read */
+	bool group_read;	/* leads a group read at once (PERF_FORMAT_GROUP): a
+				 * PERF_METRICS group, or a SPIRE group whose T, W
+				 * and metrics must share one enabled/running time */
 };
 
 struct collect_plan {
@@ -66,6 +68,11 @@ void collect_plan_free(struct collect_plan *plan);
  * otherwise the table's public encodings are used as they are. */
 int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, bool use_pfm,
 		     bool user_only, struct collect_plan *plan, char *err, size_t errlen);
+/* LIST split at the commas outside cpu/.../ terms, as perf's -e splits
+ * it: *N items in a NULL-terminated array whose strings live in the same
+ * allocation (one free). Empty items are kept ("") for the caller to
+ * refuse. NULL on out of memory. */
+char **collect_split_events(const char *list, size_t *n);
 /* -e LIST: every event on its own, as perf stat -e does. */
 int collect_plan_events(const char *list, bool user_only, struct collect_plan *plan,
 			char *err, size_t errlen);

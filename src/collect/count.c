@@ -84,12 +84,13 @@ static enum collect_status classify_open_error(int e, const char *event, bool ke
 	}
 }
 
-/* One event group: libperf for ordinary groups; the PERF_METRICS group is
- * opened with the syscall because its PERF_FORMAT_GROUP read needs the
- * leader's fd, which libperf does not expose. */
+/* One event group: libperf for ordinary groups; a group read at once (the
+ * PERF_METRICS group, SPIRE's groups) is opened with the syscall because
+ * its PERF_FORMAT_GROUP read needs the leader's fd, which libperf does not
+ * expose. */
 struct collect_group {
 	struct perf_evlist *evlist;
-	int *fds;		/* PERF_METRICS group: one fd per member */
+	int *fds;		/* a group read at once: one fd per member */
 	size_t first, n;	/* plan indices */
 	bool group_read;
 };
@@ -109,7 +110,7 @@ static void prepare_attr(struct perf_event_attr *a, bool leader, bool group_read
 		a->read_format |= PERF_FORMAT_GROUP;
 }
 
-static int open_metrics_group(struct collect_group *g, const struct collect_plan *plan,
+static int open_read_group(struct collect_group *g, const struct collect_plan *plan,
 			      pid_t pid, int *failed)
 {
 	g->fds = malloc(g->n * sizeof(int));
@@ -267,7 +268,7 @@ enum collect_status collect_groups_open(const struct collect_plan *plan, int onl
 		g->first = i;
 		g->n = j - i;
 		int failed = (int)i;
-		int e = plan->ev[i].metrics_leader ? open_metrics_group(g, plan, pid, &failed)
+		int e = plan->ev[i].group_read ? open_read_group(g, plan, pid, &failed)
 						   : open_libperf_group(g, plan, gs->threads, &failed);
 		if (e) {
 			enum collect_status st = classify_open_error(e, plan->ev[failed].name,

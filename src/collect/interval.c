@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Interval counting (gus stat -I, like perf stat -I): the plan's groups
  * read every N milliseconds while the program runs, each interval's
- * increases handed to a sink; and SPIRE's groups, every metric counted in
- * a group with its own period (T) and work (W) events. */
+ * increases handed to a sink. */
 #include "collect.h"
 #include "collect_internal.h"
 
@@ -17,83 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------ SPIRE plan --- */
-static int spire_add(struct collect_plan *plan, const char *encode, const char *name, int group,
-		     bool user_only, char *err, size_t errlen)
-{
-	struct perf_event_attr attr;
-	if (collect_encode(encode, user_only, &attr, err, errlen))
-		return -1;
-	struct collect_event *n = realloc(plan->ev, (plan->n + 1) * sizeof(*n));
-	if (!n)
-		goto oom;
-	plan->ev = n;
-	struct collect_event *e = &plan->ev[plan->n];
-	memset(e, 0, sizeof(*e));
-	if (!(e->name = strdup(name)))
-		goto oom;
-	e->attr = attr;
-	e->group = group;
-	plan->n++;
-	if (group + 1 > plan->n_groups)
-		plan->n_groups = group + 1;
-	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-int collect_plan_spire(const char *time, const char *time_name, const char *work, const char *work_name,
-		       const char *const *events, const char *const *names, size_t n, int budget,
-		       bool user_only, struct collect_plan *plan, char *err, size_t errlen)
-{
-	memset(plan, 0, sizeof(*plan));
-	err[0] = 0;
-	if (!time_name)
-		time_name = time;
-	if (!work_name)
-		work_name = work;
-	if (budget < 1) {
-		snprintf(err, errlen, "SPIRE groups: no counter left for the metrics (budget %d)", budget);
-		return -1;
-	}
-	if (!n) {
-		snprintf(err, errlen, "SPIRE groups: no metrics to count");
-		return -1;
-	}
-	if (!strcmp(time_name, work_name)) {
-		snprintf(err, errlen, "SPIRE groups: the time and work events are the same (%s)", time_name);
-		return -1;
-	}
-	plan->budget = budget;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names && names[i] ? names[i] : events[i];
-		if (!strcmp(name, time_name) || !strcmp(name, work_name)) {
-			snprintf(err, errlen, "SPIRE groups: metric %s is the %s event", name,
-				 strcmp(name, time_name) ? "work" : "time");
-			goto fail;
-		}
-		int group = (int)(i / (size_t)budget);
-		if (i % (size_t)budget == 0) {
-			if (spire_add(plan, time, time_name, group, user_only, err, errlen) ||
-			    spire_add(plan, work, work_name, group, user_only, err, errlen))
-				goto fail;
-			/* the group is read at once (PERF_FORMAT_GROUP, as count.c
-			 * reads a PERF_METRICS group): T, W and M of a sample come
-			 * from one read, with one enabled and running time */
-			plan->ev[plan->n - 2].metrics_leader = true;
-		}
-		if (spire_add(plan, events[i], name, group, user_only, err, errlen))
-			goto fail;
-	}
-	return 0;
-fail:
-	if (!err[0])
-		snprintf(err, errlen, "out of memory");
-	collect_plan_free(plan);
-	return -1;
-}
 
 /* ------------------------------------------------ interval counting --- */
 static int pidfd_for(pid_t pid)

@@ -75,7 +75,7 @@ int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, b
 		if (encode_table_event(&t->events[slots], use_pfm, user_only, &attr, err, errlen) ||
 		    plan_add(plan, t->events[slots].name, &attr, 0))
 			goto fail;
-		plan->ev[plan->n - 1].metrics_leader = true;
+		plan->ev[plan->n - 1].group_read = true;
 		for (size_t e = 0; e < t->n_events; e++)
 			if (needed[e] && t->events[e].kind == TD_EV_METRICS)
 				if (encode_table_event(&t->events[e], use_pfm, user_only, &attr, err, errlen) ||
@@ -113,41 +113,122 @@ fail:
 	return -1;
 }
 
+char **collect_split_events(const char *list, size_t *n)
+{
+	size_t items = 1, len = strlen(list);
+	int depth = 0;
+	for (const char *p = list; *p; p++) {
+		if (*p == '/')
+			depth = !depth;
+		else if (*p == ',' && !depth)
+			items++;
+	}
+	char **v = malloc((items + 1) * sizeof(*v) + len + 1);
+	if (!v)
+		return NULL;
+	char *copy = (char *)(v + items + 1);
+	memcpy(copy, list, len + 1);
+	size_t k = 0;
+	v[k++] = copy;
+	depth = 0;
+	for (char *p = copy; *p; p++) {
+		if (*p == '/')
+			depth = !depth;
+		else if (*p == ',' && !depth) {
+			*p = 0;
+			v[k++] = p + 1;
+		}
+	}
+	v[k] = NULL;
+	*n = k;
+	return v;
+}
+
 int collect_plan_events(const char *list, bool user_only, struct collect_plan *plan,
 			char *err, size_t errlen)
 {
 	struct perf_event_attr attr;
+	size_t n;
 	memset(plan, 0, sizeof(*plan));
-	char *copy = strdup(list);
-	if (!copy) {
+	char **items = collect_split_events(list, &n);
+	if (!items) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* split at commas outside cpu/.../ terms */
-	char *start = copy;
-	int depth = 0, group = 0;
-	for (char *p = copy;; p++) {
-		if (*p == '/')
-			depth = !depth;
-		if (*p && (*p != ',' || depth))
-			continue;
-		bool last = !*p;
-		*p = 0;
-		if (!*start) {
+	for (size_t i = 0; i < n; i++) {
+		if (!*items[i]) {
 			snprintf(err, errlen, "empty event name in '%s'", list);
 			goto fail;
 		}
-		if (collect_encode(start, user_only, &attr, err, errlen) ||
-		    plan_add(plan, start, &attr, group++))
+		if (collect_encode(items[i], user_only, &attr, err, errlen) ||
+		    plan_add(plan, items[i], &attr, (int)i))
 			goto fail;
-		if (last)
-			break;
-		start = p + 1;
 	}
-	free(copy);
+	free(items);
 	return 0;
 fail:
-	free(copy);
+	free(items);
+	collect_plan_free(plan);
+	return -1;
+}
+
+/* an event of a SPIRE group, encoded as given (libpfm4, software, raw) */
+static int spire_add(struct collect_plan *plan, const char *encode, const char *name, int group,
+		     bool user_only, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	if (collect_encode(encode, user_only, &attr, err, errlen))
+		return -1;
+	return plan_add(plan, name, &attr, group);
+}
+
+int collect_plan_spire(const char *time, const char *time_name, const char *work, const char *work_name,
+		       const char *const *events, const char *const *names, size_t n, int budget,
+		       bool user_only, struct collect_plan *plan, char *err, size_t errlen)
+{
+	memset(plan, 0, sizeof(*plan));
+	err[0] = 0;
+	if (!time_name)
+		time_name = time;
+	if (!work_name)
+		work_name = work;
+	if (budget < 1) {
+		snprintf(err, errlen, "SPIRE groups: no counter left for the metrics (budget %d)", budget);
+		return -1;
+	}
+	if (!n) {
+		snprintf(err, errlen, "SPIRE groups: no metrics to count");
+		return -1;
+	}
+	if (!strcmp(time_name, work_name)) {
+		snprintf(err, errlen, "SPIRE groups: the time and work events are the same (%s)", time_name);
+		return -1;
+	}
+	plan->budget = budget;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names && names[i] ? names[i] : events[i];
+		if (!strcmp(name, time_name) || !strcmp(name, work_name)) {
+			snprintf(err, errlen, "SPIRE groups: metric %s is the %s event", name,
+				 strcmp(name, time_name) ? "work" : "time");
+			goto fail;
+		}
+		int group = (int)(i / (size_t)budget);
+		if (i % (size_t)budget == 0) {
+			if (spire_add(plan, time, time_name, group, user_only, err, errlen) ||
+			    spire_add(plan, work, work_name, group, user_only, err, errlen))
+				goto fail;
+			/* the group is read at once (PERF_FORMAT_GROUP, as count.c
+			 * reads a PERF_METRICS group): T, W and M of a sample come
+			 * from one read, with one enabled and running time */
+			plan->ev[plan->n - 2].group_read = true;
+		}
+		if (spire_add(plan, events[i], name, group, user_only, err, errlen))
+			goto fail;
+	}
+	return 0;
+fail:
+	if (!err[0])
+		snprintf(err, errlen, "out of memory");
 	collect_plan_free(plan);
 	return -1;
 }

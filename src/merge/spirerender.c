@@ -135,6 +135,20 @@ static size_t skip_count(const struct spire_skips *s, size_t k)
 
 /* -------------------------------------------------- analysis: text --- */
 
+
+/* the model's T and W lines and the start of its training line */
+static void text_tw_training(FILE *out, const struct spire_model *m)
+{
+	const char *t = m->time_event ? m->time_event : "?", *w = m->work_event ? m->work_event : "?";
+	if (default_events(m->time_event, m->work_event))
+		fprintf(out, "  T, W       %s, %s (P = W/T is IPC)\n", t, w);
+	else
+		fprintf(out, "  T, W       %s, %s (P = W/T: %s per %s)\n", t, w, w, t);
+	fprintf(out, "  training   %zu samples", m->n_samples);
+	if (m->n_files)
+		fprintf(out, " from %zu file%s", m->n_files, m->n_files == 1 ? "" : "s");
+}
+
 static void text_analysis(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
 			  const struct spire_sampleset *ss, const struct merge_spire_info *info)
 {
@@ -148,15 +162,7 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 		fprintf(out, "SPIRE: statistical roofline ensemble\n\n");
 		fprintf(out, "  model      %s\n", model_path);
 		fprintf(out, "  cpu        %s\n", m->cpu ? m->cpu : "unknown");
-		if (default_events(m->time_event, m->work_event))
-			fprintf(out, "  T, W       %s, %s (P = W/T is IPC)\n", m->time_event, m->work_event);
-		else
-			fprintf(out, "  T, W       %s, %s (P = W/T: %s per %s)\n", m->time_event ? m->time_event : "?",
-				m->work_event ? m->work_event : "?", m->work_event ? m->work_event : "?",
-				m->time_event ? m->time_event : "?");
-		fprintf(out, "  training   %zu samples", m->n_samples);
-		if (m->n_files)
-			fprintf(out, " from %zu file%s", m->n_files, m->n_files == 1 ? "" : "s");
+		text_tw_training(out, m);
 		fprintf(out, ", %zu roofline%s\n", m->n, m->n == 1 ? "" : "s");
 		for (size_t i = 0; i < info->n_inputs; i++)
 			fprintf(out, "  %-10s %s\n", i ? "" : "input", info->inputs[i] ? info->inputs[i] : "");
@@ -517,15 +523,7 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	fprintf(out, "SPIRE model: %zu roofline%s, cpu %s\n", m->n, m->n == 1 ? "" : "s", m->cpu ? m->cpu : "unknown");
-	if (default_events(m->time_event, m->work_event))
-		fprintf(out, "  T, W       %s, %s (P = W/T is IPC)\n", m->time_event, m->work_event);
-	else
-		fprintf(out, "  T, W       %s, %s (P = W/T: %s per %s)\n", m->time_event ? m->time_event : "?",
-			m->work_event ? m->work_event : "?", m->work_event ? m->work_event : "?",
-			m->time_event ? m->time_event : "?");
-	fprintf(out, "  training   %zu samples", m->n_samples);
-	if (m->n_files)
-		fprintf(out, " from %zu file%s", m->n_files, m->n_files == 1 ? "" : "s");
+	text_tw_training(out, m);
 	fputs("\n\n", out);
 	if (!m->n)
 		return;

@@ -4,24 +4,13 @@
  * weighted by the samples' T (Eq. 1), and the metrics are ranked lowest
  * estimate first; the lowest is the ensemble's estimate. */
 #include "spire.h"
+#include "spire_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool same_key(const char *a, const char *b)
 {
@@ -60,11 +49,11 @@ int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss,
 	const char *st = ss->time_event ? ss->time_event : SPIRE_DEFAULT_TIME;
 	const char *sw = ss->work_event ? ss->work_event : SPIRE_DEFAULT_WORK;
 	if (!same_key(mt, st)) {
-		seterr(err, errlen, "the model was trained with T = %s, these samples have T = %s", mt, st);
+		spire_seterr(err, errlen, "the model was trained with T = %s, these samples have T = %s", mt, st);
 		return -1;
 	}
 	if (!same_key(mw, sw)) {
-		seterr(err, errlen, "the model was trained with W = %s, these samples have W = %s", mw, sw);
+		spire_seterr(err, errlen, "the model was trained with W = %s, these samples have W = %s", mw, sw);
 		return -1;
 	}
 	if (ss->n && (!(a->e = calloc(ss->n, sizeof(*a->e))) || !(a->unmodeled = calloc(ss->n, sizeof(char *)))))
@@ -113,7 +102,7 @@ int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss,
 		a->n_samples += n;
 	}
 	if (!a->n) {
-		seterr(err, errlen,
+		spire_seterr(err, errlen,
 		       "no metric of these samples is in the model (%zu metric%s in the samples, %zu in the model)",
 		       ss->n, ss->n == 1 ? "" : "s", m->n);
 		spire_analysis_free(a);
@@ -130,7 +119,7 @@ int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss,
 	return 0;
 oom:
 	spire_analysis_free(a);
-	seterr(err, errlen, "out of memory");
+	spire_seterr(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -155,15 +144,15 @@ int spire_cpu_check(const struct spire_model *m, const struct spire_sampleset *s
 	if (mc && sc) {
 		if (!strcasecmp(mc, sc))
 			return 0;
-		seterr(err, errlen, "the model was trained on CPU %s, these samples come from CPU %s", mc, sc);
+		spire_seterr(err, errlen, "the model was trained on CPU %s, these samples come from CPU %s", mc, sc);
 		return -1;
 	}
 	if (!mc && !sc)
-		seterr(warn, warnlen,
+		spire_seterr(warn, warnlen,
 		       "the model's CPU and the samples' CPU are both unknown: assuming they are the same");
 	else if (!mc)
-		seterr(warn, warnlen, "the model's CPU is unknown: assuming it is the samples' CPU, %s", sc);
+		spire_seterr(warn, warnlen, "the model's CPU is unknown: assuming it is the samples' CPU, %s", sc);
 	else
-		seterr(warn, warnlen, "the samples' CPU is unknown: assuming it is the model's CPU, %s", mc);
+		spire_seterr(warn, warnlen, "the samples' CPU is unknown: assuming it is the model's CPU, %s", mc);
 	return 0;
 }

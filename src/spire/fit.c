@@ -4,23 +4,12 @@
  * cheapest path through the graph of valid segments between Pareto-front
  * samples (Figure 6), and the evaluation of the piecewise-linear result. */
 #include "spire.h"
+#include "spire_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct knots {
 	struct spire_knot *k;
@@ -333,7 +322,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	const char *name = ms->metric ? ms->metric : "(unnamed)";
 	struct spire_point *pts = malloc((ms->n ? ms->n : 1) * sizeof(*pts));
 	if (!pts) {
-		seterr(err, errlen, "%s: out of memory", name);
+		spire_seterr(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
 	size_t n = 0, finite = 0;
@@ -351,7 +340,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	}
 	if (!finite) {
 		free(pts);
-		seterr(err, errlen, "%s: %s", name,
+		spire_seterr(err, errlen, "%s: %s", name,
 		       n ? "the metric never counted (M = 0 in every sample): nothing to fit" : "no usable sample");
 		return -1;
 	}
@@ -366,7 +355,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	if (spire_fit_left(pts, n, pk, &lk, &nl) || spire_fit_right(pts, n, pk, &rk, &nrk, &tail, &cost)) {
 		free(lk);
 		free(pts);
-		seterr(err, errlen, "%s: out of memory", name);
+		spire_seterr(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
 	free(pts);
@@ -375,7 +364,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	if (!kn) {
 		free(lk);
 		free(rk);
-		seterr(err, errlen, "%s: out of memory", name);
+		spire_seterr(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
 	if (extra)
@@ -398,7 +387,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	r->label = strdup(ms->label ? ms->label : name);
 	if (!r->metric || !r->label) {
 		spire_roofline_free(r);
-		seterr(err, errlen, "%s: out of memory", name);
+		spire_seterr(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
 	return 0;

@@ -2,6 +2,7 @@
 /* SPIRE metric sets: which events gus counts for SPIRE on a CPU family
  * (data/spire/ID.metrics; the format is data/spire/FORMAT). */
 #include "spire.h"
+#include "spire_internal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -13,16 +14,6 @@
 #include <strings.h>
 
 #define MAX_WORDS 16
-
-__attribute__((format(printf, 3, 4))) static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static char *xstrdup(const char *s)
 {
@@ -188,7 +179,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parse *ps, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	seterr(ps->err, ps->errlen, "%s:%d: %s", ps->origin, ps->lineno, msg);
+	spire_seterr(ps->err, ps->errlen, "%s:%d: %s", ps->origin, ps->lineno, msg);
 	return -1;
 }
 
@@ -358,7 +349,7 @@ struct spire_metricset *spire_metricset_parse(const char *text, const char *orig
 	char *logical = NULL;
 	size_t cap = 0;
 	if (!(ps.s = calloc(1, sizeof(*ps.s))) || !(ps.s->origin = xstrdup(ps.origin))) {
-		seterr(err, errlen, "%s: out of memory", ps.origin);
+		spire_seterr(err, errlen, "%s: out of memory", ps.origin);
 		goto fail;
 	}
 	const char *p = text;
@@ -376,7 +367,7 @@ struct spire_metricset *spire_metricset_parse(const char *text, const char *orig
 				size_t nc = (len + l + 2) * 2;
 				char *nl = realloc(logical, nc);
 				if (!nl) {
-					seterr(err, errlen, "%s: out of memory", ps.origin);
+					spire_seterr(err, errlen, "%s: out of memory", ps.origin);
 					goto fail;
 				}
 				logical = nl;
@@ -408,11 +399,11 @@ struct spire_metricset *spire_metricset_parse(const char *text, const char *orig
 	const char *missing = !ps.s->id ? "set" : !ps.s->cpus ? "cpus" : !ps.have_time ? "time"
 			      : !ps.have_work ? "work" : NULL;
 	if (missing) {
-		seterr(err, errlen, "%s: no '%s' line", ps.origin, missing);
+		spire_seterr(err, errlen, "%s: no '%s' line", ps.origin, missing);
 		goto fail;
 	}
 	if (!ps.s->n) {
-		seterr(err, errlen, "%s: no 'metric' line", ps.origin);
+		spire_seterr(err, errlen, "%s: no 'metric' line", ps.origin);
 		goto fail;
 	}
 	free(logical);
@@ -432,7 +423,7 @@ static char *read_text(const char *path, char *err, size_t errlen, int *errnum)
 	*errnum = 0;
 	if (!f) {
 		*errnum = errno;
-		seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		spire_seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -440,7 +431,7 @@ static char *read_text(const char *path, char *err, size_t errlen, int *errnum)
 			size_t nc = cap ? cap * 2 : 8192;
 			char *nb = realloc(buf, nc);
 			if (!nb) {
-				seterr(err, errlen, "%s: out of memory", path);
+				spire_seterr(err, errlen, "%s: out of memory", path);
 				goto fail;
 			}
 			buf = nb;
@@ -452,11 +443,11 @@ static char *read_text(const char *path, char *err, size_t errlen, int *errnum)
 			break;
 	}
 	if (ferror(f)) {
-		seterr(err, errlen, "%s: read error", path);
+		spire_seterr(err, errlen, "%s: read error", path);
 		goto fail;
 	}
 	if (memchr(buf, 0, len)) {
-		seterr(err, errlen, "%s: binary data, not a metric set", path);
+		spire_seterr(err, errlen, "%s: binary data, not a metric set", path);
 		goto fail;
 	}
 	buf[len] = 0;
@@ -497,7 +488,7 @@ struct spire_metricset *spire_metricset_load(const char *dir, const char *id, ch
 	char path[4096];
 	int errnum;
 	if (!id || !*id || strchr(id, '/') || strlen(id) > 64) {
-		seterr(err, errlen, "'%s' is not a metric set or CPU name", id ? id : "");
+		spire_seterr(err, errlen, "'%s' is not a metric set or CPU name", id ? id : "");
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/%s.metrics", dir, id);
@@ -509,7 +500,7 @@ struct spire_metricset *spire_metricset_load(const char *dir, const char *id, ch
 	struct dirent **ents = NULL;
 	int n = scandir(dir, &ents, metrics_file, alphasort);
 	if (n < 0) {
-		seterr(err, errlen, "no SPIRE metric set for '%s': cannot read %s: %s", id, dir, strerror(errno));
+		spire_seterr(err, errlen, "no SPIRE metric set for '%s': cannot read %s: %s", id, dir, strerror(errno));
 		return NULL;
 	}
 	char have[512] = "";
@@ -537,7 +528,7 @@ struct spire_metricset *spire_metricset_load(const char *dir, const char *id, ch
 		free(ents[i]);
 	free(ents);
 	if (!s)
-		seterr(err, errlen, "no SPIRE metric set for '%s' in %s (%s%s)", id, dir,
+		spire_seterr(err, errlen, "no SPIRE metric set for '%s' in %s (%s%s)", id, dir,
 		       have[0] ? "sets: " : "no sets there", have);
 	return s;
 }

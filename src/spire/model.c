@@ -37,6 +37,7 @@
  * gus's key for the name: "IDQ:DSB_UOPS" reads as "idq.dsb_uops").
  * gus writes a control character in a name or label as '?'. */
 #include "spire.h"
+#include "spire_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -47,18 +48,6 @@
 
 #define MODEL_MAGIC "gus-spire-model"
 #define MODEL_VERSION 1
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------- training --- */
 
@@ -124,19 +113,19 @@ int spire_train(const struct spire_sampleset *ss, const char *const *select, siz
 	}
 	if (!m->n) {
 		if (!considered && select)
-			seterr(err, errlen, "none of the %zu selected metric%s is in the samples", nselect,
+			spire_seterr(err, errlen, "none of the %zu selected metric%s is in the samples", nselect,
 			       nselect == 1 ? "" : "s");
 		else if (!considered)
-			seterr(err, errlen, "no metric in the samples: nothing to train");
+			spire_seterr(err, errlen, "no metric in the samples: nothing to train");
 		else
-			seterr(err, errlen, "no metric can be fitted: every one has M = 0 in all its samples");
+			spire_seterr(err, errlen, "no metric can be fitted: every one has M = 0 in all its samples");
 		spire_model_free(m);
 		return -1;
 	}
 	return 0;
 oom:
 	spire_model_free(m);
-	seterr(err, errlen, "out of memory");
+	spire_seterr(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -250,7 +239,7 @@ static int fail(struct reader *rd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	seterr(rd->err, rd->errlen, "%s:%d: %s", rd->origin, rd->lineno, msg);
+	spire_seterr(rd->err, rd->errlen, "%s:%d: %s", rd->origin, rd->lineno, msg);
 	return -1;
 }
 

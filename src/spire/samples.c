@@ -3,6 +3,7 @@
  * into samples (T, W, M), and perf stat -I -x output read through
  * topdown's perf CSV reader. */
 #include "spire.h"
+#include "spire_internal.h"
 #include "topdown.h"
 
 #include <ctype.h>
@@ -149,11 +150,7 @@ bool spire_is_work_event(const char *name, const char *work_event)
 			sizeof(work_aliases) / sizeof(work_aliases[0]));
 }
 
-/* -------------------------------------------------------- samples --- */
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void spire_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (!err || !errlen)
 		return;
@@ -162,6 +159,8 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
+
+/* -------------------------------------------------------- samples --- */
 
 int spire_sampleset_init(struct spire_sampleset *ss, const char *time_event, const char *work_event)
 {
@@ -357,7 +356,7 @@ int spire_sampleset_add_interval(struct spire_sampleset *ss, const struct spire_
 			if (not_simultaneous(mc->running, t->running))
 				ss->skips.not_simultaneous++;
 			if (append(ss, mc->event, t->value, w->value, mc->value, mc->time)) {
-				seterr(err, errlen, "out of memory");
+				spire_seterr(err, errlen, "out of memory");
 				return -1;
 			}
 			samples++;
@@ -560,11 +559,11 @@ int spire_import_perf_intervals(FILE *in, const char *origin, struct spire_sampl
 	free(x.c);
 	free(x.batch);
 	if (x.failed) {
-		seterr(err, errlen, "%s", x.err);
+		spire_seterr(err, errlen, "%s", x.err);
 		return -1;
 	}
 	if (rc) {
-		seterr(err, errlen, "%s", terr[0] ? terr : "read error");
+		spire_seterr(err, errlen, "%s", terr[0] ? terr : "read error");
 		return -1;
 	}
 	return 0;

@@ -33,7 +33,7 @@ static void plan_for(const char *id, int level, int budget)
 					general++;
 				if (t->events[e].kind == TD_EV_METRICS) {
 					/* group 0, led by SLOTS */
-					metrics_ok &= g == 0 && p.ev[0].metrics_leader &&
+					metrics_ok &= g == 0 && p.ev[0].group_read &&
 						      t->events[td_table_find_event(t, p.ev[0].name)].config == 0x400;
 				}
 			}
@@ -51,8 +51,24 @@ static void plan_for(const char *id, int level, int budget)
 	td_table_free(t);
 }
 
+static void test_split(void)
+{
+	size_t n;
+	char **v = collect_split_events("cycles,cpu/event=0x3c,umask=0x0,name=c/u,IDQ:DSB_UOPS", &n);
+	tap_ok(v && n == 3 && !strcmp(v[0], "cycles") && !strcmp(v[1], "cpu/event=0x3c,umask=0x0,name=c/u") &&
+	       !strcmp(v[2], "IDQ:DSB_UOPS") && !v[3], "an event list splits at commas outside cpu/.../ terms");
+	free(v);
+	v = collect_split_events("a,,b", &n);
+	tap_ok(v && n == 3 && !strcmp(v[1], "") && !strcmp(v[2], "b"), "an empty item is kept for the caller to refuse");
+	free(v);
+	v = collect_split_events("", &n);
+	tap_ok(v && n == 1 && !strcmp(v[0], ""), "an empty list is one empty item");
+	free(v);
+}
+
 int main(void)
 {
+	test_split();
 	const char *dd = getenv("GUS_DATADIR");
 	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
 	plan_for("clx", 1, 4);
