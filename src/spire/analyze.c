@@ -6,6 +6,7 @@
 #include "spire.h"
 #include "spire_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -30,6 +31,56 @@ static bool same_key(const char *a, const char *b)
 static bool valid_sample(const struct spire_sample *s)
 {
 	return isfinite(s->t) && isfinite(s->w) && isfinite(s->m) && s->t > 0 && s->w > 0 && s->m >= 0;
+}
+
+/* the estimate of sample S (0 for a sample that is not used: I NaN) */
+static double estimate_of(const struct spire_roofline *r, const struct spire_sample *s, double *I)
+{
+	*I = s->m > 0 ? s->w / s->m : INFINITY;
+	if (isnan(*I))
+		return 0;
+	double est = spire_roofline_eval(r, *I);
+	return isfinite(est) ? est : est > 0 ? DBL_MAX : 0;
+}
+
+/* Eq. 1 (WORK false: sum(T_i x estimate_i) / sum(T_i)) or the measured
+ * throughput (WORK true: sum(W_i) / sum(T_i)) over the used samples of MS,
+ * for where the plain sums overflow: T_i scaled by the largest T, the
+ * estimates (or W_i) by the largest, so that every term and sum stays
+ * finite. A huge but finite roofline gives a huge estimate, never inf or 0.
+ * Not finite only for a measured throughput truly out of range. */
+static double scaled_mean(const struct spire_metric_samples *ms, const struct spire_roofline *r, bool work)
+{
+	double tmax = 0, vmax = 0;
+	for (size_t k = 0; k < ms->n; k++) {
+		const struct spire_sample *s = &ms->s[k];
+		if (!valid_sample(s))
+			continue;
+		double I, est = estimate_of(r, s, &I);
+		if (isnan(I))
+			continue;
+		tmax = fmax(tmax, s->t);
+		vmax = fmax(vmax, work ? s->w : est);
+	}
+	if (!(tmax > 0) || !(vmax > 0))
+		return 0;
+	double st = 0, sv = 0;
+	for (size_t k = 0; k < ms->n; k++) {
+		const struct spire_sample *s = &ms->s[k];
+		if (!valid_sample(s))
+			continue;
+		double I, est = estimate_of(r, s, &I);
+		if (isnan(I))
+			continue;
+		double t = s->t / tmax;
+		st += t;
+		sv += work ? s->w / vmax : t * (est / vmax);
+	}
+	if (!(st > 0))
+		return 0;
+	if (work)
+		return sv / st * (vmax / tmax);
+	return fmin(sv / st, 1) * vmax;	/* a mean of values <= vmax */
 }
 
 static int by_estimate(const void *a, const void *b)
@@ -73,18 +124,19 @@ int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss,
 			a->n_unmodeled++;
 			continue;
 		}
-		double st_ = 0, ste = 0, sw_ = 0;
+		double st_ = 0, ste = 0, sw_ = 0, emax = 0;
 		size_t n = 0, left = 0;
 		for (size_t k = 0; k < ms->n; k++) {
 			const struct spire_sample *s = &ms->s[k];
 			if (!valid_sample(s))
 				continue;
-			double I = s->m > 0 ? s->w / s->m : INFINITY;
+			double I;
+			double est = estimate_of(r, s, &I);
 			if (isnan(I))
 				continue;
-			double est = spire_roofline_eval(r, I);
 			st_ += s->t;
 			ste += s->t * est;
+			emax = fmax(emax, est);
 			sw_ += s->w;
 			n++;
 			if (I < r->peak_i)
@@ -95,9 +147,19 @@ int spire_analyze(const struct spire_model *m, const struct spire_sampleset *ss,
 		struct spire_estimate *e = &a->e[a->n++];
 		e->r = r;
 		e->n = n;
-		e->t = st_;
-		e->estimate = isfinite(ste / st_) ? ste / st_ : 0;
-		e->measured = isfinite(sw_ / st_) ? sw_ / st_ : 0;
+		e->t = isfinite(st_) ? st_ : DBL_MAX;
+		/* Eq. 1 as written while the sums are finite (the usual case,
+		 * bit for bit), scaled where T x estimate overflows */
+		e->estimate = ste / st_;
+		if (!isfinite(e->estimate) || (!(e->estimate > 0) && emax > 0))
+			e->estimate = scaled_mean(ms, r, false);
+		e->measured = sw_ / st_;
+		if (!isfinite(e->measured) || !(e->measured > 0))
+			e->measured = scaled_mean(ms, r, true);
+		if (!isfinite(e->estimate))
+			e->estimate = 0;
+		if (!isfinite(e->measured))
+			e->measured = 0;
 		e->left_of_peak = (double)left / (double)n;
 		a->n_samples += n;
 	}

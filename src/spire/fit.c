@@ -117,15 +117,78 @@ static int by_i_desc(const void *a, const void *b)
 /* The most front samples the graph takes as knots: vertices are pairs of
  * them (memory grows with the square, time with the cube). A larger front
  * (thousands of samples on one smooth curve: a sweep, not counter noise)
- * is thinned to this many, evenly spaced, E and the last one kept; every
- * front sample still bounds the segments and weighs in the errors, so the
- * fit stays on or above all of them. */
+ * is thinned to this many by shape (thin_front); every front sample still
+ * bounds the segments and weighs in the errors, so the fit stays on or
+ * above all of them. */
 #define FRONT_MAX 512
 
 /* The line through front samples L (left) and R (right), at I */
 static double line_at(struct spire_point l, struct spire_point r, double i)
 {
 	return l.p + (r.p - l.p) * (i - l.i) / (r.i - l.i);
+}
+
+/* front samples (lo, hi) and the one between them farthest from the line
+ * through them, in P; d < 0 when none is between */
+struct span {
+	size_t lo, hi, far;
+	double d;
+};
+
+static void span_far(const struct spire_point *f, struct span *s)
+{
+	s->far = s->lo;
+	s->d = -1;
+	for (size_t j = s->lo + 1; j < s->hi; j++) {
+		double d = fabs(line_at(f[s->lo], f[s->hi], f[j].i) - f[j].p);
+		if (d > s->d) {
+			s->d = d;
+			s->far = j;
+		}
+	}
+}
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Knot candidates of a front F[0..k) of more than MAX (>= 2) samples, by
+ * shape: Douglas-Peucker with the vertical distance, in P, that the fit's
+ * errors measure. From E and the last sample, repeatedly the sample
+ * farthest from the piecewise-linear interpolation through the candidates
+ * so far, until MAX are chosen or every sample lies on it. Where the front
+ * falls steeply (next to the peak) the samples are kept; on a gentle
+ * stretch few are needed. C (MAX entries) gets them in increasing order;
+ * returns how many, 0 on out of memory. */
+static size_t thin_front(const struct spire_point *f, size_t k, size_t max, size_t *c)
+{
+	struct span *sp = malloc(max * sizeof(*sp));
+	if (!sp)
+		return 0;
+	size_t m = 0, ns = 0;
+	c[m++] = 0;
+	c[m++] = k - 1;
+	sp[ns] = (struct span){ .lo = 0, .hi = k - 1 };
+	span_far(f, &sp[ns++]);
+	while (m < max) {
+		size_t b = 0;
+		for (size_t j = 1; j < ns; j++)
+			if (sp[j].d > sp[b].d)
+				b = j;
+		if (!(sp[b].d > 0))
+			break;	/* every sample on the interpolation */
+		size_t far = sp[b].far, hi = sp[b].hi;
+		c[m++] = far;
+		sp[b].hi = far;
+		span_far(f, &sp[b]);
+		sp[ns] = (struct span){ .lo = far, .hi = hi };
+		span_far(f, &sp[ns++]);
+	}
+	free(sp);
+	qsort(c, m, sizeof(*c), by_index);
+	return m;
 }
 
 /* Right-region graph. Front samples F[0..k) in increasing I (F[0] = E,
@@ -185,8 +248,15 @@ int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point 
 	double ps = real_s ? f[nf - 1].p : 0;
 
 	size_t K = k <= FRONT_MAX ? k : FRONT_MAX;
-	size_t W = K + 1;	/* a in 0..K */
 	size_t *c = malloc(K * sizeof(*c));
+	if (c && K < k && !(K = thin_front(f, k, K, c))) {
+		free(c);
+		c = NULL;
+	}
+	if (c && K == k)
+		for (size_t j = 0; j < K; j++)
+			c[j] = j;
+	size_t W = K + 1;	/* a in 0..K */
 	/* vertex (a, b) at [b * W + a]: a vertex's predecessors (x, a) for
 	 * x > a lie together */
 	double *best = malloc(W * K * sizeof(*best));
@@ -199,8 +269,6 @@ int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point 
 	int rc = -1;
 	if (!c || !best || !segs || !prev || !reach || !slope_in || !endc)
 		goto out;
-	for (size_t j = 0; j < K; j++)
-		c[j] = K == k ? j : (size_t)((double)j * (double)(k - 1) / (double)(K - 1) + 0.5);
 #define AT(a, b) ((size_t)(b) * W + (size_t)(a))
 	/* Start -> (S, b): the ray at P_b over-estimates every front sample
 	 * right of it, S included */
@@ -332,7 +400,9 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 			continue;
 		pts[n].i = s->m > 0 ? s->w / s->m : INFINITY;
 		pts[n].p = s->w / s->t;
-		if (!isfinite(pts[n].p) || isnan(pts[n].i))
+		/* I = 0 only where W / M underflows: no place on a roofline,
+		 * whose first knot is the origin */
+		if (!isfinite(pts[n].p) || isnan(pts[n].i) || pts[n].i == 0)
 			continue;
 		if (isfinite(pts[n].i))
 			finite++;
@@ -415,9 +485,12 @@ double spire_roofline_eval(const struct spire_roofline *r, double i)
 			hi = mid;
 	}
 	if (k[lo].i == i) {
+		/* at a step (the End step: flat at P_E, then down to the
+		 * front sample Y there) the lower value: nothing trained is
+		 * higher there than Y, and the fit's cost counts Y as met */
 		double v = k[lo].p;
 		for (size_t j = lo + 1; j < n && k[j].i == i; j++)
-			v = fmax(v, k[j].p);
+			v = fmin(v, k[j].p);
 		return v;
 	}
 	if (lo == 0)

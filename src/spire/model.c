@@ -21,10 +21,14 @@
  *   label TEXT                   the name as the training input wrote it
  *   n-train N                    the metric's training samples
  *   peak I P                     the highest-throughput sample (I may be inf)
- *   knot I P                     one line per knot, at least one; the first
- *                                is "knot 0 0"; I never decreases; two knots
- *                                with the same I make a step
- *   peak-knot K                  index (from 0) of the peak's knot
+ *   knot I P                     one line per knot, at least two; the first
+ *                                is "knot 0 0" and no other has I = 0 (no
+ *                                step at the origin); I never decreases; two
+ *                                knots with the same I make a step
+ *   peak-knot K                  index (from 0) of the peak's knot: not 0
+ *                                (the origin); when the peak's I is finite,
+ *                                knot K is the peak (the same I and P as the
+ *                                peak line)
  *   tail P                       the estimate right of the last knot
  *   infinity P                   the estimate at I = infinity (M = 0)
  *   end
@@ -416,6 +420,8 @@ static int read_metric(struct reader *rd, struct spire_model *m, struct spire_ro
 		if (r->n_knots && k.i < r->knots[r->n_knots - 1].i)
 			return fail(rd, "knot I %.17g is left of the previous knot's %.17g", k.i,
 				    r->knots[r->n_knots - 1].i);
+		if (r->n_knots && k.i == 0)
+			return fail(rd, "a second knot at I = 0: no step at the origin");
 		if (r->n_knots == cap) {
 			cap = cap ? 2 * cap : 8;
 			struct spire_knot *nk = realloc(r->knots, cap * sizeof(*nk));
@@ -433,6 +439,12 @@ static int read_metric(struct reader *rd, struct spire_model *m, struct spire_ro
 		return -1;
 	if (r->peak >= r->n_knots)
 		return fail(rd, "peak-knot %zu is out of range (%zu knots)", r->peak, r->n_knots);
+	if (r->peak == 0)
+		return fail(rd, "peak-knot 0 is the origin: the peak's knot comes after it");
+	const struct spire_knot *pk = &r->knots[r->peak];
+	if (isfinite(r->peak_i) && (pk->i != r->peak_i || pk->p != r->peak_p))
+		return fail(rd, "peak-knot %zu is knot (%.17g, %.17g), not the peak (%.17g, %.17g)", r->peak, pk->i,
+			    pk->p, r->peak_i, r->peak_p);
 	if (expect_num(rd, "tail", &r->tail_p) || expect_num(rd, "infinity", &r->inf_p))
 		return -1;
 	return expect(rd, "end");

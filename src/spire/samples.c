@@ -15,21 +15,23 @@
 /* ---------------------------------------------------------- names --- */
 
 /* perf's event modifier letters (tools/perf/util/parse-events.l: u k h
- * user/kernel/hypervisor, p precise level, P max precise, G guest, H host) */
-static bool is_modifier_letter(char c)
+ * user/kernel/hypervisor, p precise level, P max precise, G guest, H host);
+ * LOWER_ONLY: only the lower-case ones (libpfm4's own modifiers, :u :k :h,
+ * are lower case, its unit masks upper case) */
+static bool is_modifier_letter(char c, bool lower_only)
 {
-	return c && strchr("ukhpPGH", c) != NULL;
+	return c && strchr(lower_only ? "ukhp" : "ukhpPGH", c) != NULL;
 }
 
 /* S[0..LEN) is one or more modifier letters (':' allowed between them when
  * COLONS) */
-static bool all_modifiers(const char *s, size_t len, bool colons)
+static bool all_modifiers(const char *s, size_t len, bool colons, bool lower_only)
 {
 	bool letter = false;
 	for (size_t i = 0; i < len; i++) {
 		if (colons && s[i] == ':')
 			continue;
-		if (!is_modifier_letter(s[i]))
+		if (!is_modifier_letter(s[i], lower_only))
 			return false;
 		letter = true;
 	}
@@ -55,9 +57,19 @@ void spire_event_key(const char *name, char *out, size_t outlen)
 		const char *last = name + len;
 		while (last > name && last[-1] != '/')
 			last--;
-		if (last > slash && all_modifiers(last, (size_t)(name + len - last), true))
+		if (last > slash && all_modifiers(last, (size_t)(name + len - last), true, false))
 			len = (size_t)(last - name);
 	} else {
+		/* libpfm4 writes events and unit masks in upper case
+		 * ("UNC_H_TRACKER_CYCLES_FULL:GP"): after an event name with no
+		 * lower-case letter, an upper-case letter makes a ':' part a
+		 * unit mask, and only lower-case modifier letters are dropped */
+		bool upper = false, lower = false;
+		for (size_t i = 0; i < len && name[i] != ':'; i++) {
+			upper |= isupper((unsigned char)name[i]) != 0;
+			lower |= islower((unsigned char)name[i]) != 0;
+		}
+		bool pfm_style = upper && !lower;
 		/* trailing ":mods" segments, as long as an event name stays */
 		for (;;) {
 			const char *colon = NULL;
@@ -69,7 +81,7 @@ void spire_event_key(const char *name, char *out, size_t outlen)
 			if (!colon || colon == name)
 				break;
 			size_t seg = (size_t)(name + len - colon - 1);
-			if (!all_modifiers(colon + 1, seg, false))
+			if (!all_modifiers(colon + 1, seg, false, pfm_style))
 				break;
 			len = (size_t)(colon - name);
 		}
@@ -103,20 +115,58 @@ static void key_done(char *k, char *buf)
 		free(k);
 }
 
-static bool key_eq(const char *a, const char *b)
+/* T and W are recognised wrapped in a core PMU too, as perf names them on
+ * hybrid CPUs ("cpu_core/cycles/", "cpu_atom/instructions/u"): a key
+ * "PMU/NAME/" with PMU cpu, cpu_* or armv* (ARM's core PMUs) and NAME a
+ * plain event name (no "term=value", no ',') becomes NAME's key, in place. */
+static void unwrap_core_pmu(char *k)
+{
+	char *s1 = strchr(k, '/');
+	if (!s1)
+		return;
+	size_t pl = (size_t)(s1 - k);
+	bool core = (pl == 3 && !strncmp(k, "cpu", 3)) || (pl > 4 && !strncmp(k, "cpu_", 4)) ||
+		    (pl > 4 && !strncmp(k, "armv", 4));
+	char *inner = s1 + 1, *s2 = strchr(inner, '/');
+	if (!core || !s2 || s2 == inner || s2[1])
+		return;
+	size_t il = (size_t)(s2 - inner);
+	if (memchr(inner, '=', il) || memchr(inner, ',', il))
+		return;
+	char buf[KEYBUF];
+	char *tmp = il < KEYBUF ? buf : malloc(il + 1);
+	if (!tmp)
+		return;
+	memcpy(tmp, inner, il);
+	tmp[il] = 0;
+	spire_event_key(tmp, k, il + 1);	/* "inst_retired:any" reads as "inst_retired.any" */
+	if (tmp != buf)
+		free(tmp);
+}
+
+/* the key of NAME as T or W are compared (key_tmp, unwrapped) */
+static char *tw_key_tmp(const char *name, char *buf)
+{
+	char *k = key_tmp(name, buf);
+	if (k)
+		unwrap_core_pmu(k);
+	return k;
+}
+
+static bool tw_eq(const char *a, const char *b)
 {
 	char ba[KEYBUF], bb[KEYBUF];
-	char *ka = key_tmp(a, ba), *kb = key_tmp(b, bb);
+	char *ka = tw_key_tmp(a, ba), *kb = tw_key_tmp(b, bb);
 	bool eq = ka && kb && !strcmp(ka, kb);
 	key_done(ka, ba);
 	key_done(kb, bb);
 	return eq;
 }
 
-static bool key_in(const char *name, const char *const *set, size_t n)
+static bool tw_in(const char *name, const char *const *set, size_t n)
 {
 	char buf[KEYBUF];
-	char *k = key_tmp(name, buf);
+	char *k = tw_key_tmp(name, buf);
 	bool in = false;
 	for (size_t i = 0; k && i < n && !in; i++)
 		in = !strcmp(k, set[i]);
@@ -129,9 +179,9 @@ static bool is_event(const char *name, const char *event, const char *dflt, cons
 {
 	if (!name)
 		return false;
-	if (!event || key_eq(event, dflt))
-		return key_in(name, aliases, naliases);
-	return key_eq(name, event);
+	if (!event || tw_eq(event, dflt))
+		return tw_in(name, aliases, naliases);
+	return tw_eq(name, event);
 }
 
 static const char *const time_aliases[] = { "cpu_clk_unhalted.thread", "cpu_clk_unhalted.thread_p",
@@ -296,34 +346,79 @@ static bool usable(const struct spire_count *c)
 	return c && c->counted && isfinite(c->value) && c->value > 0;
 }
 
-/* running times that differ by more than 1 % (unknown ones never do) */
-static bool not_simultaneous(double a, double b)
+/* a running time that says something: unknown ones (NaN, 0: perf printed
+ * none, or the count did not run) pair by position only */
+static bool known_running(double r)
 {
-	if (!isfinite(a) || !isfinite(b) || a <= 0 || b <= 0)
-		return false;
-	return fabs(a - b) > 0.01 * fmax(a, b);
+	return isfinite(r) && r > 0;
+}
+
+/* the running times of one event group: perf prints the same run time for
+ * every member, gus reads a group at once */
+static bool same_running(double a, double b)
+{
+	return a == b || fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+enum count_kind { K_NONE, K_METRIC, K_TIME, K_WORK };
+
+/* The count of KIND in C[0..N) whose running time is RUN: one in
+ * [START, END) (the metric's segment) when there is one, else the nearest
+ * to position I (the earlier on a tie); NULL when none. */
+static const struct spire_count *group_partner(const struct spire_count *c, const unsigned char *kind, size_t n,
+					       enum count_kind want, size_t start, size_t end, size_t i, double run)
+{
+	const struct spire_count *best = NULL;
+	size_t bd = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (kind[j] != want || !same_running(c[j].running, run))
+			continue;
+		if (j >= start && j < end)
+			return &c[j];
+		size_t d = j < i ? i - j : j - i;
+		if (!best || d < bd) {
+			best = &c[j];
+			bd = d;
+		}
+	}
+	return best;
 }
 
 int spire_sampleset_add_interval(struct spire_sampleset *ss, const struct spire_count *c, size_t n,
 				 char *err, size_t errlen)
 {
+	unsigned char kbuf[64];
+	unsigned char *kind = n <= sizeof(kbuf) ? kbuf : malloc(n);
+	if (!kind) {
+		spire_seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *ev = c[i].event;
+		if (!ev)
+			kind[i] = K_NONE;
+		else if (spire_is_time_event(ev, ss->time_event))
+			kind[i] = K_TIME;
+		else if (spire_is_work_event(ev, ss->work_event))
+			kind[i] = K_WORK;
+		else
+			kind[i] = K_METRIC;
+	}
 	double sum_t = 0, sum_w = 0;
 	size_t n_t = 0, n_w = 0, samples = 0;
 	bool have_tw = false;
 	size_t start = 0;
+	int rc = 0;
 	while (start < n) {
-		/* one group: [start, end) */
+		/* one segment: [start, end) */
 		const struct spire_count *t = NULL, *w = NULL;
 		size_t end = start;
 		for (; end < n; end++) {
-			const char *ev = c[end].event;
-			bool is_t = spire_is_time_event(ev, ss->time_event);
-			bool is_w = !is_t && spire_is_work_event(ev, ss->work_event);
-			if ((is_t && t) || (is_w && w))
+			if ((kind[end] == K_TIME && t) || (kind[end] == K_WORK && w))
 				break;
-			if (is_t)
+			if (kind[end] == K_TIME)
 				t = &c[end];
-			else if (is_w)
+			else if (kind[end] == K_WORK)
 				w = &c[end];
 		}
 		if (usable(t)) {
@@ -338,26 +433,47 @@ int spire_sampleset_add_interval(struct spire_sampleset *ss, const struct spire_
 			have_tw = true;
 		for (size_t i = start; i < end; i++) {
 			const struct spire_count *mc = &c[i];
-			if (mc == t || mc == w || !mc->event)
+			if (kind[i] != K_METRIC)
 				continue;
-			if (!t || !w) {
+			/* its group's T and W: those that ran exactly as long */
+			const struct spire_count *mt = t, *mw = w;
+			bool simultaneous = false;
+			if (known_running(mc->running)) {
+				const struct spire_count *gt =
+					group_partner(c, kind, n, K_TIME, start, end, i, mc->running);
+				const struct spire_count *gw =
+					group_partner(c, kind, n, K_WORK, start, end, i, mc->running);
+				if (gt && gw) {
+					mt = gt;
+					mw = gw;
+					simultaneous = true;
+				} else if (gt || gw) {
+					/* in a group with T but no W, or W but no T */
+					ss->skips.no_group++;
+					continue;
+				}
+			}
+			if (!mt || !mw) {
 				ss->skips.no_group++;
 				continue;
 			}
-			if (!t->counted || !w->counted || !mc->counted) {
+			if (!mt->counted || !mw->counted || !mc->counted) {
 				ss->skips.not_counted++;
 				continue;
 			}
-			size_t *skip = why_unusable(ss, t->value, w->value, mc->value);
+			size_t *skip = why_unusable(ss, mt->value, mw->value, mc->value);
 			if (skip) {
 				(*skip)++;
 				continue;
 			}
-			if (not_simultaneous(mc->running, t->running))
+			if (!simultaneous && known_running(mc->running) &&
+			    ((known_running(mt->running) && !same_running(mc->running, mt->running)) ||
+			     (known_running(mw->running) && !same_running(mc->running, mw->running))))
 				ss->skips.not_simultaneous++;
-			if (append(ss, mc->event, t->value, w->value, mc->value, mc->time)) {
+			if (append(ss, mc->event, mt->value, mw->value, mc->value, mc->time)) {
 				spire_seterr(err, errlen, "out of memory");
-				return -1;
+				rc = -1;
+				goto out;
 			}
 			samples++;
 		}
@@ -370,7 +486,10 @@ int spire_sampleset_add_interval(struct spire_sampleset *ss, const struct spire_
 		ss->total_w += sum_w / (double)n_w;
 		ss->intervals++;
 	}
-	return 0;
+out:
+	if (kind != kbuf)
+		free(kind);
+	return rc;
 }
 
 /* ------------------------------------------------- perf stat -I -x --- */

@@ -25,13 +25,20 @@
 /* ---------------------------------------------------------- names --- */
 /* The name gus compares events by: lower case, ':' between an event and
  * its umask read as '.', a trailing perf modifier (":u", ":k", ":ppp",
- * "/u" after a cpu/.../ term) dropped, surrounding blanks dropped. OUT
- * gets at most OUTLEN-1 characters. */
+ * "/u" after a cpu/.../ term) dropped, surrounding blanks dropped. After an
+ * event name written in upper case (libpfm4's style: no lower-case letter
+ * before the first ':'), only lower-case modifier letters are modifiers
+ * and an upper-case part is a unit mask: "UNC_H_TRACKER_CYCLES_FULL:GP"
+ * keeps its GP, "cycles:P" loses its P. OUT gets at most OUTLEN-1
+ * characters. */
 void spire_event_key(const char *name, char *out, size_t outlen);
 /* NAME is the period event T (cpu_clk_unhalted.thread, its _p variant,
  * cpu-cycles, cycles) when TIME_EVENT is the default, else NAME's key
  * equals TIME_EVENT's key; likewise for work (inst_retired.any, its _p
- * variant, instructions). */
+ * variant, instructions). A plain event name wrapped in a core PMU, as
+ * perf names events on hybrid CPUs ("cpu_core/cycles/",
+ * "cpu_atom/instructions/u"; PMU cpu, cpu_* or armv*), compares as the
+ * name it wraps. */
 bool spire_is_time_event(const char *name, const char *time_event);
 bool spire_is_work_event(const char *name, const char *work_event);
 
@@ -71,7 +78,8 @@ struct spire_skips {
 	size_t no_group;	/* no T or no W in the metric's group of the interval */
 	size_t bad_value;	/* negative, NaN or infinite T, W or M */
 	size_t not_simultaneous;	/* kept, but counted over another time than T and W
-					 * (no event group: running times differ by more than 1 %) */
+					 * (no event group: no T and W ran exactly as long
+					 * as the metric; those of its segment were used) */
 	size_t intervals_without_tw;	/* intervals (not samples) with no T or no W at all */
 };
 
@@ -101,13 +109,21 @@ int spire_sampleset_set_cpu(struct spire_sampleset *ss, const char *cpu);
 int spire_sampleset_add(struct spire_sampleset *ss, const char *metric, double t, double w, double m,
 			double time);
 /* Add the samples of one interval: C[0..N) are the counts of one
- * timestamp and one id, in the order they were counted or printed. The
- * counts form groups: a group starts at the first count, and a new one
- * starts where T or W appears a second time in the current group. Each
- * other event (a metric) of a group with exactly one T and one W gives a
- * sample (T, W, M) of that group; a metric in a group without T or W is
- * left out (skips.no_group). Everything left out is counted in skips;
- * -1 with ERR only on out of memory. */
+ * timestamp and one id, in the order they were counted or printed. Every
+ * other event than T and W (a metric) gives a sample (T, W, M) with the T
+ * and W of its event group: the members of a group ran for the same time,
+ * so they are a T and a W whose running time equals the metric's (within
+ * a relative 1e-9). When several do (nothing multiplexed: every group ran
+ * the whole interval), those of the metric's segment are taken, else the
+ * nearest by position. Segments: the first starts at the first count, a
+ * new one where T or W appears a second time in the current segment.
+ * A metric whose running time matches a W but no T (or a T but no W) is in
+ * a group without T (W): left out (skips.no_group). One that matches
+ * neither, or has no running time, takes its segment's T and W (ungrouped
+ * events), counted in skips.not_simultaneous when the running times
+ * differ, or is left out (skips.no_group) when its segment has no T or no
+ * W. Everything left out is counted in skips; -1 with ERR only on out of
+ * memory. */
 int spire_sampleset_add_interval(struct spire_sampleset *ss, const struct spire_count *c, size_t n,
 				 char *err, size_t errlen);
 /* Read `perf stat -I MS -x SEP` output (or gus stat -I -x, output, the
@@ -147,8 +163,10 @@ struct spire_roofline {
 };
 
 /* The estimate at I (>= 0, INFINITY allowed): linear between knots; at a
- * step, or where segments meet, the higher value. Never NaN for a fitted
- * roofline and I >= 0. */
+ * step (two knots at one I) the lower value, the step's foot: the End
+ * step's flat at P_E ends just left of the front sample Y it drops to,
+ * which is estimated at P_Y (what the fit's cost counts; nothing trained
+ * at that I is higher). Never NaN for a fitted roofline and I >= 0. */
 double spire_roofline_eval(const struct spire_roofline *r, double i);
 void spire_roofline_free(struct spire_roofline *r);
 
@@ -212,8 +230,9 @@ void spire_model_free(struct spire_model *m);
 int spire_model_write(FILE *out, const struct spire_model *m);
 /* -1 with ERR "ORIGIN:LINE: problem" on anything that is not a well-formed
  * model: wrong magic or version, knots out of order, a knot below zero,
- * a non-finite number where one is needed, a peak index out of range, a
- * metric twice. */
+ * a second knot at I = 0 (a step at the origin), a non-finite number
+ * where one is needed, a peak index out of range, at the origin, or (the
+ * peak's I finite) at a knot other than the peak, a metric twice. */
 int spire_model_read(FILE *in, const char *origin, struct spire_model *m, char *err, size_t errlen);
 const struct spire_roofline *spire_model_find(const struct spire_model *m, const char *metric);
 
@@ -222,7 +241,8 @@ struct spire_estimate {
 	const struct spire_roofline *r;	/* the model's roofline */
 	size_t n;		/* workload samples used */
 	double t;		/* their total T */
-	double estimate;	/* Eq. 1: sum(T_i * P_x(I_i)) / sum(T_i) */
+	double estimate;	/* Eq. 1: sum(T_i * P_x(I_i)) / sum(T_i); finite,
+				 * scaled where T_i * P_x overflows */
 	double measured;	/* sum(W_i) / sum(T_i) of the same samples */
 	double left_of_peak;	/* fraction of the samples (by count) with I below the peak's I */
 };

@@ -201,8 +201,17 @@ static void test_keys(void)
 	tap_streq(key("cycles:P"), "cycles", "key: cycles:P");
 	tap_streq(key("idq.dsb_uops:u"), "idq.dsb_uops", "key: a modifier after an Intel name");
 	tap_streq(key("IDQ:DSB_UOPS:k"), "idq.dsb_uops", "key: a modifier after a libpfm4 name");
-	tap_streq(key("mem_load_retired:l3_miss"), "mem_load_retired.l3_miss",
-		  "key: a umask of modifier-like letters is not a modifier");
+	/* libpfm4 unit masks made of perf's modifier letters only (Broadwell-EP
+	 * uncore): upper case after an upper-case event, so unit masks */
+	tap_streq(key("UNC_H_TRACKER_CYCLES_FULL:GP"), "unc_h_tracker_cycles_full.gp",
+		  "key: a libpfm4 umask of modifier letters only (GP) is not a modifier");
+	tap_streq(key("UNC_C_RING_AD_USED:UP"), "unc_c_ring_ad_used.up", "key: libpfm4's umask UP kept");
+	tap_streq(key("EVENT:P"), "event.p", "key: EVENT:P, an upper-case event's umask P");
+	tap_streq(key("UNC_H_TRACKER_CYCLES_FULL:GP:u"), "unc_h_tracker_cycles_full.gp",
+		  "key: a libpfm4 umask GP, then the modifier :u");
+	tap_streq(key("INST_RETIRED:ANY_P:k"), "inst_retired.any_p", "key: lower-case :k after a libpfm4 umask");
+	tap_streq(key("event:P"), "event", "key: event:P, a lower-case (perf) event's modifier P");
+	tap_streq(key("cycles:GH"), "cycles", "key: perf's G and H after a perf event");
 	tap_streq(key("br_misp_retired:all_branches:pp"), "br_misp_retired.all_branches", "key: umask then :pp");
 	tap_streq(key("  Cycles  "), "cycles", "key: blanks and case");
 	tap_streq(key("cpu/event=0x3c,umask=0x0,name=foo/u"), "cpu/event=0x3c,umask=0x0,name=foo/",
@@ -232,6 +241,25 @@ static void test_keys(void)
 	tap_ok(!spire_is_work_event("uops_retired.slots", NULL), "work: uops are not W by default");
 	tap_ok(spire_is_work_event("UOPS_RETIRED:SLOTS", "uops_retired.slots"), "work: another W by key");
 	tap_ok(!spire_is_work_event("instructions", "uops_retired.slots"), "work: with another W, instructions is not");
+
+	/* hybrid CPUs: perf wraps the generic events in the core PMU */
+	tap_ok(spire_is_time_event("cpu_core/cycles/", NULL), "time: cpu_core/cycles/");
+	tap_ok(spire_is_time_event("cpu_atom/cycles/u", NULL), "time: cpu_atom/cycles/u");
+	tap_ok(spire_is_time_event("cpu/cpu-cycles/", SPIRE_DEFAULT_TIME), "time: cpu/cpu-cycles/");
+	tap_ok(spire_is_time_event("cpu_core/cpu_clk_unhalted.thread/", NULL), "time: an Intel name in cpu_core/");
+	tap_ok(spire_is_time_event("armv8_pmuv3_0/cycles/", NULL), "time: an ARM core PMU's cycles");
+	tap_ok(spire_is_work_event("cpu_core/instructions/", NULL), "work: cpu_core/instructions/");
+	tap_ok(spire_is_work_event("cpu_atom/instructions/k", NULL), "work: cpu_atom/instructions/k");
+	tap_ok(spire_is_work_event("cpu_core/INST_RETIRED:ANY/", NULL), "work: libpfm4's name in cpu_core/");
+	tap_ok(spire_is_time_event("cpu_core/ref-cycles/", "ref-cycles"), "time: another T wrapped");
+	tap_ok(spire_is_time_event("ref-cycles", "cpu_core/ref-cycles/"), "time: another T given wrapped");
+	tap_ok(!spire_is_time_event("cpu_core/instructions/", NULL), "time: cpu_core/instructions/ is not T");
+	tap_ok(!spire_is_time_event("cpu_core/event=0x3c/", NULL), "time: a raw cpu_core/event=.../ is not unwrapped");
+	tap_ok(!spire_is_time_event("cpu_core/cycles,name=c/", NULL), "time: terms after the name: not unwrapped");
+	tap_ok(!spire_is_time_event("uncore_imc/cycles/", NULL), "time: an uncore PMU's cycles is not T");
+	tap_ok(!spire_is_work_event("cpu_core/instructions/", "uops_retired.slots"),
+	       "work: with another W, cpu_core/instructions/ is not");
+	tap_streq(key("cpu_core/cycles/"), "cpu_core/cycles/", "key: a metric's key keeps its PMU");
 }
 
 /* --------------------------------------------------- add_interval --- */
@@ -262,6 +290,97 @@ static size_t nsamples(const struct spire_sampleset *ss, const char *metric)
 {
 	const struct spire_metric_samples *ms = spire_sampleset_find(ss, metric);
 	return ms ? ms->n : 0;
+}
+
+/* C[0..N): the running time of count j is RUN[j] x 1e8 ns, of 1e9 enabled */
+static void set_running(struct spire_count *c, size_t n, const double *run)
+{
+	for (size_t j = 0; j < n; j++)
+		c[j].running = run[j] * 1e8;
+}
+
+/* event groups told apart by their running times */
+static void test_groups(struct spire_sampleset *ss)
+{
+	struct spire_skips before = ss->skips;
+	/* perf -e '{g1,cycles,instructions},{g2,cycles,instructions}': the
+	 * metric first, multiplexed (the groups ran 4 and 6 tenths) */
+	struct spire_count a[] = { cnt("g1", 10), cnt("cycles", 1000), cnt("instructions", 2000),
+				   cnt("g2", 20), cnt("cycles", 1500), cnt("instructions", 3500) };
+	set_running(a, 6, (const double[]){ 4, 4, 4, 6, 6, 6 });
+	spire_sampleset_add_interval(ss, a, 6, err, sizeof(err));
+	tap_ok(sample_is(ss, "g1", 0, 1000, 2000, 10) && sample_is(ss, "g2", 0, 1500, 3500, 20),
+	       "metric-first groups, multiplexed: each metric with its own group's T and W");
+	tap_ok(ss->skips.not_simultaneous == before.not_simultaneous && ss->skips.no_group == before.no_group,
+	       "metric-first groups, multiplexed: all simultaneous");
+
+	/* the same, nothing multiplexed: the segments (g2 shares g1's
+	 * segment, whose T and W ran over the same whole interval) */
+	set_running(a, 6, (const double[]){ 10, 10, 10, 10, 10, 10 });
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, a, 6, err, sizeof(err));
+	tap_ok(sample_is(ss, "g1", 1, 1000, 2000, 10) && sample_is(ss, "g2", 1, 1000, 2000, 20),
+	       "metric-first groups, not multiplexed: the segment's T and W, as before");
+	tap_ok(ss->skips.not_simultaneous == before.not_simultaneous, "not multiplexed: simultaneous");
+
+	/* '{instructions,g3},{cycles,instructions,g4}': the first group has
+	 * no T; g3 does not borrow the second group's */
+	struct spire_count b[] = { cnt("instructions", 2000), cnt("g3", 30), cnt("cycles", 1500),
+				   cnt("instructions", 3500), cnt("g4", 40) };
+	set_running(b, 5, (const double[]){ 4, 4, 6, 6, 6 });
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, b, 5, err, sizeof(err));
+	tap_ok(nsamples(ss, "g3") == 0 && ss->skips.no_group == before.no_group + 1,
+	       "a group without T: its metric is left out (no_group), not given another group's T");
+	tap_ok(sample_is(ss, "g4", 0, 1500, 3500, 40) && ss->skips.not_simultaneous == before.not_simultaneous,
+	       "a group without T: the next group's metric with its own T and W");
+
+	/* the same, nothing multiplexed: every count covers the interval,
+	 * T from the segment, W from the segment too */
+	set_running(b, 5, (const double[]){ 10, 10, 10, 10, 10 });
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, b, 5, err, sizeof(err));
+	tap_ok(sample_is(ss, "g3", 0, 1500, 2000, 30) && sample_is(ss, "g4", 1, 1500, 3500, 40) &&
+		       ss->skips.no_group == before.no_group && ss->skips.not_simultaneous == before.not_simultaneous,
+	       "a group without T, not multiplexed: T and W of the metric's segment, simultaneous");
+
+	/* a group without W, not multiplexed: the nearest W that ran as long */
+	struct spire_count c[] = { cnt("cycles", 1000), cnt("g5", 5), cnt("cycles", 900), cnt("instructions", 800),
+				   cnt("g6", 7) };
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, c, 5, err, sizeof(err));
+	tap_ok(sample_is(ss, "g5", 0, 1000, 800, 5) && sample_is(ss, "g6", 0, 900, 800, 7) &&
+		       ss->skips.no_group == before.no_group,
+	       "a group without W, not multiplexed: the nearest W of the same running time");
+
+	/* ungrouped: T and W on fixed counters all the time, the metrics
+	 * multiplexed: kept with the segment's T and W, counted */
+	struct spire_count d[] = { cnt("cycles", 1000), cnt("instructions", 800), cnt("g7", 7), cnt("g8", 8) };
+	set_running(d, 4, (const double[]){ 10, 10, 5, 5 });
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, d, 4, err, sizeof(err));
+	tap_ok(sample_is(ss, "g7", 0, 1000, 800, 7) && sample_is(ss, "g8", 0, 1000, 800, 8) &&
+		       ss->skips.not_simultaneous == before.not_simultaneous + 2 && ss->skips.no_group == before.no_group,
+	       "ungrouped, metrics multiplexed: kept, counted not simultaneous");
+
+	/* T-first groups, multiplexed, running times 1e-10 apart within a group */
+	struct spire_count e[] = { cnt("cycles", 100), cnt("instructions", 200), cnt("g9", 9),
+				   cnt("cycles", 300), cnt("instructions", 400), cnt("g9", 19) };
+	set_running(e, 6, (const double[]){ 3, 3, 3 * (1 + 1e-10), 7, 7, 7 });
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, e, 6, err, sizeof(err));
+	tap_ok(sample_is(ss, "g9", 0, 100, 200, 9) && sample_is(ss, "g9", 1, 300, 400, 19) &&
+		       ss->skips.not_simultaneous == before.not_simultaneous,
+	       "T-first groups, multiplexed: each with its own group");
+
+	/* hybrid CPUs: cpu_core/cycles/ and cpu_core/instructions/ are T and W */
+	struct spire_count h[] = { cnt("cpu_core/cycles/", 1000), cnt("cpu_core/instructions/", 2500),
+				   cnt("cpu_core/l1d.replacement/", 25) };
+	before = ss->skips;
+	spire_sampleset_add_interval(ss, h, 3, err, sizeof(err));
+	tap_ok(sample_is(ss, "cpu_core/l1d.replacement/", 0, 1000, 2500, 25) && nsamples(ss, "cpu_core/cycles/") == 0 &&
+		       ss->skips.no_group == before.no_group,
+	       "hybrid: cpu_core/cycles/ and cpu_core/instructions/ are T and W");
 }
 
 static void test_add_interval(void)
@@ -298,9 +417,12 @@ static void test_add_interval(void)
 	tap_near(ss.total_t, 1050 + 1250, 0, "W first: total T grows by the interval's mean");
 	tap_near(ss.total_w, 1900 + 2500, 0, "W first: total W grows by the interval's mean");
 
-	/* a group without W: its metric is left out */
+	/* a group without W: its metric is left out (the groups multiplexed:
+	 * each ran its own time) */
 	struct spire_count c[] = { cnt("cycles", 1000), cnt("m4", 5), cnt("cycles", 900), cnt("instructions", 800),
 				   cnt("m5", 7) };
+	c[0].running = c[1].running = 0.4e9;
+	c[2].running = c[3].running = c[4].running = 0.6e9;
 	struct spire_skips before = ss.skips;
 	tap_ok(!spire_sampleset_add_interval(&ss, c, 5, err, sizeof(err)), "no W: added");
 	tap_ok(ss.skips.no_group == before.no_group + 1 && nsamples(&ss, "m4") == 0,
@@ -360,7 +482,9 @@ static void test_add_interval(void)
 	       "negative T with W = 0: bad_value first");
 	tap_ok(nsamples(&ss, "m7") == 0, "no sample from the bad intervals");
 
-	/* running times: 10 % apart is kept and counted, 0.5 % is not */
+	/* running times: members of a group ran exactly as long; 10 % or
+	 * 0.5 % apart is another time (kept with the segment's T and W,
+	 * counted), 1e-10 apart is the same */
 	struct spire_count f[] = { cnt("cycles", 1000), cnt("instructions", 800), cnt("m8", 7) };
 	f[2].running = 0.9e9;
 	before = ss.skips;
@@ -370,8 +494,20 @@ static void test_add_interval(void)
 	f[2].running = 0.995e9;
 	before = ss.skips;
 	spire_sampleset_add_interval(&ss, f, 3, err, sizeof(err));
-	tap_ok(ss.skips.not_simultaneous == before.not_simultaneous && nsamples(&ss, "m8") == 2,
-	       "running 0.5 %% apart: simultaneous");
+	tap_ok(ss.skips.not_simultaneous == before.not_simultaneous + 1 && nsamples(&ss, "m8") == 2,
+	       "running 0.5 %% apart: kept, not simultaneous either");
+	f[2].running = 1e9 * (1 + 1e-10);
+	before = ss.skips;
+	spire_sampleset_add_interval(&ss, f, 3, err, sizeof(err));
+	tap_ok(ss.skips.not_simultaneous == before.not_simultaneous && nsamples(&ss, "m8") == 3,
+	       "running 1e-10 apart: the same group, simultaneous");
+	f[0].running = f[1].running = f[2].running = NAN;
+	before = ss.skips;
+	spire_sampleset_add_interval(&ss, f, 3, err, sizeof(err));
+	tap_ok(ss.skips.not_simultaneous == before.not_simultaneous && sample_is(&ss, "m8", 3, 1000, 800, 7),
+	       "running times unknown: the segment's T and W, not counted as not simultaneous");
+
+	test_groups(&ss);
 
 	/* no T and no W at all */
 	struct spire_count g[] = { cnt("m9", 1), cnt("m10", 2) };
@@ -548,9 +684,46 @@ static void test_import(void)
 	rc = import_text("# only a comment\n", &ss);
 	tap_ok(rc == -1 && contains(err, "perf.csv"), "import: no count is an error (%s)", err);
 	spire_sampleset_free(&ss);
+	/* a file cut short in the middle of its last line */
 	spire_sampleset_init(&ss, NULL, NULL);
-	rc = import_text("1.001,12\0\0\0,,cycles,1000000,100.00,,\n", &ss);
-	tap_ok(rc == -1, "import: a truncated line is an error (%s)", err);
+	rc = import_text("1.001,1000,,cycles,1000000,100.00,,\n1.001,2000,,instructions,10", &ss);
+	tap_ok(rc == -1 && contains(err, "perf.csv:2") && contains(err, "truncated line"),
+	       "import: a truncated line is an error naming the line (%s)", err);
+	spire_sampleset_free(&ss);
+	/* NUL bytes inside a line (fmemopen with the length: strlen would stop at the first) */
+	static const char nul[] = "1.001,1000,,cycles,1000000,100.00,,\n1.001,12\0\0\0,,instructions,1000000,100.00,,\n";
+	spire_sampleset_init(&ss, NULL, NULL);
+	FILE *nf = fmemopen((void *)nul, sizeof(nul) - 1, "r");
+	rc = nf ? spire_import_perf_intervals(nf, "perf.csv", &ss, err, sizeof(err)) : -2;
+	if (nf)
+		fclose(nf);
+	tap_ok(rc == -1 && contains(err, "perf.csv:2") && contains(err, "binary data"),
+	       "import: NUL bytes in a line are an error naming the line (%s)", err);
+	spire_sampleset_free(&ss);
+
+	/* perf -e '{g1,cycles,instructions},{g2,cycles,instructions}':
+	 * metric-first groups, multiplexed */
+	spire_sampleset_init(&ss, NULL, NULL);
+	rc = import_text("1.001,10,,g1,400000000,40.00,,\n"
+			 "1.001,1000,,cycles,400000000,40.00,,\n"
+			 "1.001,2000,,instructions,400000000,40.00,,\n"
+			 "1.001,20,,g2,600000000,60.00,,\n"
+			 "1.001,1500,,cycles,600000000,60.00,,\n"
+			 "1.001,3500,,instructions,600000000,60.00,,\n",
+			 &ss);
+	tap_ok(rc == 0 && sample_is(&ss, "g1", 0, 1000, 2000, 10) && sample_is(&ss, "g2", 0, 1500, 3500, 20) &&
+		       ss.skips.not_simultaneous == 0,
+	       "import: metric-first groups, each metric with its own group's T and W");
+	spire_sampleset_free(&ss);
+
+	/* hybrid CPU names */
+	spire_sampleset_init(&ss, NULL, NULL);
+	rc = import_text("1.001,1000,,cpu_core/cycles/,1000000,100.00,,\n"
+			 "1.001,3000,,cpu_core/instructions/,1000000,100.00,,\n"
+			 "1.001,30,,cpu_core/idq.dsb_uops/,1000000,100.00,,\n",
+			 &ss);
+	tap_ok(rc == 0 && ss.n == 1 && sample_is(&ss, "cpu_core/idq.dsb_uops/", 0, 1000, 3000, 30),
+	       "import: cpu_core/cycles/ and cpu_core/instructions/ are T and W");
 	spire_sampleset_free(&ss);
 
 	/* another T or W */
@@ -869,6 +1042,30 @@ static void right_brute(const struct spire_point *f, size_t k, bool has_s, doubl
 	res->tail = f[c[m - 1]].p;
 }
 
+/* The right fit's knots KN[0..NK) (E first) and TAIL as a roofline (the
+ * origin before E); its sum of squared over-estimates of the front
+ * F[0..K) and of S (when HAS_S, at PS), each evaluated by
+ * spire_roofline_eval: what the fit's cost must be */
+static double eval_cost(const struct spire_knot *kn, size_t nk, double tail, const struct spire_point *f, size_t k,
+			bool has_s, double ps)
+{
+	struct spire_knot *all = calloc(nk + 1, sizeof(*all));
+	memcpy(all + 1, kn, nk * sizeof(*kn));
+	struct spire_roofline r = { .knots = all, .n_knots = nk + 1, .peak = 1, .peak_i = kn[0].i, .peak_p = kn[0].p,
+				    .tail_p = tail, .inf_p = tail };
+	double e = 0;
+	for (size_t j = 0; j < k; j++) {
+		double d = spire_roofline_eval(&r, f[j].i) - f[j].p;
+		e += d * d;
+	}
+	if (has_s) {
+		double d = spire_roofline_eval(&r, INFINITY) - ps;
+		e += d * d;
+	}
+	free(all);
+	return e;
+}
+
 /* fit_right on FRONT plus EXTRA (dominated, or left of E) points against
  * the brute force; UNIQUE: the test wants one best chain */
 static bool right_case(const char *what, const struct spire_point *front, size_t k, bool has_s, double ps,
@@ -897,9 +1094,12 @@ static bool right_case(const char *what, const struct spire_point *front, size_t
 	struct chain_result bf;
 	right_brute(front, k, has_s, ps, all, n, &bf);
 	bool ok = rc == 0;
+	double ecost = rc == 0 && nk ? eval_cost(kn, nk, tail, front, k, has_s, ps) : NAN;
 	if (what) {
 		tap_ok(rc == 0 && bf.valid > 0, "%s: fit (%zu valid chains)", what, bf.valid);
 		tap_near(cost, bf.cost, 1e-9 * fmax(1, bf.cost), "%s: cost is the brute-force minimum", what);
+		tap_near(ecost, cost, 1e-9 * fmax(1, cost), "%s: cost is the over-estimates spire_roofline_eval gives",
+			 what);
 		if (unique)
 			tap_ok(bf.unique, "%s: one best chain, by cost then fewest knots (%zu within a hair)", what,
 			       bf.n_best);
@@ -918,7 +1118,7 @@ static bool right_case(const char *what, const struct spire_point *front, size_t
 			tap_ok(nk >= 3 && kn[1].i == kn[2].i && kn[1].p == front[0].p, "%s: the End step is in the fit",
 			       what);
 	} else {
-		ok = ok && fabs(cost - bf.cost) <= 1e-9 * fmax(1, bf.cost);
+		ok = ok && fabs(cost - bf.cost) <= 1e-9 * fmax(1, bf.cost) && fabs(ecost - cost) <= 1e-9 * fmax(1, cost);
 		if (bf.unique)
 			ok = ok && nk == bf.n && tail == bf.tail && !memcmp(kn, bf.k, nk * sizeof(*kn));
 	}
@@ -1059,6 +1259,66 @@ static void probe(const struct spire_roofline *r, double (*ceil)(double), const 
 	tap_ok(off == 0, "%s: recovers the ceiling within %g %% at %zu probes (%zu off)", what, tol * 100, n, off);
 }
 
+/* P = 1 + 10 / (1 + I) at N points log-spaced on I in [1, 50000], the
+ * first (the peak E) raised to 30: the front falls steeply right after E */
+static struct spire_point *steep_front(size_t n)
+{
+	struct spire_point *p = calloc(n, sizeof(*p));
+	for (size_t k = 0; k < n; k++) {
+		double i = exp(log(50000.0) * (double)k / (double)(n - 1));
+		p[k] = (struct spire_point){ i, 1 + 10 / (1 + i) };
+	}
+	p[0].p = 30;
+	return p;
+}
+
+/* Fronts of more than 512 samples are thinned to 512 knot candidates.
+ * The steep front is convex (concave up), so the chain through every
+ * sample is valid and exact: the unthinned optimum costs 0, as the fit of
+ * 400 samples of it (not thinned) shows. Thinned by index (every third
+ * sample) E's neighbours were dropped and the chord from E over-estimated
+ * them by up to 14: a cost of 323 on 1500 samples; thinned by shape the
+ * samples next to E are kept. */
+static void test_thinning(void)
+{
+	struct spire_knot *kn = NULL;
+	size_t nk = 0;
+	double tail = 0, cost = -1;
+	struct spire_point *p = steep_front(400);
+	int rc = spire_fit_right(p, 400, p[0], &kn, &nk, &tail, &cost);
+	tap_ok(rc == 0 && cost <= 1e-12 && nk == 400,
+	       "thinning: 400 samples of the steep front (not thinned): every sample a knot, cost %.3g", cost);
+	free(kn);
+	free(p);
+
+	size_t n = 1500;
+	p = steep_front(n);
+	rc = spire_fit_right(p, n, p[0], &kn, &nk, &tail, &cost);
+	tap_ok(rc == 0 && nk <= 512, "thinning: 1500 samples, %zu knots", nk);
+	tap_ok(rc == 0 && cost <= 1e-4, "thinning: the cost %.3g is near the unthinned optimum 0", cost);
+	if (rc == 0) {
+		double ec = eval_cost(kn, nk, tail, p, n, false, 0);
+		tap_near(ec, cost, 1e-12, "thinning: the cost is the over-estimates spire_roofline_eval gives");
+		bool next = nk > 2 && kn[1].i == p[1].i && kn[1].p == p[1].p;
+		tap_ok(next, "thinning: E's neighbour is a knot");
+	}
+	free(kn);
+
+	struct spire_metric_samples ms;
+	struct spire_roofline r;
+	ms_from_points(&ms, "steep", p, n);
+	if (tap_ok(!spire_fit(&ms, &r, err, sizeof(err)), "thinning: the steep front fits")) {
+		check_shape(&r, &ms, "steep", false);
+		double worst = 0;
+		for (size_t k = 0; k < n; k++)
+			worst = fmax(worst, spire_roofline_eval(&r, p[k].i) / p[k].p - 1);
+		tap_ok(worst < 1e-3, "thinning: within 0.1 %% of every sample of the steep front (%.3g)", worst);
+		spire_roofline_free(&r);
+	}
+	ms_free(&ms);
+	free(p);
+}
+
 static void test_synthetic(void)
 {
 	struct spire_metric_samples ms;
@@ -1161,13 +1421,16 @@ static void test_synthetic(void)
 		ms_free(&ms);
 	}
 
+	test_thinning();
+
 	/* eval */
 	static const struct spire_knot kk[] = { { 0, 0 }, { 2, 2 }, { 4, 3 }, { 4, 3 }, { 6, 3 }, { 6, 1 }, { 10, 0.5 } };
 	struct spire_roofline h = { .knots = (struct spire_knot *)kk, .n_knots = 7, .peak = 2, .peak_i = 4,
 				    .peak_p = 3, .tail_p = 0.5, .inf_p = 0.25 };
 	tap_ok(spire_roofline_eval(&h, 0) == 0 && spire_roofline_eval(&h, 1) == 1 && spire_roofline_eval(&h, 3) == 2.5,
 	       "eval: linear on the left");
-	tap_ok(spire_roofline_eval(&h, 6) == 3, "eval: at a step, the higher value");
+	tap_ok(spire_roofline_eval(&h, 6) == 1, "eval: at a step, the lower value (the step's foot)");
+	tap_ok(spire_roofline_eval(&h, 4) == 3 && spire_roofline_eval(&h, 5.5) == 3, "eval: a repeated knot, the flat");
 	tap_ok(spire_roofline_eval(&h, 8) == 0.75 && spire_roofline_eval(&h, 10) == 0.5, "eval: after the step");
 	tap_ok(spire_roofline_eval(&h, 11) == 0.5 && spire_roofline_eval(&h, INFINITY) == 0.25,
 	       "eval: tail and infinity");
@@ -1381,6 +1644,16 @@ static void test_model(void)
 	read_error(base_model, "peak-knot 2", "peak-knot -1", "model.txt:18: peak-knot: '-1' is not a count",
 		   "negative peak index");
 	read_error(base_model, "knot 0 0", "knot 0 1", "model.txt:14: the first knot must be 0 0", "first knot");
+	read_error(base_model, "peak-knot 2", "peak-knot 0", "model.txt:18: peak-knot 0 is the origin",
+		   "the peak's knot at the origin");
+	read_error(base_model, "peak 4 3", "peak 4 3.5", "model.txt:18: peak-knot 2 is knot (4, 3), not the peak (4, 3.5)",
+		   "the peak's knot elsewhere than the peak (P)");
+	read_error(base_model, "peak-knot 2", "peak-knot 1", "model.txt:18: peak-knot 1 is knot (2, 2), not the peak (4, 3)",
+		   "the peak's knot elsewhere than the peak (I)");
+	read_error(base_model, "knot 0 0\n", "knot 0 0\nknot 0 1\n", "model.txt:15: a second knot at I = 0",
+		   "a step at the origin");
+	read_error(base_model, "knot 0 0\n", "knot 0 0\nknot 0 0\n", "model.txt:15: a second knot at I = 0",
+		   "the origin twice");
 	read_error(base_model, "knot 2 2", "knot 2 2 7", "model.txt:15: knot: unexpected '7'", "three numbers");
 	read_error(base_model, "samples 10", "samples ten", "model.txt:6: samples: 'ten' is not a count", "bad count");
 	read_error(base_model, "files 1\n", "", "model.txt:7: 'metrics' where 'files' was expected", "missing line");
@@ -1591,6 +1864,65 @@ static void test_guards(void)
 	tap_ok(rc == -1, "guard: an empty set has no common metric");
 	spire_sampleset_free(&ss);
 	spire_model_free(&m);
+
+	/* a huge but finite roofline: T x estimate overflows a double */
+	static const double kh[][2] = { { 0, 0 }, { 1, 1e300 } };
+	static const double kl[][2] = { { 0, 0 }, { 1, 2 } };
+	memset(&m, 0, sizeof(m));
+	m.time_event = xstrdup(SPIRE_DEFAULT_TIME);
+	m.work_event = xstrdup(SPIRE_DEFAULT_WORK);
+	m.r = calloc(2, sizeof(*m.r));
+	roofline(&m.r[0], "huge", kh, 2, 1, 1e300, 1e300);
+	roofline(&m.r[1], "low", kl, 2, 1, 2, 2);
+	m.n = 2;
+	spire_sampleset_init(&ss, NULL, NULL);
+	for (int k = 0; k < 3; k++) {
+		spire_sampleset_add(&ss, "huge", 1e9, 1e9, 1e8, k);
+		spire_sampleset_add(&ss, "low", 1e9, 1e9, 1e8, k);
+	}
+	rc = spire_analyze(&m, &ss, &a, err, sizeof(err));
+	tap_ok(rc == 0 && a.n == 2 && !strcmp(a.e[0].r->metric, "low") && a.ensemble == 2,
+	       "guard: a roofline at 1e300 with T = 1e9 is not the bottleneck (ensemble %g)", rc ? -1 : a.ensemble);
+	tap_ok(rc == 0 && a.n == 2 && fabs(a.e[1].estimate / 1e300 - 1) < 1e-12 && isfinite(a.e[1].measured),
+	       "guard: its estimate is 1e300 (%g), not 0 or inf", rc || a.n < 2 ? -1 : a.e[1].estimate);
+	if (!rc)
+		spire_analysis_free(&a);
+	spire_sampleset_free(&ss);
+	/* T near the largest double: the sum of T overflows */
+	spire_sampleset_init(&ss, NULL, NULL);
+	spire_sampleset_add(&ss, "low", 1e308, 1e308, 1e307, 1);
+	spire_sampleset_add(&ss, "low", 1.5e308, 1.5e308, 1.5e307, 2);
+	rc = spire_analyze(&m, &ss, &a, err, sizeof(err));
+	tap_ok(rc == 0 && a.n == 1 && fabs(a.e[0].estimate - 2) < 1e-12 && fabs(a.e[0].measured - 1) < 1e-12 &&
+		       isfinite(a.e[0].t) && isfinite(a.measured),
+	       "guard: T summing past the largest double: estimate 2 (%g), measured 1 (%g), no inf or NaN",
+	       rc ? -1 : a.e[0].estimate, rc ? -1 : a.e[0].measured);
+	if (!rc)
+		spire_analysis_free(&a);
+	spire_sampleset_free(&ss);
+	spire_model_free(&m);
+
+	/* a sample whose I underflows to 0 (W / M below the smallest double)
+	 * and has the highest P: left out of the fit, no step at the origin,
+	 * the model reads back */
+	spire_sampleset_init(&ss, NULL, NULL);
+	spire_sampleset_add(&ss, "under", 1e-301, 1e-300, 1e300, 0);
+	spire_sampleset_add(&ss, "under", 1, 2, 1, 1);
+	spire_sampleset_add(&ss, "under", 1, 1, 0.1, 2);
+	rc = spire_train(&ss, NULL, 0, &m, NULL, NULL, NULL, err, sizeof(err));
+	tap_ok(rc == 0 && m.n == 1 && m.r[0].n_knots >= 2 && m.r[0].knots[1].i > 0 && m.r[0].peak_p == 2,
+	       "guard: a sample with I = 0 is left out of the fit (%s)", rc ? err : "");
+	if (!rc) {
+		char *text = model_text(&m);
+		struct spire_model back;
+		int brc = read_text(text, &back);
+		tap_ok(brc == 0, "guard: the model without it reads back (%s)", brc ? err : "");
+		if (!brc)
+			spire_model_free(&back);
+		free(text);
+		spire_model_free(&m);
+	}
+	spire_sampleset_free(&ss);
 
 	struct spire_roofline empty = { 0 };
 	tap_ok(spire_roofline_eval(&empty, 3) == 0 && spire_roofline_eval(NULL, 3) == 0, "guard: eval of nothing is 0");
