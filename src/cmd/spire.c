@@ -271,88 +271,82 @@ static void first_input_tw(const char *path, char *time, char *work, size_t n)
 		fclose(f);
 }
 
+static size_t sample_count(const struct spire_sampleset *ss)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < ss->n; k++)
+		n += ss->metrics[k].n;
+	return n;
+}
+
+/* One input into SS; its own CPU (from its "# cpu:" line or meta, NULL
+ * when it names none) into *FILE_CPU. 0, or -1 with the error printed. */
+static int load_one(const char *path, struct spire_sampleset *ss, char **file_cpu)
+{
+	char err[SPIRE_ERRLEN];
+	int rc = -1;
+	/* the importers set the CPU only when the set has none */
+	char *before = ss->cpu;
+	ss->cpu = NULL;
+	if (is_sqlite_file(path)) {
+		struct gusdata *d;
+		if (gusdata_open(path, false, &d, err, sizeof(err))) {
+			gus_error("%s", err);
+		} else if (!gusdata_meta(d, "spire.time")) {
+			gus_error("%s: the recording has no SPIRE interval counts (record with gus record --spire)", path);
+			gusdata_close(d);
+		} else {
+			rc = gus_spire_samples_from_recording(d, ss, err, sizeof(err));
+			if (rc)
+				gus_error("%s", err);
+			gusdata_close(d);
+		}
+	} else {
+		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+		if (!f) {
+			gus_error("cannot open %s: %s", path, strerror(errno));
+		} else {
+			rc = spire_import_perf_intervals(f, f == stdin ? "<stdin>" : path, ss, err, sizeof(err));
+			if (rc)
+				gus_error("%s", err);
+			if (f != stdin)
+				fclose(f);
+		}
+	}
+	*file_cpu = ss->cpu;
+	ss->cpu = before;
+	return rc;
+}
+
 /* Reads every FILE into SS. The CPU: each file's own "# cpu:" line (or a
  * recording's meta), else --cpu; files that disagree are refused. */
 static int load_inputs(const struct spire_opts *o, struct spire_sampleset *ss)
 {
-	char err[SPIRE_ERRLEN];
-	char *cpu = NULL;
+	char *cpu = NULL;	/* the inputs' CPU so far */
 	int rc = -1;
 	for (size_t i = 0; i < o->nfiles; i++) {
 		const char *path = o->files[i];
-		char *before = ss->cpu;
-		ss->cpu = NULL;
-		size_t nsamples = 0;
-		for (size_t k = 0; k < ss->n; k++)
-			nsamples += ss->metrics[k].n;
-		if (is_sqlite_file(path)) {
-			struct gusdata *d;
-			if (gusdata_open(path, false, &d, err, sizeof(err))) {
-				gus_error("%s", err);
-				ss->cpu = before;
-				goto out;
-			}
-			int r = gus_spire_samples_from_recording(d, ss, err, sizeof(err));
-			bool has = gusdata_meta(d, "spire.time") != NULL;
-			gusdata_close(d);
-			if (r) {
-				gus_error("%s", err);
-				free(ss->cpu);
-				ss->cpu = before;
-				goto out;
-			}
-			if (!has) {
-				gus_error("%s: the recording has no SPIRE interval counts (record with gus record --spire)",
-					  path);
-				free(ss->cpu);
-				ss->cpu = before;
-				goto out;
-			}
-		} else {
-			FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-			if (!f) {
-				gus_error("cannot open %s: %s", path, strerror(errno));
-				ss->cpu = before;
-				goto out;
-			}
-			int r = spire_import_perf_intervals(f, strcmp(path, "-") ? path : "<stdin>", ss, err,
-							    sizeof(err));
-			if (f != stdin)
-				fclose(f);
-			if (r) {
-				gus_error("%s", err);
-				free(ss->cpu);
-				ss->cpu = before;
-				goto out;
-			}
-		}
-		size_t after = 0;
-		for (size_t k = 0; k < ss->n; k++)
-			after += ss->metrics[k].n;
-		if (after == nsamples)
+		size_t before = sample_count(ss);
+		char *file_cpu = NULL;
+		int r = load_one(path, ss, &file_cpu);
+		const char *fcpu = file_cpu ? file_cpu : o->cpu;
+		if (!r && sample_count(ss) == before)
 			gus_warn("%s: no usable sample (every metric needs T and W counted in its group)", path);
-		/* this file's CPU */
-		const char *fcpu = ss->cpu ? ss->cpu : o->cpu;
-		if (fcpu && o->cpu && strcasecmp(fcpu, o->cpu)) {
+		if (r) {
+			/* printed */
+		} else if (fcpu && o->cpu && strcasecmp(fcpu, o->cpu)) {
 			gus_error("%s: the samples say they come from a %s CPU, --cpu says %s", path, fcpu, o->cpu);
-			free(ss->cpu);
-			ss->cpu = before;
-			goto out;
-		}
-		if (fcpu && cpu && strcasecmp(fcpu, cpu)) {
+			r = -1;
+		} else if (fcpu && cpu && strcasecmp(fcpu, cpu)) {
 			gus_error("%s: samples from a %s CPU cannot be mixed with samples from a %s CPU", path, fcpu,
 				  cpu);
-			free(ss->cpu);
-			ss->cpu = before;
-			goto out;
+			r = -1;
+		} else if (fcpu && !cpu && !(cpu = strdup(fcpu))) {
+			r = -1;
 		}
-		if (fcpu && !cpu && !(cpu = strdup(fcpu))) {
-			free(ss->cpu);
-			ss->cpu = before;
+		free(file_cpu);
+		if (r)
 			goto out;
-		}
-		free(ss->cpu);
-		ss->cpu = before;
 	}
 	if (cpu && spire_sampleset_set_cpu(ss, cpu))
 		goto out;
