@@ -74,6 +74,9 @@ const char *gus_data_dir(const char *sub);
 /* Directory of the TMA tables: $GUS_DATADIR/tma, the source tree when gus
  * runs from its build tree, else the installed $(pkgdatadir)/tma. */
 const char *gus_tma_dir(void);
+/* "on" -> 1, "off" -> 0 into *V; anything else is a usage error naming
+ * OPT (printed; returns GUS_EXIT_USAGE). */
+int gus_parse_on_off(const char *opt, const char *arg, int *v);
 /* "gus: unknown option '-q'", the command list, exit status 2. */
 int gus_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gus_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

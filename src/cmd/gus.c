@@ -75,6 +75,17 @@ int gus_usage_error(const char *fmt, ...)
 	return GUS_EXIT_USAGE;
 }
 
+int gus_parse_on_off(const char *opt, const char *arg, int *v)
+{
+	if (!strcmp(arg, "on"))
+		*v = 1;
+	else if (!strcmp(arg, "off"))
+		*v = 0;
+	else
+		return gus_usage_error("%s takes on or off, not '%s'", opt, arg);
+	return 0;
+}
+
 static bool is_dir(const char *p)
 {
 	struct stat st;

@@ -247,12 +247,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'Y': o->spire_arch = optarg; o->spire = true; break;
 		case 'A': o->arch = optarg; break;
 		case 'S':
-			if (!strcmp(optarg, "on"))
-				o->smt = 1;
-			else if (!strcmp(optarg, "off"))
-				o->smt = 0;
-			else
-				return gus_usage_error("record: --smt takes on or off, not '%s'", optarg);
+			if (gus_parse_on_off("record: --smt", optarg, &o->smt))
+				return GUS_EXIT_USAGE;
 			break;
 		case 'u': o->user_only = true; break;
 		case 'm':

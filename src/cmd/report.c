@@ -545,44 +545,6 @@ static const char *col(const char *code)
 	return colour ? code : "";
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.6g", v);
-	else
-		fputs("null", out);
-}
-
-static void csv_str(FILE *out, const char *s, char sep)
-{
-	s = s ? s : "";
-	if (!strpbrk(s, "\"\n") && !strchr(s, sep)) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* Lines of a sub-renderer's CSV, each prefixed with the section and region */
 static void csv_prefixed(FILE *out, const char *text, const char *section, const char *region, char sep,
 			 bool skip_header)
@@ -593,9 +555,9 @@ static void csv_prefixed(FILE *out, const char *text, const char *section, const
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		if (len && !(first && skip_header)) {
-			csv_str(out, section, sep);
+			merge_csv_field(out, section, sep);
 			fputc(sep, out);
-			csv_str(out, region, sep);
+			merge_csv_field(out, region, sep);
 			fputc(sep, out);
 			fwrite(p, 1, len, out);
 			fputc('\n', out);
@@ -801,45 +763,45 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 static void write_json_region(struct report *rp, FILE *out, struct region_view *rv)
 {
 	fprintf(out, "    {\"rank\": %d, \"kind\": ", rv->r.rank);
-	json_str(out, rv->kind);
+	merge_json_string(out, rv->kind);
 	fprintf(out, ", \"name\": ");
-	json_str(out, rv->name);
+	merge_json_string(out, rv->name);
 	fprintf(out, ", \"file\": ");
-	json_str(out, rv->file);
+	merge_json_string(out, rv->file);
 	fprintf(out, ", \"start\": \"0x%llx\", \"end\": \"0x%llx\", \"source\": ", (unsigned long long)rv->r.start,
 		(unsigned long long)rv->r.end);
 	if (rv->source[0])
-		json_str(out, rv->source);
+		merge_json_string(out, rv->source);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)rv->r.samples);
-	json_num(out, rv->r.share);
+	merge_json_number(out, rv->r.share);
 	const struct merge_verdict *vd = &rv->verdict;
 	fprintf(out, ",\n     \"verdict\": {\"kind\": ");
-	json_str(out, merge_agreement_name(vd->kind));
+	merge_json_string(out, merge_agreement_name(vd->kind));
 	fprintf(out, ", \"text\": ");
-	json_str(out, vd->text);
+	merge_json_string(out, vd->text);
 	fprintf(out, ", \"measured\": ");
 	if (vd->measured[0])
-		json_str(out, vd->measured);
+		merge_json_string(out, vd->measured);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"measured_value\": ");
-	json_num(out, vd->measured[0] ? vd->measured_value : NAN);
+	merge_json_number(out, vd->measured[0] ? vd->measured_value : NAN);
 	fprintf(out, ", \"resource\": ");
 	if (vd->resource[0])
-		json_str(out, vd->resource);
+		merge_json_string(out, vd->resource);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"bottleneck\": %s, \"speedup_top\": ", vd->bottleneck ? "true" : "false");
-	json_num(out, rv->simulated ? vd->speedup_top : NAN);
+	merge_json_number(out, rv->simulated ? vd->speedup_top : NAN);
 	fprintf(out, ", \"gain_upper\": ");
-	json_num(out, rv->simulated ? vd->gain_upper : NAN);
+	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
 	fprintf(out, "},\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
 	if (rv->simulated)
 		fputs("null", out);
 	else
-		json_str(out, rv->why_no_model);
+		merge_json_string(out, rv->why_no_model);
 	fprintf(out, ",\n     \"simulated\": ");
 	if (!rv->simulated) {
 		fputs("null}", out);
@@ -857,7 +819,7 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 {
 	struct gusdata *d = rp->d;
 	fprintf(out, "{\n  \"gus_report\": 1,\n  \"recording\": ");
-	json_str(out, rp->o->input);
+	merge_json_string(out, rp->o->input);
 	fprintf(out, ",\n  \"meta\": {");
 	bool first = true;
 	for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++) {
@@ -867,9 +829,9 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 		char *copy = strdup(v);
 		fprintf(out, "%s\n    ", first ? "" : ",");
 		first = false;
-		json_str(out, meta_keys[i]);
+		merge_json_string(out, meta_keys[i]);
 		fprintf(out, ": ");
-		json_str(out, copy);
+		merge_json_string(out, copy);
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"missing\": {");
@@ -883,13 +845,13 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 		char *copy = strdup(v);
 		fprintf(out, "%s\n    ", first ? "" : ",");
 		first = false;
-		json_str(out, missing[i] + 8);
+		merge_json_string(out, missing[i] + 8);
 		fprintf(out, ": ");
-		json_str(out, copy);
+		merge_json_string(out, copy);
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"model\": ");
-	json_str(out, sim_machine_name(rp->m));
+	merge_json_string(out, sim_machine_name(rp->m));
 	fprintf(out, ",\n  \"measured\": ");
 	if (rp->have_tree) {
 		struct merge_run_info run;
@@ -902,7 +864,7 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 	if (rp->have_tree)
 		fputs("null", out);
 	else
-		json_str(out, rp->why_no_measure);
+		merge_json_string(out, rp->why_no_measure);
 	fprintf(out, ",\n  \"spire\": ");
 	if (rp->have_spire) {
 		struct merge_spire_info info;
@@ -913,7 +875,7 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 	}
 	fprintf(out, ",\n  \"spire_missing\": ");
 	if (rp->o->spire && !rp->have_spire)
-		json_str(out, rp->why_no_spire);
+		merge_json_string(out, rp->why_no_spire);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"regions\": [");
@@ -953,7 +915,7 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 		}
 	} else {
 		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
-		csv_str(out, rp->why_no_measure, sep);
+		merge_csv_field(out, rp->why_no_measure, sep);
 		fputc('\n', out);
 	}
 	if (rp->have_spire) {
@@ -966,7 +928,7 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 		free(s);
 	} else if (rp->o->spire) {
 		fprintf(out, "spire%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
-		csv_str(out, rp->why_no_spire, sep);
+		merge_csv_field(out, rp->why_no_spire, sep);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < rp->nrv; i++) {
@@ -983,9 +945,9 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 					    { "simulated_missing", rv->simulated ? "" : rv->why_no_model } };
 		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-			csv_str(out, rv->name, sep);
+			merge_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, fields[k][0], sep);
-			csv_str(out, fields[k][1], sep);
+			merge_csv_field(out, fields[k][1], sep);
 			fputc('\n', out);
 		}
 		double nums[] = { (double)rv->r.samples, rv->r.share, rv->simulated ? rv->verdict.speedup_top : NAN,
@@ -993,7 +955,7 @@ static void write_csv(struct report *rp, FILE *out, char **argv_store)
 		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper" };
 		for (size_t k = 0; k < 4; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-			csv_str(out, rv->name, sep);
+			merge_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, nnames[k], sep);
 			if (isfinite(nums[k]))
 				fprintf(out, "%.9g", nums[k]);

@@ -155,12 +155,8 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		case 'e': o->events = optarg; break;
 		case 'a': o->arch = optarg; break;
 		case 'S':
-			if (!strcmp(optarg, "on"))
-				o->smt = 1;
-			else if (!strcmp(optarg, "off"))
-				o->smt = 0;
-			else
-				return gus_usage_error("stat: --smt takes on or off, not '%s'", optarg);
+			if (gus_parse_on_off("stat: --smt", optarg, &o->smt))
+				return GUS_EXIT_USAGE;
 			break;
 		case 'h':
 			stat_usage(stdout);
@@ -453,25 +449,6 @@ struct iv_out {
 	bool started;
 };
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* VALUE with thousands separators and DECIMALS decimals */
 static void grouped(char *out, size_t outlen, double value, int decimals)
 {
@@ -512,19 +489,19 @@ static void iv_start(struct iv_out *w)
 		fprintf(f, "{\n  \"tool\": \"gus stat\",\n  \"interval_ms\": %u,\n  \"program\": [", o->interval_ms);
 		for (int i = 0; o->argv[i]; i++) {
 			fputs(i ? ", " : "", f);
-			json_str(f, o->argv[i]);
+			merge_json_string(f, o->argv[i]);
 		}
 		fputs("],\n", f);
 		if (w->sp) {
 			fputs("  \"spire\": {\"cpu\": ", f);
 			if (w->sp->cpu)
-				json_str(f, w->sp->cpu);
+				merge_json_string(f, w->sp->cpu);
 			else
 				fputs("null", f);
 			fputs(", \"time\": ", f);
-			json_str(f, w->sp->time_name);
+			merge_json_string(f, w->sp->time_name);
 			fputs(", \"work\": ", f);
-			json_str(f, w->sp->work_name);
+			merge_json_string(f, w->sp->work_name);
 			fprintf(f, ", \"groups\": %d},\n", w->plan->n_groups);
 		}
 		fputs("  \"intervals\": [", f);
@@ -569,7 +546,7 @@ static int iv_interval(void *ctx, double t, const struct td_countset *cs)
 		double pct = c->enabled > 0 ? 100.0 * c->running / c->enabled : 0;
 		if (w->o->fmt == MERGE_JSON) {
 			fprintf(f, "%s\n      {\"event\": ", i ? "," : "");
-			json_str(f, c->event);
+			merge_json_string(f, c->event);
 			if (cs->n == w->plan->n)
 				fprintf(f, ", \"group\": %d", w->plan->ev[i].group);
 			if (counted)

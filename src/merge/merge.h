@@ -26,6 +26,14 @@ struct merge_run_info {
 	const char *notes;	/* one line per note, NULL if none */
 };
 
+/* The JSON and CSV writers of the renderers, for commands that write
+ * JSON or CSV of their own: a string as JSON (NULL as ""), a number as
+ * JSON (null for NaN and infinities), a CSV field (quoted, with inner
+ * quotes doubled, when it holds SEP, a quote or a newline). */
+void merge_json_string(FILE *out, const char *s);
+void merge_json_number(FILE *out, double v);
+void merge_csv_field(FILE *out, const char *s, char sep);
+
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
 		      enum merge_format fmt, char sep);
 void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,

@@ -15,10 +15,6 @@ Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen);
 /* "% slots", "% clocks", ...: what a node's percentage is a share of */
 const char *mg_unit_label(enum td_unit u);
 
-void json_string(FILE *out, const char *s);
-void json_number(FILE *out, double v);	/* null for NaN and infinities */
-/* CSV fields may hold the separator or quotes: quote them then. */
-void csv_field(FILE *out, const char *s, char sep);
 /* Text for SVG element content and attribute values (tmasvg.c): '<', '>',
  * '&' and '"' escaped; control characters XML 1.0 does not allow (all
  * but tab and newlines) become '?' rather than making the file unreadable. */

@@ -26,7 +26,7 @@ const char *mg_unit_label(enum td_unit u)
 	}
 }
 
-void json_string(FILE *out, const char *s)
+void merge_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; s && *s; s++) {
@@ -41,7 +41,7 @@ void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void json_number(FILE *out, double v)
+void merge_json_number(FILE *out, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", out);
@@ -50,7 +50,7 @@ void json_number(FILE *out, double v)
 }
 
 /* CSV fields may hold the separator or quotes: quote them then. */
-void csv_field(FILE *out, const char *s, char sep)
+void merge_csv_field(FILE *out, const char *s, char sep)
 {
 	if (!s)
 		s = "";
@@ -160,7 +160,7 @@ static void json_program(FILE *out, const struct merge_run_info *run)
 	fprintf(out, "  \"program\": [");
 	for (int i = 0; run->argv[i]; i++) {
 		fprintf(out, "%s", i ? ", " : "");
-		json_string(out, run->argv[i]);
+		merge_json_string(out, run->argv[i]);
 	}
 	fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n  \"runs\": %d,\n  \"user_only\": %s,\n",
 		run->exit_status, run->interrupted ? "true" : "false", run->seconds, run->runs,
@@ -205,10 +205,10 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 			fprintf(out, "%c%s%c%s%c%d%c%s%c%.4f%c", sep, td_unit_name(nd->unit), sep,
 				status_name(r->status), sep, r->flagged, sep,
 				r->bottleneck ? (r->candidate ? "candidate" : "yes") : "", sep, r->mux, sep);
-			csv_field(out, r->note, sep);
+			merge_csv_field(out, r->note, sep);
 			node_events(tree, i, evbuf, sizeof(evbuf));
 			fputc(sep, out);
-			csv_field(out, evbuf, sep);
+			merge_csv_field(out, evbuf, sep);
 			fputc('\n', out);
 		}
 		fprintf(out, "record%cname%craw%cenabled_ns%crunning_ns%cscaled%cmultiplex_ratio\n",
@@ -235,20 +235,20 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 	}
 	/* JSON */
 	fprintf(out, "{\n  \"tool\": \"gus stat\",\n  \"table\": ");
-	json_string(out, t->id);
+	merge_json_string(out, t->id);
 	fprintf(out, ",\n  \"micro_architecture\": ");
-	json_string(out, t->full_name);
+	merge_json_string(out, t->full_name);
 	fprintf(out, ",\n  \"max_level\": %d,\n  \"smt_on\": %s,\n", tree->max_level,
 		run->smt_on ? "true" : "false");
 	if (run->import) {
 		fprintf(out, "  \"import\": ");
-		json_string(out, run->import);
+		merge_json_string(out, run->import);
 		fprintf(out, ",\n");
 	}
 	if (run->argv)
 		json_program(out, run);
 	fprintf(out, "  \"level1_sum\": ");
-	json_number(out, tree->level1_sum);
+	merge_json_number(out, tree->level1_sum);
 	fprintf(out, ",\n  \"level1_sum_mismeasured\": %s,\n  \"nodes\": [",
 		tree->level1_sum_bad ? "true" : "false");
 	bool first = true;
@@ -259,25 +259,25 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		const struct td_node *nd = &t->nodes[i];
 		fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
-		json_string(out, nd->name);
+		merge_json_string(out, nd->name);
 		fprintf(out, ", \"level\": %d, \"parent\": ", nd->level);
 		if (nd->parent >= 0)
-			json_string(out, t->nodes[nd->parent].name);
+			merge_json_string(out, t->nodes[nd->parent].name);
 		else
 			fputs("null", out);
 		fprintf(out, ", \"value\": ");
-		json_number(out, r->value);
+		merge_json_number(out, r->value);
 		fprintf(out, ", \"unit\": \"%s\", \"status\": \"%s\", \"threshold\": %g, \"flagged\": %s, \"bottleneck\": %s, \"candidate\": %s, \"multiplex_ratio\": %.4f, \"note\": ",
 			td_unit_name(nd->unit), status_name(r->status), nd->threshold,
 			r->flagged ? "true" : "false", r->bottleneck ? "true" : "false",
 			r->candidate ? "true" : "false", r->mux);
-		json_string(out, r->note);
+		merge_json_string(out, r->note);
 		fprintf(out, ", \"events\": [");
 		bool f2 = true;
 		for (size_t e = 0; e < t->n_events; e++)
 			if (nd->uses[e]) {
 				fprintf(out, "%s", f2 ? "" : ", ");
-				json_string(out, t->events[e].name);
+				merge_json_string(out, t->events[e].name);
 				f2 = false;
 			}
 		fprintf(out, "]}");
@@ -289,12 +289,12 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 			continue;
 		fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
-		json_string(out, t->events[e].name);
+		merge_json_string(out, t->events[e].name);
 		fprintf(out, ", \"counted\": %s", tree->ev_counted[e] ? "true" : "false");
 		if (tree->ev_counted[e]) {
 			fprintf(out, ", \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f, \"scaled\": ",
 				tree->ev_raw[e], tree->ev_enabled[e], tree->ev_running[e]);
-			json_number(out, tree->ev_value[e]);
+			merge_json_number(out, tree->ev_value[e]);
 			fprintf(out, ", \"multiplex_ratio\": %.4f",
 				tree->ev_enabled[e] > 0 ? tree->ev_running[e] / tree->ev_enabled[e] : 1.0);
 		}
@@ -329,7 +329,7 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 			sep, sep);
 		for (size_t i = 0; i < cs->n; i++) {
 			const struct td_count *c = &cs->c[i];
-			csv_field(out, c->event, sep);
+			merge_csv_field(out, c->event, sep);
 			if (!c->counted) {
 				fprintf(out, "%c<not counted>%c%c%c%c\n", sep, sep, sep, sep, sep);
 				continue;
@@ -350,7 +350,7 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct td_count *c = &cs->c[i];
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		json_string(out, c->event);
+		merge_json_string(out, c->event);
 		fprintf(out, ", \"counted\": %s", c->counted ? "true" : "false");
 		if (c->counted) {
 			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;

@@ -248,43 +248,43 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 {
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "{\n  \"source\": ");
-	json_string(out, info->source);
+	merge_json_string(out, info->source);
 	fprintf(out, ",\n  \"machine\": ");
-	json_string(out, sim_machine_name(m));
+	merge_json_string(out, sim_machine_name(m));
 	fprintf(out, ",\n  \"machine_description\": ");
-	json_string(out, sim_machine_describe(m));
+	merge_json_string(out, sim_machine_describe(m));
 	fprintf(out, ",\n  \"stream\": ");
 	if (info->stream)
-		json_string(out, info->stream);
+		merge_json_string(out, info->stream);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"iterations_measured\": ");
-	json_number(out, a->units);
+	merge_json_number(out, a->units);
 	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",
 		info->iterations, info->warmup, info->body_insns);
 	fprintf(out, "  \"cycles_per_iteration\": ");
-	json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
+	merge_json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"cycles\": ");
-	json_number(out, b->cycles);
+	merge_json_number(out, b->cycles);
 	fprintf(out, ",\n  \"instructions\": %llu,\n  \"uops\": %llu,\n  \"fused_uops\": %llu,\n  \"ipc\": ",
 		(unsigned long long)b->insns, (unsigned long long)b->uops, (unsigned long long)b->fused);
-	json_number(out, a->ipc);
+	merge_json_number(out, a->ipc);
 	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
 	double s = b->slots;
 	fprintf(out, "  \"topdown\": {\"slots\": ");
-	json_number(out, s);
+	merge_json_number(out, s);
 	fprintf(out, ", \"retiring\": ");
-	json_number(out, s > 0 ? b->retiring / s : 0);
+	merge_json_number(out, s > 0 ? b->retiring / s : 0);
 	fprintf(out, ", \"frontend_bound\": ");
-	json_number(out, s > 0 ? b->frontend / s : 0);
+	merge_json_number(out, s > 0 ? b->frontend / s : 0);
 	fprintf(out, ", \"bad_speculation\": ");
-	json_number(out, s > 0 ? b->bad_spec / s : 0);
+	merge_json_number(out, s > 0 ? b->bad_spec / s : 0);
 	fprintf(out, ", \"backend_bound\": ");
-	json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
+	merge_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
 	fprintf(out, ", \"memory_bound\": ");
-	json_number(out, s > 0 ? b->backend_mem / s : 0);
+	merge_json_number(out, s > 0 ? b->backend_mem / s : 0);
 	fprintf(out, ", \"core_bound\": ");
-	json_number(out, s > 0 ? b->backend_core / s : 0);
+	merge_json_number(out, s > 0 ? b->backend_core / s : 0);
 	fprintf(out, "},\n");
 	const struct sim_events *e = &a->events;
 	fprintf(out,
@@ -298,11 +298,11 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		(unsigned long long)e->indirect_miss, (unsigned long long)e->btb_miss,
 		(unsigned long long)e->mispredicts);
 	fprintf(out, "  \"threshold\": ");
-	json_number(out, info->threshold);
+	merge_json_number(out, info->threshold);
 	fprintf(out, ",\n  \"weights\": [");
 	for (size_t w = 0; w < a->nweights; w++) {
 		fprintf(out, "%s", w ? ", " : "");
-		json_number(out, a->weights[w]);
+		merge_json_number(out, a->weights[w]);
 	}
 	fprintf(out, "],\n  \"sensitivity\": [");
 	for (size_t i = 0; i < a->nsens; i++) {
@@ -310,15 +310,15 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"resources\": [", i ? "," : "");
 		for (unsigned k = 0; k < se->set.n; k++) {
 			fprintf(out, "%s", k ? ", " : "");
-			json_string(out, sim_res_name(m, se->set.res[k]));
+			merge_json_string(out, sim_res_name(m, se->set.res[k]));
 		}
 		fprintf(out, "], \"speedup\": [");
 		for (size_t w = 0; w < a->nweights; w++) {
 			fprintf(out, "%s", w ? ", " : "");
-			json_number(out, se->speedup[w]);
+			merge_json_number(out, se->speedup[w]);
 		}
 		fprintf(out, "], \"upper_bound\": ");
-		json_number(out, se->upper);
+		merge_json_number(out, se->upper);
 		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s}", se->bottleneck ? "true" : "false",
 			se->searched ? "true" : "false");
 	}
@@ -330,7 +330,7 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		char name[128];
 		set_name(m, &a->sens[i].set, name, sizeof name);
 		fprintf(out, "%s", first ? "" : ", ");
-		json_string(out, name);
+		merge_json_string(out, name);
 		first = false;
 	}
 	fprintf(out, "],\n  \"per_instruction\": [");
@@ -344,28 +344,28 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
 			(unsigned long long)(in->addr - info->addr_bias));
 		first = false;
-		json_string(out, in->text);
+		merge_json_string(out, in->text);
 		char src[300];
 		if (info->srcline) {
 			fprintf(out, ", \"source\": ");
 			if (insn_source(info, in, src, sizeof src))
-				json_string(out, src);
+				merge_json_string(out, src);
 			else
 				fputs("null", out);
 		}
 		fprintf(out, ", \"form\": ");
-		json_string(out, in->key);
+		merge_json_string(out, in->key);
 		fprintf(out, ", \"executions\": %llu, \"latency\": ", (unsigned long long)e->insn_count[i]);
-		json_number(out, in->lat);
+		merge_json_number(out, in->lat);
 		fprintf(out, ", \"ports\": ");
-		json_string(out, in->ports ? in->ports : "");
+		merge_json_string(out, in->ports ? in->ports : "");
 		fprintf(out, ", \"uops\": %u, \"fused_uops\": %u, \"approximate\": %s, \"share\": {", in->uops, in->fused,
 			in->approx ? "true" : "false");
 		for (size_t c = 0; c < nc; c++) {
 			fprintf(out, "%s", c ? ", " : "");
-			json_string(out, sim_res_name(m, cols[c]));
+			merge_json_string(out, sim_res_name(m, cols[c]));
 			fprintf(out, ": ");
-			json_number(out, insn_share(m, code, a, i, cols[c]));
+			merge_json_number(out, insn_share(m, code, a, i, cols[c]));
 		}
 		fprintf(out, "}}");
 	}
@@ -374,11 +374,11 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 
 static void csv_row(FILE *out, const char *kind, const char *name, const char *field, double v)
 {
-	csv_field(out, kind, ',');
+	merge_csv_field(out, kind, ',');
 	fputc(',', out);
-	csv_field(out, name, ',');
+	merge_csv_field(out, name, ',');
 	fputc(',', out);
-	csv_field(out, field, ',');
+	merge_csv_field(out, field, ',');
 	fprintf(out, ",%.9g\n", isfinite(v) ? v : 0);
 }
 

@@ -272,18 +272,18 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 
 static void csv_key(FILE *out, const char *kind, const char *name, const char *field)
 {
-	csv_field(out, kind, ',');
+	merge_csv_field(out, kind, ',');
 	fputc(',', out);
-	csv_field(out, name ? name : "", ',');
+	merge_csv_field(out, name ? name : "", ',');
 	fputc(',', out);
-	csv_field(out, field, ',');
+	merge_csv_field(out, field, ',');
 	fputc(',', out);
 }
 
 static void csv_str(FILE *out, const char *kind, const char *name, const char *field, const char *v)
 {
 	csv_key(out, kind, name, field);
-	csv_field(out, v ? v : "", ',');
+	merge_csv_field(out, v ? v : "", ',');
 	fputc('\n', out);
 }
 
@@ -382,7 +382,7 @@ static void json_nl(FILE *out, int ind, int depth)
 static void jstr_or_null(FILE *out, const char *s)
 {
 	if (s)
-		json_string(out, s);
+		merge_json_string(out, s);
 	else
 		fputs("null", out);
 }
@@ -414,13 +414,13 @@ static void json_analysis(FILE *out, const struct spire_model *m, const struct s
 	fputs("],", out);
 	json_nl(out, ind, 1);
 	fputs("\"throughput\": ", out);
-	json_string(out, p_name(m));
+	merge_json_string(out, p_name(m));
 	fputs(", \"measured\": ", out);
-	json_number(out, positive(a->measured) ? a->measured : NAN);
+	merge_json_number(out, positive(a->measured) ? a->measured : NAN);
 	fputs(", \"ensemble\": ", out);
-	json_number(out, ens);
+	merge_json_number(out, ens);
 	fputs(", \"ratio\": ", out);
-	json_number(out, ratio(a->measured, ens));
+	merge_json_number(out, ratio(a->measured, ens));
 	fprintf(out, ", \"samples\": %zu,", a->n_samples);
 	json_nl(out, ind, 1);
 	fputs("\"metrics\": [", out);
@@ -443,17 +443,17 @@ static void json_analysis(FILE *out, const struct spire_model *m, const struct s
 		fputs(", \"area\": ", out);
 		jstr_or_null(out, d ? d->area : NULL);
 		fputs(", \"estimate\": ", out);
-		json_number(out, e->estimate);
+		merge_json_number(out, e->estimate);
 		fputs(", \"ratio\": ", out);
-		json_number(out, ratio(e->estimate, e->measured));
+		merge_json_number(out, ratio(e->estimate, e->measured));
 		fprintf(out, ", \"samples\": %zu, \"time\": ", e->n);
-		json_number(out, e->t);
+		merge_json_number(out, e->t);
 		fputs(", \"left_of_peak\": ", out);
-		json_number(out, e->left_of_peak);
+		merge_json_number(out, e->left_of_peak);
 		fprintf(out, ", \"bottleneck\": %s, \"peak\": {\"i\": ", is_bottleneck(e->estimate, lo) ? "true" : "false");
-		json_number(out, r->peak_i);
+		merge_json_number(out, r->peak_i);
 		fputs(", \"p\": ", out);
-		json_number(out, r->peak_p);
+		merge_json_number(out, r->peak_p);
 		fputs("}}", out);
 	}
 	if (!first)
@@ -595,21 +595,21 @@ static void json_model(FILE *out, const struct spire_model *m, const struct spir
 		fputs(", \"area\": ", out);
 		jstr_or_null(out, d ? d->area : NULL);
 		fprintf(out, ", \"samples\": %zu, \"peak\": {\"i\": ", r->n_train);
-		json_number(out, r->peak_i);
+		merge_json_number(out, r->peak_i);
 		fputs(", \"p\": ", out);
-		json_number(out, r->peak_p);
+		merge_json_number(out, r->peak_p);
 		fprintf(out, ", \"knot\": %zu}, \"knots\": [", r->peak);
 		for (size_t j = 0; j < r->n_knots; j++) {
 			fputs(j ? ", [" : "[", out);
-			json_number(out, r->knots[j].i);
+			merge_json_number(out, r->knots[j].i);
 			fputs(", ", out);
-			json_number(out, r->knots[j].p);
+			merge_json_number(out, r->knots[j].p);
 			fputc(']', out);
 		}
 		fputs("], \"tail\": ", out);
-		json_number(out, r->tail_p);
+		merge_json_number(out, r->tail_p);
 		fputs(", \"infinity\": ", out);
-		json_number(out, r->inf_p);
+		merge_json_number(out, r->inf_p);
 		fputc('}', out);
 	}
 	fprintf(out, "%s]\n}\n", m->n ? "\n  " : "");
