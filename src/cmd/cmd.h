@@ -31,8 +31,12 @@ int cmd_spire(int argc, char **argv);
 struct collect_pmu_info;
 struct td_table;
 /* The TMA table named ARCH, or the CPU's (libpfm4's PMU); NULL with the
- * message printed. HAVE_PMU: libpfm4 recognised the CPU (PMU filled). */
-struct td_table *gus_pick_tma_table(const char *arch, struct collect_pmu_info *pmu, bool *have_pmu);
+ * message printed and the exit status in *EXIT_RC. HAVE_PMU: libpfm4
+ * recognised the CPU (PMU filled). COUNTING: the table is for counting on
+ * this machine, so a machine without hardware counters is told so (exit 3,
+ * or 4 without permission) before any word of a missing table. */
+struct td_table *gus_pick_tma_table(const char *arch, bool counting, struct collect_pmu_info *pmu, bool *have_pmu,
+				    int *exit_rc);
 /* The machine model for this CPU ("spr" for Golden Cove servers, else
  * "skx"), from /proc/cpuinfo. */
 const char *gus_host_machine(void);

@@ -784,14 +784,23 @@ static struct td_table *counting_setup(const struct record_opts *o, struct gusda
 	char err[COLLECT_ERRLEN], note[256] = "";
 	struct collect_pmu_info pmu;
 	bool have_pmu;
-	/* a CPU libpfm4 does not know is a fact of the recording, not an error */
+	int pick_rc;
+	/* no counters, or a CPU libpfm4 does not know, is a fact of the
+	 * recording, not an error; the missing counters are named first since
+	 * libpfm4 knows many CPUs that a virtual machine gives no PMU */
+	if (!o->import_counts && collect_probe_hw_counters(err, sizeof err) != COLLECT_OK) {
+		gusdata_set_meta(d, "missing.counts", err);
+		return NULL;
+	}
 	if (!o->arch && (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))) {
 		gusdata_set_meta(d, "missing.counts", "libpfm4 does not recognise this CPU; --arch names a TMA table");
 		return NULL;
 	}
-	struct td_table *t = gus_pick_tma_table(o->arch, &pmu, &have_pmu);
-	if (!t)
+	struct td_table *t = gus_pick_tma_table(o->arch, false, &pmu, &have_pmu, &pick_rc);
+	if (!t) {
+		gusdata_set_meta(d, "missing.counts", "no TMA table for this CPU (--arch names one)");
 		return NULL;
+	}
 	gusdata_set_meta(d, "tma.table", t->id);
 	gusdata_set_meta_u64(d, "tma.level", (uint64_t)o->level);
 	*smt_on = o->smt >= 0 ? o->smt == 1 : (o->import_counts ? false : collect_smt_active());
@@ -1114,11 +1123,11 @@ int cmd_record(int argc, char **argv)
 	bool smt_on = false;
 	table = counting_setup(&o, d, &plan, &smt_on);
 	if (!table && o.import_counts) {
+		const char *why = gusdata_meta(d, "missing.counts");
+		gus_error("--import-counts %s: %s", o.import_counts, why ? why : "no TMA table");
 		rc = GUS_EXIT_ERROR;
 		goto fail_unlink;
 	}
-	if (!table)
-		gusdata_set_meta(d, "missing.counts", "no TMA table for this CPU (--arch names one)");
 	if (o.import_counts && import_counts(&o, d)) {
 		rc = GUS_EXIT_ERROR;
 		goto fail_unlink;

@@ -202,13 +202,26 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
-struct td_table *gus_pick_tma_table(const char *arch, struct collect_pmu_info *pmu, bool *have_pmu)
+struct td_table *gus_pick_tma_table(const char *arch, bool counting, struct collect_pmu_info *pmu, bool *have_pmu,
+				    int *exit_rc)
 {
 	char err[COLLECT_ERRLEN];
 	struct td_table *t;
 	*have_pmu = false;
+	*exit_rc = GUS_EXIT_ERROR;
 	if (collect_pfm_init(err, sizeof(err)) == 0 && collect_detect_pmu(pmu) == 0)
 		*have_pmu = true;
+	if (counting && !arch) {
+		/* libpfm4 names a CPU from CPUID alone, also inside a virtual
+		 * machine that has no counters: the counters decide */
+		enum collect_status st = collect_probe_hw_counters(err, sizeof(err));
+		if (st != COLLECT_OK) {
+			gus_error("%s", err);
+			*exit_rc = st == COLLECT_NO_PMU ? GUS_EXIT_NO_PMU
+				 : st == COLLECT_NO_PERMISSION ? GUS_EXIT_NO_PERMISSION : GUS_EXIT_ERROR;
+			return NULL;
+		}
+	}
 	if (arch) {
 		t = td_table_load_arch(gus_tma_dir(), arch, err, sizeof(err));
 		if (!t)
@@ -297,9 +310,10 @@ static int stat_import(const struct stat_opts *o)
 	struct collect_pmu_info pmu;
 	bool have_pmu;
 	char err[TD_ERRLEN];
-	struct td_table *t = gus_pick_tma_table(o->arch, &pmu, &have_pmu);
+	int pick_rc;
+	struct td_table *t = gus_pick_tma_table(o->arch, false, &pmu, &have_pmu, &pick_rc);
 	if (!t)
-		return GUS_EXIT_ERROR;
+		return pick_rc;
 	int rc = GUS_EXIT_ERROR;
 	bool *sel = td_select_nodes(t, o->level, o->nodes, err, sizeof(err));
 	struct td_countset cs;
@@ -722,7 +736,7 @@ int cmd_stat(int argc, char **argv)
 
 	struct collect_pmu_info pmu;
 	bool have_pmu;
-	if (!(t = gus_pick_tma_table(o.arch, &pmu, &have_pmu)))
+	if (!(t = gus_pick_tma_table(o.arch, !o.print_events, &pmu, &have_pmu, &rc)))
 		goto out;
 	if (!(sel = td_select_nodes(t, o.level, o.nodes, err, sizeof(err)))) {
 		rc = gus_usage_error("stat: %s", err);

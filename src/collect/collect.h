@@ -36,6 +36,12 @@ int collect_pfm_init(char *err, size_t errlen);
 void collect_pfm_fini(void);
 /* The core PMU libpfm4 detected (or was forced to). -1 if none. */
 int collect_detect_pmu(struct collect_pmu_info *info);
+/* Whether this machine can count hardware events at all, whatever libpfm4
+ * knows of its CPU: opens (and closes) the generic cycles event on gus
+ * itself. COLLECT_OK, or COLLECT_NO_PMU / COLLECT_NO_PERMISSION with the
+ * actionable message in ERR. A missing TMA table is only worth naming
+ * where this says COLLECT_OK. */
+enum collect_status collect_probe_hw_counters(char *err, size_t errlen);
 
 /* Encode NAME: a libpfm4 event (perf software names such as task-clock
  * included) or a raw perf encoding (cpu/event=0x..,umask=0x../, rNNNN).

@@ -100,6 +100,24 @@ static int sys_perf_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
 	return (int)syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
+enum collect_status collect_probe_hw_counters(char *err, size_t errlen)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+		.exclude_kernel = 1,	/* allowed at every perf_event_paranoid below 3 */
+		.exclude_hv = 1,
+	};
+	int fd = sys_perf_open(&a, 0, -1);
+	if (fd >= 0) {
+		close(fd);
+		return COLLECT_OK;
+	}
+	return classify_open_error(errno, "cycles", false, err, errlen);
+}
+
 static void prepare_attr(struct perf_event_attr *a, bool leader, bool group_read)
 {
 	a->inherit = 1;

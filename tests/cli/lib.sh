@@ -11,6 +11,9 @@ contains() { case "$1" in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 check_contains() {	# check_contains TEXT NEEDLE DESCRIPTION
 	if contains "$1" "$2"; then ok 0 "$3"; else ok 1 "$3"; printf '#   wanted: %s\n#   in: %s\n' "$2" "$(printf '%s' "$1" | head -c 600 | tr '\n' '|')"; fi
 }
+check_lacks() {	# check_lacks TEXT NEEDLE DESCRIPTION
+	if contains "$1" "$2"; then ok 1 "$3"; printf '#   unwanted: %s\n#   in: %s\n' "$2" "$(printf '%s' "$1" | head -c 600 | tr '\n' '|')"; else ok 0 "$3"; fi
+}
 check_status() {	# check_status GOT WANT DESCRIPTION
 	if [ "$1" -eq "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   exit status $1, want $2"; fi
 }

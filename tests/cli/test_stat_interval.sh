@@ -91,7 +91,11 @@ sp=$(cat "$TMP/sp.csv" 2>/dev/null)
 check_contains "$sp" "# gus stat --spire -I 50 -x, -o" "the command as a comment"
 check_contains "$sp" "# time: task-clock" "# time: line"
 check_contains "$sp" "# work: page-faults" "# work: line"
-printf '%s\n' "$sp" | grep -q '^# cpu: [a-z0-9_]*$'; ok $? "# cpu: line (the libpfm4 PMU name)"
+# the CPU is libpfm4's name for the host's PMU, which some hosts lack
+# (an AMD guest, a CPU newer than libpfm4): then there is no line at all
+cpu_lines=$(printf '%s\n' "$sp" | grep -c '^# cpu:')
+good_lines=$(printf '%s\n' "$sp" | grep -cE '^# cpu: [a-z0-9_]+$')
+test "$cpu_lines" -le 1 && test "$cpu_lines" -eq "$good_lines"; ok $? "# cpu: line, where libpfm4 knows the CPU, names its PMU ($cpu_lines line)"
 bad=$(printf '%s\n' "$sp" | grep -v '^#' | awk -F, '{ want = (NR - 1) % 4 == 0 ? "task-clock" : (NR - 1) % 4 == 1 ? "page-faults" : (NR - 1) % 4 == 2 ? "context-switches" : "minor-faults"; if ($4 != want) print }' | head -1)
 test -z "$bad" && test -n "$sp"; ok $? "each interval: T, W, then the metrics${bad:+: $bad}"
 bad=$(printf '%s\n' "$sp" | grep -v '^#' | awk -F, '{ k = $1; if ($4 == "task-clock") { t = k; r = $5 } else if (k != t || ($2 != "<not counted>" && $5 != r)) print }' | head -1)
