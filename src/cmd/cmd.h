@@ -56,11 +56,15 @@ int gus_spire_apply(const struct spire_model *m, const struct spire_sampleset *s
 /* libpfm4's name of this CPU's core PMU ("skx", "spr"); -1 when unknown. */
 int gus_detect_cpu(char *out, size_t n);
 
-/* Output goes to FILE.tmp first and is renamed at the end, so a failed run
- * never leaves a complete-looking result behind. */
+/* A result file the user named (-o, --svg, --csv, a model file), by the
+ * rules of outpath.h: written beside a regular file and renamed over it at
+ * the end, so a failed run never leaves a complete-looking result behind;
+ * a FIFO or /dev/null written in place; a directory, a device other than
+ * a character device, or a gus recording refused with a message. */
+struct outpath_file;
 struct outfile {
 	FILE *f;
-	char *tmp;
+	struct outpath_file *file;
 	const char *path;
 };
 int outfile_open(struct outfile *o, const char *path, FILE *dflt);

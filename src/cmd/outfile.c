@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Result files written atomically, shared by the commands. */
+/* Result files of the commands, written by the rules of outpath.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,52 +7,77 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "gusdata.h"
+#include "outpath.h"
 
-/* Output goes to FILE.tmp first and is renamed at the end, so a failed run
- * never leaves a complete-looking result behind. */
 int outfile_open(struct outfile *o, const char *path, FILE *dflt)
 {
+	char err[OUTPATH_ERRLEN];
 	memset(o, 0, sizeof(*o));
 	if (!path) {
 		o->f = dflt;
 		return 0;
 	}
-	size_t n = strlen(path) + 16;
-	o->tmp = malloc(n);
-	if (!o->tmp)
-		return -1;
-	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	o->path = path;
-	if (!(o->f = fopen(o->tmp, "w"))) {
-		gus_error("cannot write %s: %s", path, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
+	/* a shell redirection would overwrite a recording too; gus keeps
+	 * what gus record made from its own text outputs */
+	if (gusdata_is_recording(path)) {
+		gus_error("%s is a gus recording: a text output does not replace it (name another file)", path);
 		return -1;
 	}
+	o->file = calloc(1, sizeof(*o->file));
+	if (!o->file)
+		return -1;
+	if (outpath_open(o->file, path, err, sizeof(err))) {
+		gus_error("%s", err);
+		free(o->file);
+		o->file = NULL;
+		return -1;
+	}
+	/* stdio on a copy of the descriptor: outpath_commit syncs and closes
+	 * the original after stdio has flushed */
+	int fd = dup(o->file->fd);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		gus_error("cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		outpath_abort(o->file);
+		free(o->file);
+		o->file = NULL;
+		return -1;
+	}
+	o->path = path;
 	return 0;
 }
 
 int outfile_close(struct outfile *o, bool ok)
 {
+	char err[OUTPATH_ERRLEN];
 	int rc = 0;
 	if (!o->path) {
 		if (fflush(o->f))
 			rc = -1;
 		return rc;
 	}
-	if (ferror(o->f) | fclose(o->f))
-		ok = false, rc = -1;
-	if (ok && rename(o->tmp, o->path)) {
-		gus_error("cannot write %s: %s", o->path, strerror(errno));
-		rc = -1;
+	int werr = 0;
+	if (fflush(o->f) || ferror(o->f))
+		werr = errno ? errno : EIO;
+	if (fclose(o->f) && !werr)
+		werr = errno ? errno : EIO;
+	if (werr) {
+		/* a full disk shows here first */
+		gus_error("writing %s failed: %s; nothing was written", o->path, strerror(werr));
 		ok = false;
+		rc = -1;
 	}
-	if (!ok) {
-		if (rc)
-			gus_error("writing %s failed; nothing was written", o->path);
-		unlink(o->tmp);
+	if (ok) {
+		if (outpath_commit(o->file, err, sizeof(err))) {
+			gus_error("%s; nothing was written", err);
+			rc = -1;
+		}
+	} else {
+		outpath_abort(o->file);
 	}
-	free(o->tmp);
+	free(o->file);
+	o->file = NULL;
 	return rc;
 }
-

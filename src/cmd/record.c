@@ -47,7 +47,7 @@ struct record_opts {
 	const char *spire_metrics, *spire_time, *spire_work, *spire_arch;
 	const char *arch;
 	int smt;		/* -1 detect */
-	bool user_only, no_mem, quiet;
+	bool user_only, no_mem, quiet, force;
 	struct collect_pt_opts pt;
 	struct collect_pt_filter filters[MAX_FILTERS];
 	size_t nfilters;
@@ -65,8 +65,11 @@ static void record_usage(FILE *out)
 		"their loops), and their instruction stream (a second run: Intel PT, or\n"
 		"the QEMU tracer where the machine has no PT).\n"
 		"\n"
-		"  -o, --output FILE        the recording (default gus.data; an existing one\n"
-		"                           becomes FILE.old)\n"
+		"  -o, --output FILE        the recording (default gus.data; an earlier\n"
+		"                           recording there becomes FILE.old; anything else\n"
+		"                           there is refused)\n"
+		"      --force              also replace a regular file that is not a\n"
+		"                           recording (never a directory)\n"
 		"  -l, --level N            TMA levels to count, 1 to 3 (default 3)\n"
 		"      --tracer T           auto (default: pt where available, else qemu),\n"
 		"                           pt, qemu, or none\n"
@@ -176,6 +179,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "pt-kernel", no_argument, NULL, 'k' },
 		{ "pt-timing", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -275,6 +279,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'k': o->pt.kernel = true; break;
 		case 't': o->pt.timing = true; break;
 		case 'q': o->quiet = true; break;
+		case 'O': o->force = true; break;
 		case 'h':
 			record_usage(stdout);
 			exit(GUS_EXIT_OK);
@@ -384,7 +389,7 @@ struct sample_store {
 static int store_fail(struct sample_store *s)
 {
 	if (!s->failed[0])
-		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_path(s->d), gusdata_errmsg(s->d));
+		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_file_path(s->d), gusdata_errmsg(s->d));
 	return -1;
 }
 
@@ -618,6 +623,7 @@ static size_t trace_ranges(const struct merge_region *r, size_t n, const char *e
 }
 
 struct qemu_store {
+	struct gusdata *d;
 	struct gusdata_trace_writer *w;
 	const struct stream_range *link;	/* link-time ranges */
 	size_t nranges;
@@ -632,6 +638,8 @@ static void qemu_started(void *ctx, uint64_t load_bias)
 {
 	struct qemu_store *q = ctx;
 	q->bias = load_bias;
+	/* now, not at the end: a recording cut during this run is read too */
+	gusdata_set_meta_u64(q->d, "trace.load_bias", load_bias);
 }
 
 /* records of a range past --max-insns are dropped: the hottest function
@@ -680,7 +688,7 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 			   size_t nranges)
 {
 	char err[COLLECT_ERRLEN];
-	struct qemu_store q = { .link = ranges, .nranges = nranges, .max = o->max_insns };
+	struct qemu_store q = { .d = d, .link = ranges, .nranges = nranges, .max = o->max_insns };
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;
 	struct collect_qemu_opts qo = {
@@ -704,10 +712,22 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
 	int wrc = gusdata_trace_writer_close(q.w);
+	char write_err[200];
+	snprintf(write_err, sizeof write_err, "%s", gusdata_errmsg(d));
 	progress_end();
-	gusdata_set_meta_u64(d, "trace.load_bias", q.bias);
-	gusdata_set_meta_u64(d, "trace.records", q.stored);
+	/* what is stored, not what was sent: a failed write loses a chunk */
+	uint64_t stored = gusdata_trace_records(d);
+	if (res.interrupted)
+		gusdata_set_meta(d, "trace.interrupted", "yes");
+	gusdata_set_meta_u64(d, "trace.records", stored);
 	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
+	if (wrc || q.failed) {
+		snprintf(err, sizeof err, "writing the trace into %s failed: %s; %llu of %llu records were stored",
+			 gusdata_file_path(d), write_err, (unsigned long long)stored, (unsigned long long)q.stored);
+		gus_error("%s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+		return -1;
+	}
 	if (q.enough) {
 		gusdata_set_meta(d, "trace.stopped", "every hot range reached --max-insns: the traced run was stopped");
 	} else if (st != COLLECT_OK) {
@@ -715,17 +735,9 @@ static int trace_with_qemu(struct gusdata *d, const struct record_opts *o, const
 		gusdata_set_meta(d, "missing.trace", err);
 		return 0;
 	}
-	if (wrc || q.failed) {
-		snprintf(err, sizeof err, "writing the trace into %s failed: %s", gusdata_path(d), gusdata_errmsg(d));
-		gus_warn("%s", err);
-		gusdata_set_meta(d, "missing.trace", err);
-		return 0;
-	}
 	if (!q.enough)
 		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
-	if (res.interrupted)
-		gusdata_set_meta(d, "trace.interrupted", "yes");
-	if (!q.stored)
+	if (!stored)
 		gusdata_set_meta(d, "missing.trace", "the traced run never executed the hot regions");
 	return 0;
 }
@@ -1107,13 +1119,15 @@ int cmd_record(int argc, char **argv)
 	if (!(m = sim_machine_find(gus_data_dir("machines"), gus_host_machine(), err, sizeof err)))
 		gus_warn("%s: hot regions without their loops", err);
 
-	if (gusdata_create(o.output, &d, err, sizeof err)) {
+	if (gusdata_create(o.output, o.force ? GUSDATA_FORCE : 0, &d, err, sizeof err)) {
 		gus_error("%s", err);
 		rc = GUS_EXIT_ERROR;
 		goto out;
 	}
 	record_meta(d, o.argv, exe);
 	gusdata_set_meta(d, "record.complete", "no");
+	/* how far gus record got, for a recording it did not finish (killed) */
+	gusdata_set_meta(d, "record.stage", "sampling");
 	gusdata_set_meta(d, "tracer", o.tracer == TRACER_PT ? "pt" : o.tracer == TRACER_QEMU ? "qemu" : "none");
 	if (no_pt[0])
 		gusdata_set_meta(d, "missing.pt", no_pt);
@@ -1126,15 +1140,15 @@ int cmd_record(int argc, char **argv)
 		const char *why = gusdata_meta(d, "missing.counts");
 		gus_error("--import-counts %s: %s", o.import_counts, why ? why : "no TMA table");
 		rc = GUS_EXIT_ERROR;
-		goto fail_unlink;
+		goto fail_discard;
 	}
 	if (o.import_counts && import_counts(&o, d)) {
 		rc = GUS_EXIT_ERROR;
-		goto fail_unlink;
+		goto fail_discard;
 	}
 	if (o.import_intervals && import_intervals(&o, d)) {
 		rc = GUS_EXIT_ERROR;
-		goto fail_unlink;
+		goto fail_discard;
 	}
 
 	/* run 1: samples, and the count set where there are counters */
@@ -1158,15 +1172,23 @@ int cmd_record(int argc, char **argv)
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
 	store_flush(&store);
 	progress_end();
+	if (store.failed[0]) {
+		/* the run's data did not land (a full disk): nothing to trace
+		 * from, and nothing kept that would look like a recording */
+		gus_error("writing the first run's samples failed: %s; no recording was kept%s", store.failed,
+			  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+		rc = GUS_EXIT_ERROR;
+		goto fail_discard;
+	}
 	if (st != COLLECT_OK && !store.n) {
 		/* nothing recorded: leave no file that looks like a recording */
-		gus_error("%s", store.failed[0] ? store.failed : err);
+		gus_error("%s", err);
 		rc = exit_for(st, &res);
-		goto fail_unlink;
+		goto fail_discard;
 	}
 	if (st != COLLECT_OK) {
-		gus_warn("%s", store.failed[0] ? store.failed : err);
-		gusdata_set_meta(d, "missing.samples", store.failed[0] ? store.failed : err);
+		gus_warn("%s", err);
+		gusdata_set_meta(d, "missing.samples", err);
 	}
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
@@ -1183,11 +1205,11 @@ int cmd_record(int argc, char **argv)
 		gusdata_set_meta(d, "sample.fallback", sst.fallback);
 	if (sst.lost)
 		gusdata_set_meta_u64(d, "sample.lost", sst.lost);
+	bool landed = true;
 	if (counting) {
 		if (count_st == COLLECT_OK) {
 			gusdata_set_meta(d, "counts.source", "pmu");
-			if (store_counts(d, &cs))
-				gus_warn("%s: cannot store the counts: %s", o.output, gusdata_errmsg(d));
+			landed = !store_counts(d, &cs);
 		} else {
 			gusdata_set_meta(d, "missing.counts", count_why);
 		}
@@ -1195,16 +1217,36 @@ int cmd_record(int argc, char **argv)
 
 	/* the hot regions, from the samples */
 	uint64_t total = 0;
+	if (landed && gusdata_set_meta(d, "record.stage", "regions"))
+		landed = false;
+	if (!landed) {
+		/* the facts of the first run did not land: a second run would be
+		 * traced for a recording that cannot say what it holds */
+		gus_error("writing the first run's results into %s failed: %s; no recording was kept%s",
+			  gusdata_file_path(d), gusdata_errmsg(d),
+			  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+		rc = GUS_EXIT_ERROR;
+		goto fail_discard;
+	}
 	if (!store.n) {
 		gusdata_set_meta(d, "missing.regions", "no samples: the program ran too briefly to be sampled");
 	} else {
 		progress(true, "finding the hot regions in %llu samples", (unsigned long long)store.n);
-		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total))
-			gus_warn("%s: cannot store the hot regions: %s", o.output, gusdata_errmsg(d));
-		else if (!nregions)
+		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total)) {
+			gus_error("writing the hot regions into %s failed: %s; no recording was kept%s",
+				  gusdata_file_path(d), gusdata_errmsg(d),
+				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+			rc = GUS_EXIT_ERROR;
+			goto fail_discard;
+		}
+		if (!nregions)
 			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
 	}
 
+	/* from here on the first run's data is kept whatever happens */
+	bool write_failed = false;
+	if (o.spire)
+		gusdata_set_meta(d, "record.stage", "spire");
 	if (o.spire && res.interrupted)
 		gusdata_set_meta(d, "missing.spire", "interrupted before the SPIRE run");
 	else if (o.spire)
@@ -1213,7 +1255,11 @@ int cmd_record(int argc, char **argv)
 	/* run 2: the stream of the program's hot code */
 	struct stream_range ranges[MAX_TRACE_RANGES];
 	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
-	if (res.interrupted)
+	if (gusdata_set_meta(d, "record.stage", "tracing")) {
+		gus_error("writing into %s failed: %s; no trace run (the first run's data is kept)",
+			  gusdata_file_path(d), gusdata_errmsg(d));
+		write_failed = true;
+	} else if (res.interrupted)
 		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
 	else if (o.tracer == TRACER_NONE)
 		gusdata_set_meta(d, "missing.trace", "--tracer none");
@@ -1223,14 +1269,24 @@ int cmd_record(int argc, char **argv)
 		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in the program's own code"
 							      : "no hot region to trace");
 	else if (o.tracer == TRACER_QEMU)
-		trace_with_qemu(d, &o, ranges, nranges);
+		write_failed = trace_with_qemu(d, &o, ranges, nranges) != 0;
 	else
 		trace_with_pt(d, &o, exe, ranges, nranges, &info);
 
-	gusdata_set_meta(d, "record.complete", "yes");
+	/* done even after a failed write: what failed is said in missing.* */
+	if (gusdata_set_meta(d, "record.stage", "done") || gusdata_set_meta(d, "record.complete", "yes")) {
+		if (!write_failed)
+			gus_error("writing into %s failed: %s", gusdata_file_path(d), gusdata_errmsg(d));
+		write_failed = true;
+	}
 	bool spire_counted = o.spire && !gusdata_meta(d, "missing.spire");
-	gusdata_close(d);
+	int finished = gusdata_finish(d, err, sizeof err);
 	d = NULL;
+	if (finished) {
+		gus_error("%s", err);
+		rc = GUS_EXIT_ERROR;
+		goto out;
+	}
 	if (!o.quiet) {
 		fprintf(stderr, "[ gus record: %llu %s samples, %zu hot region(s)", (unsigned long long)store.n,
 			sst.event[0] ? sst.event : "", nregions);
@@ -1242,15 +1298,14 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", %s", spire_counted ? "SPIRE interval counts" : "no SPIRE samples (see gus report)");
 		else if (o.import_intervals)
 			fprintf(stderr, ", SPIRE samples from %s", o.import_intervals);
-		fprintf(stderr, "; wrote %s ]\n", o.output);
+		fprintf(stderr, "; wrote %s%s ]\n", o.output, write_failed ? ", incomplete (see above)" : "");
 	}
-	rc = status;
+	rc = write_failed ? GUS_EXIT_ERROR : status;
 	goto out;
 
-fail_unlink:
-	gusdata_close(d);
+fail_discard:
+	gusdata_discard(d);	/* an earlier recording at o.output is untouched */
 	d = NULL;
-	unlink(o.output);
 out:
 	if (d)
 		gusdata_close(d);

@@ -4,6 +4,7 @@
  * them. Simulations are cached in the recording, so a second report only
  * reads. */
 #include <errno.h>
+#include <glob.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -142,6 +143,7 @@ struct region_view {
 	char why_no_model[PATH_MAX + 1200];
 	struct merge_verdict verdict;
 	char source[PATH_MAX + 64];	/* file:line of its first instruction */
+	char stream_note[128];		/* what is wrong with its stream (damaged chunks) */
 };
 
 struct report {
@@ -165,6 +167,9 @@ struct report {
 	char exe[PATH_MAX];
 	char tracer[16];
 	uint64_t trace_records;
+	uint64_t samples;	/* stored, whatever the meta says */
+	bool damage_said;
+	char stage[16];		/* record.stage of a recording gus record did not finish, else "" */
 	uint64_t bias;		/* runtime - link-time address of the program in the trace */
 	bool have_bias;
 	/* source lines */
@@ -187,6 +192,54 @@ static const char *meta_or(struct gusdata *d, const char *key, char *buf, size_t
 	const char *v = gusdata_meta(d, key);
 	snprintf(buf, n, "%s", v ? v : dflt);
 	return buf;
+}
+
+/* What a recording lacks and why: the reason gus record stored, or, for a
+ * recording it did not finish (killed), what its stage implies. "missing.X"
+ * keys; false when nothing is missing. */
+static bool missing_fact(struct report *rp, const char *key, char *buf, size_t n)
+{
+	const char *v = gusdata_meta(rp->d, key);
+	if (v) {
+		snprintf(buf, n, "%s", v);
+		return true;
+	}
+	if (!rp->stage[0])
+		return false;
+	bool first_run = !strcmp(rp->stage, "sampling");
+	bool before_trace = first_run || !strcmp(rp->stage, "regions") || !strcmp(rp->stage, "spire");
+	if (!strcmp(key, "missing.regions") && first_run && !rp->nrv)
+		snprintf(buf, n, "gus record was stopped during the first run, before it chose the hot regions "
+			 "(%llu samples stored)", (unsigned long long)rp->samples);
+	else if (!strcmp(key, "missing.counts") && first_run)
+		snprintf(buf, n, "gus record was stopped during the first run, before the counts were stored");
+	else if (!strcmp(key, "missing.trace") && before_trace)
+		snprintf(buf, n, "gus record was stopped before the trace run");
+	else if (!strcmp(key, "missing.trace") && !rp->trace_records && !strcmp(rp->tracer, "qemu"))
+		snprintf(buf, n, "gus record was stopped during the trace run, before it stored a record");
+	else
+		return false;
+	return true;
+}
+
+/* The sentence for a recording gus record did not finish. */
+static void describe_cut(struct report *rp, char *buf, size_t n)
+{
+	if (!strcmp(rp->stage, "sampling"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the first run: %llu samples stored; no hot "
+			 "regions, counts or trace", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "regions"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) while choosing the hot regions, after the first "
+			 "run (%llu samples)", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "spire"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the SPIRE run: the first run (%llu samples) "
+			 "and the hot regions are complete; no trace", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "tracing"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the trace run: the first run (%llu samples) "
+			 "and the hot regions are complete; the trace holds what was stored before (%llu records)",
+			 (unsigned long long)rp->samples, (unsigned long long)rp->trace_records);
+	else
+		snprintf(buf, n, "gus record was stopped or failed: parts are missing");
 }
 
 static void report_progress(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -232,9 +285,8 @@ static void load_measured(struct report *rp)
 		goto out;
 	}
 	if (!cs.n) {
-		const char *why = gusdata_meta(d, "missing.counts");
-		snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "%s",
-			 why ? why : "the recording has no count set");
+		if (!missing_fact(rp, "missing.counts", rp->why_no_measure, sizeof rp->why_no_measure))
+			snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "the recording has no count set");
 		goto out;
 	}
 	const char *id = meta_or(d, "tma.table", buf, sizeof buf, "");
@@ -428,10 +480,20 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 	if (!strcmp(rp->tracer, "qemu")) {
 		tc->lo = v->r.start + rp->bias;
 		tc->hi = v->r.end + rp->bias;
-		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, err, sizeof err)) {
+		uint64_t damaged;
+		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
 			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
 			return -1;
 		}
+		/* the stream of the intact chunks is simulated; said once per report */
+		if (damaged && !rp->damage_said) {
+			gus_warn("%llu damaged chunk(s) of the trace skipped (first: %s); the regions are simulated "
+				 "from the other chunks", (unsigned long long)damaged, err);
+			rp->damage_said = true;
+		}
+		if (damaged)
+			snprintf(v->stream_note, sizeof v->stream_note,
+				 "%llu damaged trace chunk(s) skipped", (unsigned long long)damaged);
 		return 0;
 	}
 	struct stream_range run = { v->r.start + rp->bias, v->r.end + rp->bias };
@@ -475,9 +537,9 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		return;
 	}
 	if (!strcmp(rp->tracer, "none") || (!strcmp(rp->tracer, "qemu") && !rp->trace_records)) {
-		const char *why = gusdata_meta(rp->d, "missing.trace");
+		char why[1024];
 		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: %s",
-			 why ? why : "the recording has no trace");
+			 missing_fact(rp, "missing.trace", why, sizeof why) ? why : "the recording has no trace");
 		return;
 	}
 	if (!rp->have_bias) {
@@ -518,6 +580,10 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	else
 		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region, no data addresses "
 			 "(memory dependencies from address expressions)", tc.n);
+	if (v->stream_note[0]) {
+		size_t l = strlen(stream);
+		snprintf(stream + l, sizeof stream - l, "; %s", v->stream_note);
+	}
 	v->stream = strdup(stream);
 	v->code = tc.code;
 	tc.code = NULL;
@@ -655,7 +721,8 @@ static void merge_run_from_meta(struct report *rp, struct merge_run_info *run, c
 }
 
 static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "tracer",
-				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete",
+				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete", "record.stage",
+				   "trace.interrupted",
 				   "tma.table", "counts.source", "sim.machine", "trace.records" };
 
 static void write_text(struct report *rp, FILE *out, char **argv_store)
@@ -670,25 +737,36 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 			v > 128 && v < 128 + 65 ? " (killed by a signal)" : "");
 	if (gusdata_meta(d, "interrupted"))
 		fprintf(out, "# the run was interrupted (Ctrl-C): what follows covers its first part\n");
-	if (strcmp(meta_or(d, "record.complete", buf, sizeof buf, "no"), "yes"))
+	if (gusdata_meta(d, "trace.interrupted"))
+		fprintf(out, "# the trace run was interrupted (Ctrl-C): its stream covers the first part of that run\n");
+	if (rp->stage[0]) {
+		describe_cut(rp, buf, sizeof buf);
+		fprintf(out, "%s# the recording is incomplete: %s%s\n", col("\033[33m"), buf, col("\033[0m"));
+	} else if (strcmp(meta_or(d, "record.complete", buf, sizeof buf, "no"), "yes")) {
 		fprintf(out, "%s# the recording is incomplete (gus record was stopped or failed): parts are missing%s\n",
 			col("\033[33m"), col("\033[0m"));
+	}
 	fprintf(out, "# cpu: %s; kernel %s\n", meta_or(d, "cpu.name", buf, sizeof buf, "?"),
 		meta_or(d, "kernel", buf2, sizeof buf2, "?"));
-	fprintf(out, "# samples: %s %s", meta_or(d, "sample.count", buf, sizeof buf, "0"),
-		meta_or(d, "sample.event", buf2, sizeof buf2, "?"));
+	fprintf(out, "# samples: %llu", (unsigned long long)rp->samples);
+	if (gusdata_meta(d, "sample.event"))
+		fprintf(out, " %s", meta_or(d, "sample.event", buf2, sizeof buf2, "?"));
 	if (gusdata_meta(d, "sample.fallback"))
 		fprintf(out, " (no cycles: %s)", meta_or(d, "sample.fallback", buf, sizeof buf, ""));
 	fprintf(out, "\n# instruction stream: %s", rp->tracer);
-	if (!strcmp(rp->tracer, "qemu"))
-		fprintf(out, " (second run under the QEMU tracer, %llu records)", (unsigned long long)rp->trace_records);
+	bool traced = !rp->stage[0] || !strcmp(rp->stage, "tracing");
+	if (!strcmp(rp->tracer, "qemu") && traced)
+		fprintf(out, " (second run under the QEMU tracer, %llu records%s)", (unsigned long long)rp->trace_records,
+			rp->stage[0] ? ", cut short" : "");
+	else if (!traced)
+		fprintf(out, " (planned; gus record was stopped before the trace run)");
 	if (gusdata_meta(d, "missing.pt") && strcmp(rp->tracer, "pt"))
 		fprintf(out, "; no Intel PT: %s", meta_or(d, "missing.pt", buf, sizeof buf, ""));
 	fprintf(out, "\n# model: %s\n", sim_machine_describe(rp->m));
 	static const char *missing[] = { "missing.samples", "missing.regions", "missing.trace" };
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
-		if (gusdata_meta(d, missing[i]))
-			fprintf(out, "# missing %s: %s\n", missing[i] + 8, meta_or(d, missing[i], buf, sizeof buf, ""));
+		if (missing_fact(rp, missing[i], buf, sizeof buf))
+			fprintf(out, "# missing %s: %s\n", missing[i] + 8, buf);
 
 	fprintf(out, "\n%s== Measured Top-Down (whole program) ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (rp->have_tree) {
@@ -715,8 +793,8 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 
 	fprintf(out, "\n%s== Hot regions ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (!rp->nrv) {
-		const char *why = gusdata_meta(d, "missing.regions");
-		fprintf(out, "none: %s\n", why ? why : "the recording has no hot regions");
+		fprintf(out, "none: %s\n", missing_fact(rp, "missing.regions", buf, sizeof buf) ? buf
+										: "the recording has no hot regions");
 		return;
 	}
 	fprintf(out, "  %4s %8s %7s  %-8s  %s\n", "rank", "samples", "share", "kind", "region");
@@ -726,8 +804,8 @@ static void write_text(struct report *rp, FILE *out, char **argv_store)
 			100 * rv->r.share, rv->kind, rv->name, rv->source[0] ? " (" : "", rv->source,
 			rv->source[0] ? ")" : "");
 	}
-	fprintf(out, "  (share: of the time all %s samples stand for; a loop's samples are also its function's)\n",
-		meta_or(d, "sample.count", buf, sizeof buf, "0"));
+	fprintf(out, "  (share: of the time all %llu samples stand for; a loop's samples are also its function's)\n",
+		(unsigned long long)rp->samples);
 
 	bool table_done = false;
 	for (size_t i = 0; i < rp->nrv; i++) {
@@ -820,6 +898,16 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 	struct gusdata *d = rp->d;
 	fprintf(out, "{\n  \"gus_report\": 1,\n  \"recording\": ");
 	merge_json_string(out, rp->o->input);
+	fprintf(out, ",\n  \"samples\": %llu,\n  \"trace_records\": %llu,\n  \"incomplete\": ",
+		(unsigned long long)rp->samples, (unsigned long long)rp->trace_records);
+	if (rp->stage[0]) {
+		char cut[1024];
+		describe_cut(rp, cut, sizeof cut);
+		merge_json_string(out, cut);
+	} else {
+		fputs(strcmp(gusdata_meta(d, "record.complete") ? gusdata_meta(d, "record.complete") : "no", "yes")
+			      ? "\"gus record was stopped or failed: parts are missing\"" : "null", out);
+	}
 	fprintf(out, ",\n  \"meta\": {");
 	bool first = true;
 	for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++) {
@@ -839,16 +927,14 @@ static void write_json(struct report *rp, FILE *out, char **argv_store)
 					 "missing.pt" };
 	first = true;
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
-		const char *v = gusdata_meta(d, missing[i]);
-		if (!v)
+		char why[1024];
+		if (!missing_fact(rp, missing[i], why, sizeof why))
 			continue;
-		char *copy = strdup(v);
 		fprintf(out, "%s\n    ", first ? "" : ",");
 		first = false;
 		merge_json_string(out, missing[i] + 8);
 		fprintf(out, ": ");
-		merge_json_string(out, copy);
-		free(copy);
+		merge_json_string(out, why);
 	}
 	fprintf(out, "\n  },\n  \"model\": ");
 	merge_json_string(out, sim_machine_name(rp->m));
@@ -1072,15 +1158,29 @@ int cmd_report(int argc, char **argv)
 		if (!can_write)
 			gus_warn("%s is read-only: results will not be cached", o.input);
 	} else {
+		int open_errno = errno;
 		gus_error("%s", err);
-		if (!strcmp(o.input, "gus.data") && errno == ENOENT)
+		/* the recordings gus record did not finish (killed) are beside it */
+		char pat[PATH_MAX + 32];
+		glob_t g;
+		snprintf(pat, sizeof pat, "%s.partial-??????", o.input);
+		bool partial = open_errno == ENOENT && glob(pat, 0, NULL, &g) == 0;
+		if (partial) {
+			fprintf(stderr, "%s: gus record did not finish %s: what it stored is in %s (gus report -i %s)\n",
+				gus_progname, o.input, g.gl_pathv[g.gl_pathc - 1], g.gl_pathv[g.gl_pathc - 1]);
+			globfree(&g);
+		} else if (!strcmp(o.input, "gus.data") && open_errno == ENOENT) {
 			fprintf(stderr, "%s: record one first: gus record -- program args\n", gus_progname);
+		}
 		goto out;
 	}
-	if (gusdata_schema_version(rp.d) < 2 || !gusdata_meta(rp.d, "sample.event")) {
-		if (!gusdata_meta(rp.d, "sample.event") && gusdata_meta(rp.d, "tracer"))
-			gus_warn("%s was recorded with Intel PT only (no samples, counts or regions)", o.input);
-	}
+	/* a recording of gus record without its stage is either complete or
+	 * older than the stages */
+	if (gusdata_meta(rp.d, "record.stage") && strcmp(gusdata_meta(rp.d, "record.stage"), "done"))
+		meta_or(rp.d, "record.stage", rp.stage, sizeof rp.stage, "");
+	rp.samples = gusdata_sample_count(rp.d);
+	if (!gusdata_meta(rp.d, "sample.event") && !gusdata_meta(rp.d, "record.stage") && gusdata_meta(rp.d, "tracer"))
+		gus_warn("%s was recorded with Intel PT only (no samples, counts or regions)", o.input);
 	meta_or(rp.d, "command", buf, sizeof buf, "");
 	argv_store[0] = strdup(buf);
 	meta_or(rp.d, "exe", rp.exe, sizeof rp.exe, "");

@@ -1,24 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus.data: one SQLite database per recording. Autocommit by default so
- * that whatever was written survives a crash or Ctrl-C; WAL journaling
- * keeps a reader working while the recorder writes. */
+ * that whatever was written survives a crash or Ctrl-C. A new recording
+ * is written beside its destination and landed whole (gusdata_finish). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "gusdata.h"
+#include "outpath.h"
 
 struct gusdata {
 	sqlite3 *db;
 	char *path;
 	bool in_tx;
-	bool created;		/* by this process: fold the WAL back in at close */
+	bool created;		/* by gusdata_create: written to FILE.tmp, landed by gusdata_finish */
+	bool force;		/* GUSDATA_FORCE */
+	struct outpath_file file;	/* the file being written, locked while it is */
 	char *meta_value;	/* gusdata_meta's last answer */
+	char errbuf[256];	/* gusdata_errmsg's answer */
 	int version;		/* schema version of the file */
 	sqlite3_stmt *add_sample;	/* kept: thousands of samples per second */
 };
@@ -77,11 +85,14 @@ static int gusdata_exec(struct gusdata *d, const char *sql)
 	return sqlite3_exec(d->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
+static void gusdata_free(struct gusdata *d);
+
 static struct gusdata *gusdata_alloc(const char *path)
 {
 	struct gusdata *d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
+	d->file.fd = -1;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);
@@ -90,56 +101,274 @@ static struct gusdata *gusdata_alloc(const char *path)
 	return d;
 }
 
-int gusdata_create(const char *path, struct gusdata **out, char *err, size_t errlen)
+/* ------------------------------------------------- where it is written --- */
+bool gusdata_is_recording(const char *path)
 {
-	struct stat stt;
-	*out = NULL;
-	if (stat(path, &stt) == 0) {
-		size_t n = strlen(path) + 5;
-		char *old = malloc(n);
-		if (!old)
-			return -1;
-		snprintf(old, n, "%s.old", path);
-		if (rename(path, old) != 0) {
-			gusdata_set_err(err, errlen, "%s: cannot rename to %s: %s", path, old, strerror(errno));
-			free(old);
-			return -1;
-		}
-		free(old);
-	}
-	/* a stale journal of an older file must not be applied to the new one */
-	char side[4096];
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	unsigned char h[72];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, h, sizeof h) : -1;
+	close(fd);
+	if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16))
+		return false;
+	/* the header's application id: a big-endian 32-bit number at 68 */
+	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
+	return app == GUSDATA_APPLICATION_ID;
+}
 
+/* What is at PATH (and PATH.old) may give way to a new recording: nothing,
+ * a recording, or with FORCE a regular file. */
+static int check_destination(const char *path, bool force, char *err, size_t errlen)
+{
+	bool link;
+	enum outpath_kind k = outpath_kind(path, &link);
+	switch (k) {
+	case OUTPATH_ABSENT:
+		return 0;
+	case OUTPATH_REGULAR:
+		if (gusdata_is_recording(path) || force)
+			break;
+		gusdata_set_err(err, errlen,
+				"%s exists and is not a gus recording: gus record replaces only an earlier recording "
+				"(kept as %s.old); choose another -o, or --force to replace a regular file",
+				path, path);
+		return -1;
+	case OUTPATH_DIRECTORY:
+		gusdata_set_err(err, errlen,
+				"%s is a directory%s: gus record writes its recording as a file and never moves or "
+				"replaces a directory; name a file in it, for example -o %s/gus.data",
+				path, link ? " (through a symbolic link)" : "", path);
+		return -1;
+	default:
+		gusdata_set_err(err, errlen, "%s is %s: gus record writes a recording only where there is nothing "
+				"or an earlier recording", path, outpath_kind_name(k));
+		return -1;
+	}
+	size_t n = strlen(path) + 5;
+	char *old = malloc(n);
+	if (!old)
+		return -1;
+	snprintf(old, n, "%s.old", path);
+	k = outpath_kind(old, &link);
+	int rc = 0;
+	if (k == OUTPATH_REGULAR && !gusdata_is_recording(old) && !force) {
+		gusdata_set_err(err, errlen,
+				"%s exists and is not a gus recording: it would be replaced when %s is kept as %s; "
+				"move it away, choose another -o, or --force to replace a regular file",
+				old, path, old);
+		rc = -1;
+	} else if (k != OUTPATH_ABSENT && k != OUTPATH_REGULAR) {
+		gusdata_set_err(err, errlen, "%s is %s: gus record keeps the earlier recording %s there and "
+				"never replaces %s; move it away or choose another -o",
+				old, outpath_kind_name(k), path, outpath_kind_name(k));
+		rc = -1;
+	}
+	free(old);
+	return rc;
+}
+
+/* Another gus record writing PATH holds the lock of its PATH.partial-*
+ * file: refused, since one of the two recordings would be lost. Stale
+ * files of recorders that were killed are left alone (gus report reads
+ * them). */
+static int check_other_writers(const char *path, char *err, size_t errlen)
+{
+	char *dir = outpath_dirname(path);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	DIR *dh = dir ? opendir(dir) : NULL;
+	int rc = 0;
+	if (!dh) {
+		free(dir);
+		return 0;	/* mkstemp will say what is wrong with the directory */
+	}
+	struct dirent *e;
+	while (!rc && (e = readdir(dh))) {
+		if (strncmp(e->d_name, base, blen) || strncmp(e->d_name + blen, ".partial-", 9) ||
+		    strlen(e->d_name + blen) != 15)
+			continue;
+		int fd = openat(dirfd(dh), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK) {
+			gusdata_set_err(err, errlen,
+					"%s is being written by another gus record (its recording in progress: %s/%s); "
+					"wait for it to finish, or choose another -o", path, dir, e->d_name);
+			rc = -1;
+		}
+		close(fd);
+	}
+	closedir(dh);
+	free(dir);
+	return rc;
+}
+
+int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char *err, size_t errlen)
+{
+	*out = NULL;
 	struct gusdata *d = gusdata_alloc(path);
 	if (!d)
 		return -1;
-	if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		gusdata_set_err(err, errlen, "%s: cannot create: %s", path,
+	d->force = flags & GUSDATA_FORCE;
+	d->file.fd = -1;
+	int lock = outpath_lock_dir(path);
+	int rc = check_destination(path, d->force, err, errlen);
+	if (!rc)
+		rc = check_other_writers(path, err, errlen);
+	if (!rc)
+		rc = outpath_open_beside(&d->file, path, err, errlen);
+	/* the writer's mark, held until the recording is in place */
+	if (!rc && flock(d->file.fd, LOCK_EX | LOCK_NB)) {
+		gusdata_set_err(err, errlen, "%s: cannot lock %s: %s", path, d->file.tmp, strerror(errno));
+		outpath_abort(&d->file);
+		rc = -1;
+	}
+	outpath_unlock_dir(lock);
+	if (rc) {
+		gusdata_free(d);
+		return -1;
+	}
+	d->created = true;
+	if (sqlite3_open_v2(d->file.tmp, &d->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		gusdata_set_err(err, errlen, "%s: cannot create: %s", d->file.tmp,
 				d->db ? sqlite3_errmsg(d->db) : "out of memory");
-		gusdata_close(d);
+		gusdata_discard(d);
 		return -1;
 	}
 	char sql[256];
+	/* a rollback journal, not a WAL: a failed write (a full disk) is rolled
+	 * back by truncating the file, which frees the space the facts about
+	 * it need, and a killed recorder leaves at most a -journal that the
+	 * next reader rolls back. No fsync per commit: what was committed
+	 * survives the recorder's death; gusdata_finish syncs once. */
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d;"
-		 " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+		 " PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF;",
 		 GUSDATA_APPLICATION_ID, GUSDATA_SCHEMA_VERSION);
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
 	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) || gusdata_exec(d, "COMMIT")) {
-		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", path, sqlite3_errmsg(d->db));
-		gusdata_close(d);
-		unlink(path);
+		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
+		gusdata_discard(d);
 		return -1;
 	}
 	sqlite3_busy_timeout(d->db, 5000);
-	d->created = true;
 	d->version = GUSDATA_SCHEMA_VERSION;
 	gusdata_set_meta_u64(d, "schema_version", GUSDATA_SCHEMA_VERSION);
 	*out = d;
 	return 0;
+}
+
+const char *gusdata_file_path(const struct gusdata *d)
+{
+	return d->created && d->file.tmp ? d->file.tmp : d->path;
+}
+
+/* SQLite's side files of the file being written */
+static void remove_side_files(const char *db)
+{
+	static const char *const sides[] = { "-wal", "-shm", "-journal" };
+	char side[PATH_MAX + 16];
+	for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+		snprintf(side, sizeof side, "%s%s", db, sides[i]);
+		unlink(side);
+	}
+}
+
+/* One self-contained file: every transaction ended, no side files. */
+static int close_self_contained(struct gusdata *d, char *err, size_t errlen)
+{
+	if (d->add_sample) {
+		sqlite3_finalize(d->add_sample);
+		d->add_sample = NULL;
+	}
+	if (d->in_tx && gusdata_commit(d)) {
+		gusdata_set_err(err, errlen, "%s: the last writes failed: %s", d->file.tmp, gusdata_errmsg(d));
+		return -1;
+	}
+	int rc = sqlite3_close(d->db);
+	if (rc != SQLITE_OK) {
+		gusdata_set_err(err, errlen, "%s: cannot close: %s", d->file.tmp, sqlite3_errmsg(d->db));
+		return -1;
+	}
+	d->db = NULL;
+	char side[PATH_MAX + 16];
+	snprintf(side, sizeof side, "%s-journal", d->file.tmp);
+	if (access(side, F_OK) == 0) {
+		gusdata_set_err(err, errlen, "%s: a journal was left behind (%s)", d->file.tmp, side);
+		return -1;
+	}
+	return 0;
+}
+
+int gusdata_finish(struct gusdata *d, char *err, size_t errlen)
+{
+	if (!d->created) {
+		gusdata_close(d);
+		return 0;
+	}
+	if (close_self_contained(d, err, errlen)) {
+		gusdata_discard(d);
+		return -1;
+	}
+	int lock = outpath_lock_dir(d->path);
+	/* what is there now may not be what was there when the run began */
+	int rc = check_destination(d->path, d->force, err, errlen);
+	if (rc) {
+		size_t l = strlen(err);
+		snprintf(err + l, errlen - l, "; the recording stays in %s", d->file.tmp);
+		close(d->file.fd);	/* the file stays, unlocked: gus report reads it */
+		d->file.fd = -1;
+		free(d->file.tmp);
+		d->file.tmp = NULL;
+		outpath_unlock_dir(lock);
+		gusdata_free(d);
+		return -1;
+	}
+	if (gusdata_is_recording(d->path)) {
+		size_t n = strlen(d->path) + 5;
+		char *old = malloc(n);
+		if (old) {
+			snprintf(old, n, "%s.old", d->path);
+			if (rename(d->path, old)) {
+				gusdata_set_err(err, errlen, "cannot rename %s to %s: %s; the recording stays in %s",
+						d->path, old, strerror(errno), d->file.tmp);
+				rc = -1;
+			}
+			free(old);
+		} else {
+			rc = -1;
+		}
+	}
+	if (!rc) {
+		rc = outpath_commit(&d->file, err, errlen);
+	} else {
+		close(d->file.fd);
+		d->file.fd = -1;
+		free(d->file.tmp);
+		d->file.tmp = NULL;
+	}
+	outpath_unlock_dir(lock);
+	gusdata_free(d);
+	return rc;
+}
+
+void gusdata_discard(struct gusdata *d)
+{
+	if (!d)
+		return;
+	if (d->add_sample)
+		sqlite3_finalize(d->add_sample);
+	d->add_sample = NULL;
+	if (d->db)
+		sqlite3_close_v2(d->db);
+	d->db = NULL;
+	if (d->created && d->file.tmp) {
+		remove_side_files(d->file.tmp);
+		outpath_abort(&d->file);
+	}
+	gusdata_free(d);
 }
 
 static int gusdata_pragma_int(struct gusdata *d, const char *pragma, int *value)
@@ -180,7 +409,12 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	int app = 0, version = 0;
 	/* the first read is where SQLite finds out the file is not a database */
 	if (gusdata_pragma_int(d, "PRAGMA application_id", &app) != 0) {
-		gusdata_set_err(err, errlen, "%s: not a gus.data recording (%s)", path, sqlite3_errmsg(d->db));
+		if (sqlite3_extended_errcode(d->db) == SQLITE_READONLY_ROLLBACK)
+			gusdata_set_err(err, errlen, "%s: its writer was stopped in the middle of a write (%s-journal "
+					"is left); it can be read once that write is rolled back, which needs write "
+					"access to the file and its directory", path, path);
+		else
+			gusdata_set_err(err, errlen, "%s: not a gus.data recording (%s)", path, sqlite3_errmsg(d->db));
 		gusdata_close(d);
 		return -1;
 	}
@@ -245,22 +479,33 @@ int gusdata_schema_version(const struct gusdata *d)
 	return d->version;
 }
 
+static void gusdata_free(struct gusdata *d)
+{
+	if (d->file.fd >= 0)
+		close(d->file.fd);
+	free(d->file.dest);
+	free(d->file.tmp);
+	free(d->meta_value);
+	free(d->path);
+	free(d);
+}
+
 void gusdata_close(struct gusdata *d)
 {
 	if (!d)
 		return;
+	/* a recording that was never finished is not kept */
+	if (d->created) {
+		gusdata_discard(d);
+		return;
+	}
 	if (d->add_sample)
 		sqlite3_finalize(d->add_sample);
 	if (d->in_tx)
 		gusdata_commit(d);
-	/* a finished recording is one self-contained file users can copy */
-	if (d->db && d->created)
-		gusdata_exec(d, "PRAGMA journal_mode = DELETE");
 	if (d->db)
 		sqlite3_close_v2(d->db);
-	free(d->meta_value);
-	free(d->path);
-	free(d);
+	gusdata_free(d);
 }
 
 const char *gusdata_path(const struct gusdata *d)
@@ -270,7 +515,19 @@ const char *gusdata_path(const struct gusdata *d)
 
 const char *gusdata_errmsg(struct gusdata *d)
 {
-	return sqlite3_errmsg(d->db);
+	if (!d->db)
+		return "not open";
+	int code = sqlite3_errcode(d->db), sys = sqlite3_system_errno(d->db);
+	/* SQLite says "database or disk is full" and "disk I/O error": the
+	 * system's own word is what a user can act on */
+	if (code == SQLITE_FULL)
+		sys = sys ? sys : ENOSPC;
+	else if ((code & 0xff) != SQLITE_IOERR)
+		return sqlite3_errmsg(d->db);
+	if (!sys)
+		return sqlite3_errmsg(d->db);
+	snprintf(d->errbuf, sizeof d->errbuf, "%s (%s)", strerror(sys), sqlite3_errmsg(d->db));
+	return d->errbuf;
 }
 
 int gusdata_begin(struct gusdata *d)
@@ -919,8 +1176,10 @@ uint64_t gusdata_trace_records(struct gusdata *d)
 	return count_rows(d, "SELECT total(records) FROM trace_chunks");
 }
 
-int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err, size_t errlen)
+int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, uint64_t *damaged, char *err,
+		       size_t errlen)
 {
+	*damaged = 0;
 	if (d->version < 2)
 		return 0;
 	sqlite3_stmt *st = gusdata_prepare(d, "SELECT id, records, data FROM trace_chunks ORDER BY id");
@@ -935,14 +1194,18 @@ int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err
 		const uint8_t *p = sqlite3_column_blob(st, 2);
 		size_t len = (size_t)sqlite3_column_bytes(st, 2);
 		if (records < 0 || records > TRACE_CHUNK_RECORDS) {
-			gusdata_set_err(err, errlen, "%s: trace chunk %lld: %lld records is not a chunk's size",
-					d->path, (long long)id, (long long)records);
-			rc = -1;
-			break;
+			if (!(*damaged)++)
+				gusdata_set_err(err, errlen, "%s: trace chunk %lld: %lld records is not a chunk's size",
+						d->path, (long long)id, (long long)records);
+			continue;
 		}
 		rc = gusdata_trace_decode(p, len, (uint64_t)records, sink, ctx);
-		if (rc == -1)
-			gusdata_set_err(err, errlen, "%s: trace chunk %lld is damaged", d->path, (long long)id);
+		if (rc == -1) {
+			if (!(*damaged)++)
+				gusdata_set_err(err, errlen, "%s: trace chunk %lld is damaged", d->path, (long long)id);
+			rc = 0;
+			continue;
+		}
 		if (rc)
 			break;
 	}

@@ -18,12 +18,33 @@
 
 struct gusdata;
 
-/* Creates PATH for writing. An existing PATH is renamed to PATH.old first
- * (as perf record does). */
-int gusdata_create(const char *path, struct gusdata **out, char *err, size_t errlen);
+/* A new recording for PATH, written into PATH.partial-XXXXXX beside it and
+ * locked while it is (outpath.h). What is at PATH must be nothing or an
+ * earlier recording, and PATH.old likewise (with GUSDATA_FORCE, also a
+ * regular file); a directory or a device never. A second writer of PATH
+ * is refused. -1 with ERR naming the path and the reason; nothing is
+ * touched then. */
+#define GUSDATA_FORCE 1u
+int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char *err, size_t errlen);
+/* Lands a recording of gusdata_create: one self-contained file (the WAL
+ * folded in, no side files), an earlier recording at PATH renamed to
+ * PATH.old, the new one renamed to PATH. -1 with ERR when it cannot (a
+ * full disk: the file is removed; PATH changed meanwhile into something
+ * that may not be replaced: the file stays, ERR says where). D is freed. */
+int gusdata_finish(struct gusdata *d, char *err, size_t errlen);
+/* Removes a recording of gusdata_create that is not worth keeping; PATH
+ * and PATH.old are untouched. D is freed. */
+void gusdata_discard(struct gusdata *d);
+/* Whether PATH is a gus recording: an SQLite file with gus's application id. */
+bool gusdata_is_recording(const char *path);
+/* The file being written (PATH.partial-XXXXXX while a new recording is
+ * written, else PATH). */
+const char *gusdata_file_path(const struct gusdata *d);
 /* Opens an existing recording for reading (and for caching results).
  * Refuses files that are not SQLite, not gus.data, or of a newer schema. */
 int gusdata_open(const char *path, bool writable, struct gusdata **out, char *err, size_t errlen);
+/* Closes a recording opened with gusdata_open; one of gusdata_create that
+ * was not finished is discarded. */
 void gusdata_close(struct gusdata *d);
 const char *gusdata_path(const struct gusdata *d);
 
@@ -169,9 +190,12 @@ int gusdata_trace_write(struct gusdata_trace_writer *w, const struct stream_insn
 /* writes what is buffered and frees W; -1 on a write error (W freed) */
 int gusdata_trace_writer_close(struct gusdata_trace_writer *w);
 uint64_t gusdata_trace_records(struct gusdata *d);
-/* SINK gets every stored record in order, in batches; a damaged chunk
- * stops with -1 and ERR naming it; SINK's non-zero return is returned */
-int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, char *err, size_t errlen);
+/* SINK gets every stored record in order, in batches; SINK's non-zero
+ * return stops and is returned. A damaged chunk is skipped (what it held
+ * before the damage has been given) and counted in *DAMAGED, ERR naming
+ * the first; the table unreadable is -1 with ERR. */
+int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, uint64_t *damaged, char *err,
+		       size_t errlen);
 
 /* The codec itself (for tests): N records into a malloc'ed buffer; and back
  * through SINK. The decoder checks every length against the buffer. */

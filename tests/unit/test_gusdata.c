@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gus.data: the schema round trip, renaming an old recording, refusing
- * foreign files, and a recording whose writer died mid-way. */
+/* gus.data: the schema round trip, what a new recording may replace (an
+ * old recording, never a directory or a user's file), one writer per
+ * path, refusing foreign files, and a recording whose writer died. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +17,15 @@
 
 static char dir[] = "/tmp/gus-test-gusdata-XXXXXX";
 
+/* a path in the test's directory; kept until the test ends */
 static const char *tmp_path(const char *name)
 {
-	static char buf[4][256];
+	static char buf[64][256];
 	static int k;
-	k = (k + 1) % 4;
+	if (k == 64)
+		abort();
 	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
-	return buf[k];
+	return buf[k++];
 }
 
 static int count_mmap(void *ctx, const struct gusdata_mmap *m)
@@ -91,7 +97,12 @@ int main(void)
 	}
 	const char *path = tmp_path("gus.data");
 
-	tap_ok(gusdata_create(path, &d, err, sizeof(err)) == 0, "create a recording");
+	tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "create a recording");
+	struct stat st;
+	tap_ok(stat(path, &st) != 0, "while it is written, nothing is at its path");
+	tap_ok(strncmp(gusdata_file_path(d), path, strlen(path)) == 0 &&
+	       !strncmp(gusdata_file_path(d) + strlen(path), ".partial-", 9),
+	       "it is written beside it: %s", gusdata_file_path(d));
 	tap_ok(gusdata_set_meta(d, "command", "./app --x") == 0, "set meta");
 	tap_ok(gusdata_set_meta_u64(d, "cpu.model", 85) == 0, "set numeric meta");
 	struct gusdata_mmap m = { .time = 5, .pid = 42, .tid = 42, .start = 0x400000, .len = 0x2000,
@@ -118,10 +129,16 @@ int main(void)
 		gusdata_add_chunk(d, &c);
 	}
 	tap_ok(gusdata_commit(d) == 0, "commit");
-	gusdata_close(d);
+	tap_ok(gusdata_finish(d, err, sizeof(err)) == 0, "finish: %s", err);
 
-	struct stat st;
-	tap_ok(stat(tmp_path("gus.data-wal"), &st) != 0, "a closed recording is one file (no WAL left)");
+	tap_ok(stat(tmp_path("gus.data-wal"), &st) != 0 && stat(tmp_path("gus.data-journal"), &st) != 0 &&
+	       stat(tmp_path("gus.data-shm"), &st) != 0, "a finished recording is one file (no side files)");
+	tap_ok(gusdata_is_recording(path), "it is a recording (application id)");
+	glob_t g;
+	char pat[300];
+	snprintf(pat, sizeof pat, "%s.partial-??????", path);
+	tap_ok(glob(pat, 0, NULL, &g) == GLOB_NOMATCH, "no partial file is left");
+	globfree(&g);
 
 	tap_ok(gusdata_open(path, false, &d, err, sizeof(err)) == 0, "open the recording");
 	tap_streq(gusdata_meta(d, "command"), "./app --x", "meta reads back");
@@ -153,21 +170,114 @@ int main(void)
 	       "a callback's non-zero return stops the walk and is returned");
 	gusdata_close(d);
 
-	/* a second recording renames the first */
-	tap_ok(gusdata_create(path, &d, err, sizeof(err)) == 0, "create over an existing recording");
-	gusdata_close(d);
+	/* a second recording renames the first, when it is finished */
+	tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "create over an existing recording");
+	tap_ok(stat(tmp_path("gus.data.old"), &st) != 0, "the old recording stays in place while the new one is written");
+	gusdata_set_meta(d, "command", "second");
+	tap_ok(gusdata_finish(d, err, sizeof(err)) == 0, "finish the second");
 	tap_ok(stat(tmp_path("gus.data.old"), &st) == 0, "the old recording became gus.data.old");
 	tap_ok(gusdata_open(tmp_path("gus.data.old"), false, &d, err, sizeof(err)) == 0 &&
-	       gusdata_meta(d, "command") != NULL, "gus.data.old is the first recording");
+	       !strcmp(gusdata_meta(d, "command"), "./app --x"), "gus.data.old is the first recording");
 	gusdata_close(d);
+	/* a third replaces gus.data.old, which is a recording */
+	tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "a third recording");
+	gusdata_set_meta(d, "command", "third");
+	tap_ok(gusdata_finish(d, err, sizeof(err)) == 0, "finish the third");
+	tap_ok(gusdata_open(tmp_path("gus.data.old"), false, &d, err, sizeof(err)) == 0 &&
+	       !strcmp(gusdata_meta(d, "command"), "second"), "gus.data.old is now the second");
+	gusdata_close(d);
+
+	/* a recording not worth keeping: the earlier one is untouched */
+	tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "a fourth recording");
+	gusdata_set_meta(d, "command", "fourth");
+	gusdata_discard(d);
+	tap_ok(gusdata_open(path, false, &d, err, sizeof(err)) == 0 && !strcmp(gusdata_meta(d, "command"), "third"),
+	       "discarded: gus.data is still the third");
+	gusdata_close(d);
+	tap_ok(glob(pat, 0, NULL, &g) == GLOB_NOMATCH, "and no partial file is left");
+	globfree(&g);
+
+	/* one writer per path: a second is refused, the first unharmed */
+	struct gusdata *w1, *w2;
+	tap_ok(gusdata_create(path, 0, &w1, err, sizeof(err)) == 0, "a writer of gus.data");
+	tap_ok(gusdata_create(path, 0, &w2, err, sizeof(err)) != 0 && strstr(err, "another gus record"),
+	       "a second writer of the same path is refused: %s", err);
+	gusdata_set_meta(w1, "command", "fifth");
+	tap_ok(gusdata_finish(w1, err, sizeof(err)) == 0, "the first finishes");
+	tap_ok(gusdata_open(path, false, &d, err, sizeof(err)) == 0 && !strcmp(gusdata_meta(d, "command"), "fifth"),
+	       "its recording is in place");
+	gusdata_close(d);
+
+	/* what is never replaced */
+	const char *sub = tmp_path("adir");
+	mkdir(sub, 0755);
+	FILE *keep = fopen(tmp_path("adir/keep"), "w");
+	fputs("mine\n", keep);
+	fclose(keep);
+	tap_ok(gusdata_create(sub, 0, &d, err, sizeof(err)) != 0 && strstr(err, "is a directory"),
+	       "a directory is refused: %s", err);
+	tap_ok(gusdata_create(sub, GUSDATA_FORCE, &d, err, sizeof(err)) != 0, "even with force");
+	tap_ok(stat(tmp_path("adir/keep"), &st) == 0 && stat(tmp_path("adir.old"), &st) != 0,
+	       "the directory is where it was, with its files");
+	const char *notes = tmp_path("notes.txt");
+	keep = fopen(notes, "w");
+	fputs("my notes\n", keep);
+	fclose(keep);
+	tap_ok(gusdata_create(notes, 0, &d, err, sizeof(err)) != 0 && strstr(err, "not a gus recording") &&
+	       strstr(err, notes), "a regular file that is not a recording is refused: %s", err);
+	tap_ok(gusdata_create(notes, GUSDATA_FORCE, &d, err, sizeof(err)) == 0, "with force it may be replaced");
+	gusdata_discard(d);
+	tap_ok(stat(notes, &st) == 0 && st.st_size == 9, "discarded: the file is untouched");
+	const char *link = tmp_path("link.data");
+	tap_ok(symlink(sub, link) == 0, "a symbolic link to the directory");
+	tap_ok(gusdata_create(link, GUSDATA_FORCE, &d, err, sizeof(err)) != 0 && strstr(err, "directory"),
+	       "a link to a directory is refused: %s", err);
+	tap_ok(gusdata_create("/dev/null", GUSDATA_FORCE, &d, err, sizeof(err)) != 0 &&
+	       strstr(err, "character device"), "a device is refused: %s", err);
+	/* NAME.old that is not a recording is not replaced */
+	const char *two = tmp_path("two.data");
+	tap_ok(gusdata_create(two, 0, &d, err, sizeof(err)) == 0 && gusdata_finish(d, err, sizeof(err)) == 0,
+	       "a recording two.data");
+	keep = fopen(tmp_path("two.data.old"), "w");
+	fputs("precious\n", keep);
+	fclose(keep);
+	tap_ok(gusdata_create(two, 0, &d, err, sizeof(err)) != 0 && strstr(err, "two.data.old"),
+	       "NAME.old that is not a recording is refused: %s", err);
+	tap_ok(stat(tmp_path("two.data.old"), &st) == 0 && st.st_size == 9, "and untouched");
+	mkdir(tmp_path("three.data.old"), 0755);
+	const char *three = tmp_path("three.data");
+	tap_ok(gusdata_create(three, 0, &d, err, sizeof(err)) == 0 && gusdata_finish(d, err, sizeof(err)) == 0,
+	       "a recording three.data next to a directory three.data.old");
+	tap_ok(gusdata_create(three, GUSDATA_FORCE, &d, err, sizeof(err)) != 0 && strstr(err, "directory"),
+	       "NAME.old that is a directory is refused even with force: %s", err);
+	/* the destination changes while the recording is written */
+	tap_ok(gusdata_create(tmp_path("late.data"), 0, &d, err, sizeof(err)) == 0, "a recording late.data");
+	mkdir(tmp_path("late.data"), 0755);
+	char kept[300];
+	snprintf(kept, sizeof kept, "%s", gusdata_file_path(d));
+	tap_ok(gusdata_finish(d, err, sizeof(err)) != 0 && strstr(err, "stays in"),
+	       "a directory made meanwhile is not replaced: %s", err);
+	tap_ok(gusdata_is_recording(kept), "the recording stays in its partial file");
+	unlink(kept);
+	/* a read-only directory */
+	if (geteuid() != 0) {
+		const char *ro = tmp_path("ro");
+		mkdir(ro, 0555);
+		tap_ok(gusdata_create(tmp_path("ro/gus.data"), 0, &d, err, sizeof(err)) != 0 &&
+		       strstr(err, "read-only"), "a read-only directory is said so: %s", err);
+	} else {
+		tap_ok(1, "# SKIP a read-only directory: root writes anywhere");
+	}
 
 	/* the writer dies without closing: what it committed is readable */
 	const char *crash = tmp_path("crash.data");
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct gusdata *w;
-		if (gusdata_create(crash, &w, err, sizeof(err)))
+		if (gusdata_create(crash, 0, &w, err, sizeof(err))) {
+			fprintf(stderr, "# child: %s\n", err);
 			_exit(1);
+		}
 		gusdata_set_meta(w, "command", "crashes");
 		gusdata_begin(w);
 		gusdata_set_meta(w, "uncommitted", "yes");
@@ -175,7 +285,20 @@ int main(void)
 	}
 	int wst;
 	waitpid(pid, &wst, 0);
-	tap_ok(gusdata_open(crash, false, &d, err, sizeof(err)) == 0, "a recording whose writer died opens: %s", err);
+	snprintf(pat, sizeof pat, "%s.partial-??????", crash);
+	tap_ok(glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1 && stat(crash, &st) != 0,
+	       "a writer that died leaves its partial file, nothing at the path");
+	char crashed[300] = "";
+	if (g.gl_pathc == 1)
+		snprintf(crashed, sizeof crashed, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	d = NULL;
+	tap_ok(gusdata_open(crashed, false, &d, err, sizeof(err)) != 0 && strstr(err, "stopped in the middle of a write"),
+	       "read-only, a writer's unfinished transaction is said so: %s", err);
+	tap_ok(gusdata_open(crashed, true, &d, err, sizeof(err)) == 0, "a recording whose writer died opens: %s", err);
+	tap_ok(gusdata_create(crash, 0, &w2, err, sizeof(err)) == 0, "a dead writer's partial file does not block a new one");
+	gusdata_discard(w2);
+	tap_ok(access(crashed, F_OK) == 0, "and is left alone");
 	if (d) {
 		tap_streq(gusdata_meta(d, "command"), "crashes", "committed writes survive the writer's death");
 		tap_ok(gusdata_meta(d, "uncommitted") == NULL, "an unfinished transaction is not there");
@@ -203,8 +326,8 @@ int main(void)
 	tap_ok(gusdata_open(foreign, false, &d, err, sizeof(err)) != 0 && strstr(err, "another application"),
 	       "an SQLite file of another application is refused: %s", err);
 	const char *newer = tmp_path("newer.data");
-	gusdata_create(newer, &d, err, sizeof(err));
-	gusdata_close(d);
+	gusdata_create(newer, 0, &d, err, sizeof(err));
+	gusdata_finish(d, err, sizeof(err));
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version = 99;' 2>/dev/null", newer);
 	tap_ok(system(cmd) == 0, "sqlite3 set a newer schema version");
 	tap_ok(gusdata_open(newer, false, &d, err, sizeof(err)) != 0 && strstr(err, "newer"),
@@ -225,13 +348,13 @@ int main(void)
 
 	/* schema 3: interval counts, and a schema-2 file upgraded when opened writable */
 	const char *iv = tmp_path("intervals.data");
-	tap_ok(gusdata_create(iv, &d, err, sizeof(err)) == 0, "create a recording for intervals");
+	tap_ok(gusdata_create(iv, 0, &d, err, sizeof(err)) == 0, "create a recording for intervals");
 	struct gusdata_interval_count ic[3] = { { 0.1, "cycles", 1000, 1e8, 5e7 },
 						{ 0.1, "instructions", 2000, 1e8, 5e7 },
 						{ 0.2, "cycles", 900, 1e8, 1e8 } };
 	for (int i = 0; i < 3; i++)
 		gusdata_add_interval_count(d, &ic[i]);
-	gusdata_close(d);
+	gusdata_finish(d, err, sizeof(err));
 	tap_ok(gusdata_open(iv, false, &d, err, sizeof(err)) == 0, "open it");
 	struct iv_seen ivs = { 0 };
 	tap_ok(gusdata_foreach_interval_count(d, collect_iv, &ivs) == 0 && ivs.n == 3 && ivs.last_time == 0.2 &&

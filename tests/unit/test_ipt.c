@@ -286,7 +286,7 @@ static struct gusdata *make_data_at(const char *path, const struct gusdata_mmap 
 				    const uint8_t *pt, const struct chunkspec *c, size_t nc)
 {
 	struct gusdata *d = NULL;
-	if (gusdata_create(path, &d, err, sizeof(err))) {
+	if (gusdata_create(path, 0, &d, err, sizeof(err))) {
 		printf("# gusdata_create: %s\n", err);
 		return NULL;
 	}
@@ -554,7 +554,8 @@ static void test_qemu_round_trip(const char *write_to)
 			gusdata_set_meta(w, "exe", prog);
 			gusdata_set_meta(w, "command", prog);
 			gusdata_set_meta(w, "tracer", "pt (synthesized from a QEMU trace)");
-			gusdata_close(w);
+			if (gusdata_finish(w, err, sizeof(err)))
+				printf("# gusdata_finish: %s\n", err);
 		}
 		tap_ok(w != NULL, "recording written to %s", write_to);
 		free(pt);

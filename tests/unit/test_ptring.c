@@ -695,7 +695,7 @@ static void test_gusdata_sink(const char *tmp)
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/sink.gus.data", tmp);
 	struct gusdata *d = NULL;
-	if (!tap_ok(gusdata_create(path, &d, err, sizeof(err)) == 0, "gus.data created for the sink (%s)", err))
+	if (!tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "gus.data created for the sink (%s)", err))
 		return;
 	uint8_t mem[4096] = { 0 }, aux[64];
 	for (int i = 0; i < 64; i++)
@@ -1098,7 +1098,7 @@ static void test_record_here(const char *tmp)
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/record.gus.data", tmp);
 	struct gusdata *d = NULL;
-	if (!tap_ok(gusdata_create(path, &d, err, sizeof(err)) == 0, "gus.data for the capture (%s)", err))
+	if (!tap_ok(gusdata_create(path, 0, &d, err, sizeof(err)) == 0, "gus.data for the capture (%s)", err))
 		return;
 	char *argv[] = { "true", NULL };
 	struct collect_pt_opts o = { .mode = COLLECT_PT_FULL };
