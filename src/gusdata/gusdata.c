@@ -141,6 +141,9 @@ static int check_destination(const char *path, bool force, char *err, size_t err
 				"replaces a directory; name a file in it, for example -o %s/gus.data",
 				path, link ? " (through a symbolic link)" : "", path);
 		return -1;
+	case OUTPATH_UNREADABLE:
+		gusdata_set_err(err, errlen, "%s: cannot see what is there: %s", path, strerror(errno));
+		return -1;
 	default:
 		gusdata_set_err(err, errlen, "%s is %s: gus record writes a recording only where there is nothing "
 				"or an earlier recording", path, outpath_kind_name(k));
@@ -383,6 +386,57 @@ static int gusdata_pragma_int(struct gusdata *d, const char *pragma, int *value)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* What the first 100 bytes say, before SQLite's own words ("file is not
+ * a database", "disk image is malformed") would: empty, not SQLite,
+ * another application's, or cut short. */
+static int check_header(const char *path, const struct stat *stt, char *err, size_t errlen)
+{
+	unsigned char h[100];
+	if (stt->st_size == 0) {
+		gusdata_set_err(err, errlen, "%s is empty: not a recording (nothing was ever written to it)", path);
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		gusdata_set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ssize_t n = read(fd, h, sizeof h);
+	close(fd);
+	if (n < 0) {
+		gusdata_set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16)) {
+		gusdata_set_err(err, errlen, "%s: not a gus.data recording (not an SQLite database%s)", path,
+				n < (ssize_t)sizeof h && !memcmp(h, "SQLite format 3", (size_t)n < 16 ? (size_t)n : 16)
+					? ", or a recording cut short" : "");
+		return -1;
+	}
+	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
+	if (app != GUSDATA_APPLICATION_ID) {
+		gusdata_set_err(err, errlen, "%s: not a gus.data recording (an SQLite database of another application)",
+				path);
+		return -1;
+	}
+	/* the page count in the header is valid when its change counter
+	 * matches; a file shorter than that was cut (unless a write was
+	 * interrupted: then the journal says how it was) */
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	uint64_t page_size = page == 1 ? 65536 : page;
+	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+	char journal[PATH_MAX + 16];
+	snprintf(journal, sizeof journal, "%s-journal", path);
+	if (!memcmp(h + 24, h + 92, 4) && pages && (uint64_t)stt->st_size < pages * page_size &&
+	    access(journal, F_OK) != 0) {
+		gusdata_set_err(err, errlen, "%s is damaged: %lld of its %llu bytes are there (a copy cut short, or a "
+				"full disk?)", path, (long long)stt->st_size,
+				(unsigned long long)(pages * page_size));
+		return -1;
+	}
+	return 0;
+}
+
 int gusdata_open(const char *path, bool writable, struct gusdata **out, char *err, size_t errlen)
 {
 	struct stat stt;
@@ -395,6 +449,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		gusdata_set_err(err, errlen, "%s: not a regular file", path);
 		return -1;
 	}
+	if (check_header(path, &stt, err, errlen))
+		return -1;
 	struct gusdata *d = gusdata_alloc(path);
 	if (!d)
 		return -1;
@@ -414,7 +470,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 					"is left); it can be read once that write is rolled back, which needs write "
 					"access to the file and its directory", path, path);
 		else
-			gusdata_set_err(err, errlen, "%s: not a gus.data recording (%s)", path, sqlite3_errmsg(d->db));
+			gusdata_set_err(err, errlen, "%s is damaged (%s)", path, gusdata_errmsg(d));
 		gusdata_close(d);
 		return -1;
 	}
