@@ -768,7 +768,13 @@ static int trace_with_pt(struct gusdata *d, struct record_opts *o, const char *e
 	memset(&res, 0, sizeof res);
 	enum collect_status st = collect_pt_record(o->argv, &o->pt, d, &stats, &res, err, sizeof err);
 	progress_end();
-	if (st != COLLECT_OK) {
+	int rc = 0;
+	if (st == COLLECT_WRITE_FAILED) {
+		/* the trace that landed is kept and counted (pt.aux_bytes) */
+		gus_error("%s; %llu bytes of trace were stored", err, (unsigned long long)stats.aux_bytes);
+		gusdata_set_meta(d, "missing.trace", err);
+		rc = -1;
+	} else if (st != COLLECT_OK) {
 		gus_warn("Intel PT: %s", err);
 		gusdata_set_meta(d, "missing.trace", err);
 	} else {
@@ -785,7 +791,7 @@ static int trace_with_pt(struct gusdata *d, struct record_opts *o, const char *e
 	gusdata_set_meta_u64(d, "trace.pt_bytes", stats.aux_bytes);
 	o->pt.filters = o->filters;
 	o->pt.nfilters = o->nfilters;
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------ counting --- */
@@ -1264,14 +1270,14 @@ int cmd_record(int argc, char **argv)
 	else if (o.tracer == TRACER_NONE)
 		gusdata_set_meta(d, "missing.trace", "--tracer none");
 	else if (!nranges && o.nfilters && o.tracer == TRACER_PT)
-		trace_with_pt(d, &o, exe, ranges, 0, &info);
+		write_failed = trace_with_pt(d, &o, exe, ranges, 0, &info) != 0;
 	else if (!nranges)
 		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in the program's own code"
 							      : "no hot region to trace");
 	else if (o.tracer == TRACER_QEMU)
 		write_failed = trace_with_qemu(d, &o, ranges, nranges) != 0;
 	else
-		trace_with_pt(d, &o, exe, ranges, nranges, &info);
+		write_failed = trace_with_pt(d, &o, exe, ranges, nranges, &info) != 0;
 
 	/* done even after a failed write: what failed is said in missing.* */
 	if (gusdata_set_meta(d, "record.stage", "done") || gusdata_set_meta(d, "record.complete", "yes")) {

@@ -21,6 +21,7 @@ enum collect_status {
 	COLLECT_NO_PERMISSION,	/* perf_event_open: EACCES / EPERM */
 	COLLECT_BAD_EVENT,	/* libpfm4 or the kernel rejects an event */
 	COLLECT_EXEC_FAILED,	/* the program could not be started */
+	COLLECT_WRITE_FAILED,	/* what was collected could not be stored (a full disk) */
 };
 
 struct collect_pmu_info {

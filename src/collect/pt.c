@@ -768,11 +768,23 @@ static void drain_cpu(struct pt_session *s, struct pt_cpu *c)
 		s->reader->tail = head;
 	} else if (rc == PTRING_SINK_FAILED && !s->fatal) {
 		s->fatal = true;
-		snprintf(s->err, s->errlen, "writing %s: %s (%s)", gusdata_path(s->d), err, gusdata_errmsg(s->d));
+		snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_file_path(s->d), err,
+			 gusdata_errmsg(s->d));
 	}
 	__atomic_store_n(&pc->data_tail, s->reader->tail, __ATOMIC_RELEASE);
 	if (s->o->mode == COLLECT_PT_FULL)
 		__atomic_store_n(&pc->aux_tail, c->buf.aux_done, __ATOMIC_RELEASE);
+}
+
+/* A failed COMMIT (a full disk) rolls the whole batch back: nothing of
+ * it is stored, and the session stops. */
+static void commit_batch(struct pt_session *s, bool tx)
+{
+	if (tx && gusdata_commit(s->d) && !s->fatal) {
+		s->fatal = true;
+		snprintf(s->err, s->errlen, "writing the trace into %s: %s", gusdata_file_path(s->d),
+			 gusdata_errmsg(s->d));
+	}
 }
 
 static void drain_all(struct pt_session *s)
@@ -780,8 +792,7 @@ static void drain_all(struct pt_session *s)
 	bool tx = gusdata_begin(s->d) == 0;
 	for (int i = 0; i < s->n && !s->fatal; i++)
 		drain_cpu(s, &s->cpus[i]);
-	if (tx)
-		gusdata_commit(s->d);
+	commit_batch(s, tx);
 }
 
 struct pt_clock {
@@ -836,12 +847,11 @@ static void take_snapshot(struct pt_session *s, const struct pt_clock *k, bool l
 		char err[COLLECT_ERRLEN];
 		if (ptring_snapshot(&c->buf, head, now, &s->sink, err, sizeof(err))) {
 			s->fatal = true;
-			snprintf(s->err, s->errlen, "writing %s: %s (%s)", gusdata_path(s->d), err,
-				 gusdata_errmsg(s->d));
+			snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_file_path(s->d),
+				 err, gusdata_errmsg(s->d));
 		}
 	}
-	if (tx)
-		gusdata_commit(s->d);
+	commit_batch(s, tx);
 	s->st->snapshots++;
 	if (!last)
 		for (int i = 0; i < s->n; i++)
@@ -853,8 +863,10 @@ static bool pow2(size_t v)
 	return v && !(v & (v - 1));
 }
 
-static void write_stats_meta(struct gusdata *d, const struct collect_pt_stats *st)
+static void write_stats_meta(struct gusdata *d, struct collect_pt_stats *st)
 {
+	/* what is stored: a failed write rolls back more than one chunk */
+	st->aux_bytes = gusdata_chunk_bytes(d);
 	gusdata_set_meta_u64(d, "pt.aux_bytes", st->aux_bytes);
 	gusdata_set_meta_u64(d, "pt.aux_records", st->aux_records);
 	gusdata_set_meta_u64(d, "pt.truncated", st->truncated);
@@ -1056,7 +1068,7 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 		res->exec_errno = exec_errno;
 		status = COLLECT_EXEC_FAILED;
 	} else if (s.fatal) {
-		status = COLLECT_ERROR;
+		status = COLLECT_WRITE_FAILED;
 	}
 out:
 	/* never started (tracing refused): do not let it run untraced */

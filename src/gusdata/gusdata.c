@@ -1227,6 +1227,11 @@ int gusdata_trace_writer_close(struct gusdata_trace_writer *w)
 	return rc;
 }
 
+uint64_t gusdata_chunk_bytes(struct gusdata *d)
+{
+	return count_rows(d, "SELECT total(length(data)) FROM pt_chunks");
+}
+
 uint64_t gusdata_trace_records(struct gusdata *d)
 {
 	return count_rows(d, "SELECT total(records) FROM trace_chunks");

@@ -111,6 +111,8 @@ struct gusdata_chunk {
 	size_t size;
 };
 int gusdata_add_chunk(struct gusdata *d, const struct gusdata_chunk *c);
+/* the PT bytes stored, all buffers */
+uint64_t gusdata_chunk_bytes(struct gusdata *d);
 /* buffers (cpu, tid) that have chunks, each once, in order */
 int gusdata_chunk_buffers(struct gusdata *d, int **cpu, int **tid, size_t *n);
 /* calls FN on the chunks of buffer (CPU, TID) in stream order; DATA is valid

@@ -65,6 +65,12 @@ out=$("$GUS" record -q -o r.data -- ./no-such-program 2>&1); st=$?
 check_status $st 127 "a missing program: 127"
 test "$(cksum < r.data)" = "$sum" && test "$(meta r.data.old command)" = "$W 2"; ok $? "a failed run: r.data and r.data.old untouched"
 test -z "$(partials r.data)"; ok $? "a failed run: no partial file left"
+out=$("$GUS" record -q -e cycles -o r.data -- "$W" 2>&1 >/dev/null); st=$?
+if [ $st -eq 3 ]; then
+	test "$(cksum < r.data)" = "$sum" && test -z "$(partials r.data)"; ok $? "-e cycles without a PMU (status 3): r.data untouched, nothing left"
+else
+	ok 0 "# SKIP -e cycles: this machine has a PMU (status $st)"
+fi
 
 # NAME.old that is not a recording is never replaced
 "$GUS" record -q -o s.data -- "$W" >/dev/null 2>&1
