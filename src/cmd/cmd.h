@@ -28,15 +28,12 @@ int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_spire(int argc, char **argv);
 
-struct collect_pmu_info;
-struct td_table;
-/* The TMA table named ARCH, or the CPU's (libpfm4's PMU); NULL with the
- * message printed and the exit status in *EXIT_RC. HAVE_PMU: libpfm4
- * recognised the CPU (PMU filled). COUNTING: the table is for counting on
- * this machine, so a machine without hardware counters is told so (exit 3,
- * or 4 without permission) before any word of a missing table. */
-struct td_table *gus_pick_tma_table(const char *arch, bool counting, struct collect_pmu_info *pmu, bool *have_pmu,
-				    int *exit_rc);
+/* The recording pipeline's messages on the terminal (gus: ..., warnings,
+ * usage errors with the usage hint), and its statuses as exit statuses. */
+struct recording_log;
+enum recording_status;
+const struct recording_log *gus_terminal_log(void);
+int gus_exit_for(enum recording_status st);
 /* The machine model for this CPU ("spr" for Golden Cove servers, else
  * "skx"), from /proc/cpuinfo. */
 const char *gus_host_machine(void);

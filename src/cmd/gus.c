@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cmd.h"
+#include "recording.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -128,6 +129,37 @@ const char *gus_data_dir(const char *sub)
 const char *gus_tma_dir(void)
 {
 	return gus_data_dir("tma");
+}
+
+static void terminal_message(void *ctx, enum recording_msg kind, const char *text)
+{
+	(void)ctx;
+	if (kind == RECORDING_MSG_WARNING)
+		gus_warn("%s", text);
+	else if (kind == RECORDING_MSG_USAGE)
+		gus_usage_error("%s", text);
+	else
+		gus_error("%s", text);
+}
+
+const struct recording_log *gus_terminal_log(void)
+{
+	static const struct recording_log log = { .message = terminal_message };
+	return &log;
+}
+
+int gus_exit_for(enum recording_status st)
+{
+	switch (st) {
+	case RECORDING_OK: return GUS_EXIT_OK;
+	case RECORDING_USAGE: return GUS_EXIT_USAGE;
+	case RECORDING_NO_PMU: return GUS_EXIT_NO_PMU;
+	case RECORDING_NO_PERMISSION: return GUS_EXIT_NO_PERMISSION;
+	case RECORDING_NO_PT: return GUS_EXIT_NO_PT;
+	case RECORDING_CANNOT_EXECUTE: return GUS_EXIT_CANNOT_EXECUTE;
+	case RECORDING_NOT_FOUND: return GUS_EXIT_NOT_FOUND;
+	default: return GUS_EXIT_ERROR;
+	}
 }
 
 const char *gus_host_machine(void)

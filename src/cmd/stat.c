@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "cmd.h"
-#include "spirepick.h"
+#include "recording.h"
 #include "collect.h"
 #include "merge.h"
 #include "spire.h"
@@ -202,43 +202,6 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
-struct td_table *gus_pick_tma_table(const char *arch, bool counting, struct collect_pmu_info *pmu, bool *have_pmu,
-				    int *exit_rc)
-{
-	char err[COLLECT_ERRLEN];
-	struct td_table *t;
-	*have_pmu = false;
-	*exit_rc = GUS_EXIT_ERROR;
-	if (collect_pfm_init(err, sizeof(err)) == 0 && collect_detect_pmu(pmu) == 0)
-		*have_pmu = true;
-	if (counting && !arch) {
-		/* libpfm4 names a CPU from CPUID alone, also inside a virtual
-		 * machine that has no counters: the counters decide */
-		enum collect_status st = collect_probe_hw_counters(err, sizeof(err));
-		if (st != COLLECT_OK) {
-			gus_error("%s", err);
-			*exit_rc = st == COLLECT_NO_PMU ? GUS_EXIT_NO_PMU
-				 : st == COLLECT_NO_PERMISSION ? GUS_EXIT_NO_PERMISSION : GUS_EXIT_ERROR;
-			return NULL;
-		}
-	}
-	if (arch) {
-		t = td_table_load_arch(gus_tma_dir(), arch, err, sizeof(err));
-		if (!t)
-			gus_error("%s (tables: clx, skx, icx, spr)", err);
-		return t;
-	}
-	if (!*have_pmu) {
-		gus_error("libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr)");
-		return NULL;
-	}
-	t = td_table_load_pmu(gus_tma_dir(), pmu->name, err, sizeof(err));
-	if (!t)
-		gus_error("%s: this CPU (%s, libpfm4 '%s') has no TMA table; use --arch to pick one",
-			  err, pmu->desc, pmu->name);
-	return t;
-}
-
 static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan,
 			       char **argv, bool user_only)
 {
@@ -310,10 +273,11 @@ static int stat_import(const struct stat_opts *o)
 	struct collect_pmu_info pmu;
 	bool have_pmu;
 	char err[TD_ERRLEN];
-	int pick_rc;
-	struct td_table *t = gus_pick_tma_table(o->arch, false, &pmu, &have_pmu, &pick_rc);
+	enum recording_status pick_st;
+	struct td_table *t = recording_tma_table(gus_tma_dir(), o->arch, false, &pmu, &have_pmu, gus_terminal_log(),
+						 &pick_st);
 	if (!t)
-		return pick_rc;
+		return gus_exit_for(pick_st);
 	int rc = GUS_EXIT_ERROR;
 	bool *sel = td_select_nodes(t, o->level, o->nodes, err, sizeof(err));
 	struct td_countset cs;
@@ -418,7 +382,7 @@ static int run_counting(const struct stat_opts *o, const struct td_table *t, con
 /* gus stat -I MS (-e LIST or --spire): the counts of every interval, as
  * perf stat -I prints them. */
 
-static void print_spire_command(FILE *out, const struct stat_opts *o, const struct gus_spire_pick *sp, int budget)
+static void print_spire_command(FILE *out, const struct stat_opts *o, const struct recording_spire_pick *sp, int budget)
 {
 	const char *mod = o->user_only ? ":u" : "";
 	fprintf(out, "perf stat -I %u -x, -e '", o->interval_ms);
@@ -458,7 +422,7 @@ struct iv_out {
 	FILE *f;
 	const struct stat_opts *o;
 	const struct collect_plan *plan;
-	const struct gus_spire_pick *sp;	/* --spire, else NULL */
+	const struct recording_spire_pick *sp;	/* --spire, else NULL */
 	unsigned long intervals;
 	bool started;
 };
@@ -620,7 +584,7 @@ static int stat_intervals(const struct stat_opts *o)
 	char err[COLLECT_ERRLEN], note[256] = "";
 	struct collect_plan plan = { 0 };
 	struct collect_pmu_info pmu;
-	struct gus_spire_pick sp;
+	struct recording_spire_pick sp;
 	bool have_pmu = false;
 	int rc = GUS_EXIT_ERROR, budget = 0;
 	memset(&sp, 0, sizeof(sp));
@@ -631,11 +595,16 @@ static int stat_intervals(const struct stat_opts *o)
 	}
 	have_pmu = collect_detect_pmu(&pmu) == 0;
 	if (o->spire) {
-		struct gus_spire_request rq = { .arch = o->arch, .metrics = o->metrics, .time_event = o->time_event,
-						.work_event = o->work_event, .user_only = o->user_only,
-						.print_events = o->print_events, .opt = "" };
-		if ((rc = gus_spire_prepare(&rq, &pmu, have_pmu, &sp, &budget, note, sizeof(note))))
+		struct recording_spire_request rq = { .spire_dir = gus_data_dir("spire"), .arch = o->arch,
+						      .metrics = o->metrics, .time_event = o->time_event,
+						      .work_event = o->work_event, .user_only = o->user_only,
+						      .print_events = o->print_events, .opt = "" };
+		enum recording_status pst = recording_spire_prepare(&rq, &pmu, have_pmu, &sp, &budget, note,
+								    sizeof(note), gus_terminal_log());
+		if (pst) {
+			rc = gus_exit_for(pst);
 			goto out;
+		}
 		rc = GUS_EXIT_ERROR;
 		if (o->print_events) {
 			print_spire_command(stdout, o, &sp, budget);
@@ -690,7 +659,7 @@ static int stat_intervals(const struct stat_opts *o)
 	rc = outfile_close(&of, true) ? GUS_EXIT_ERROR : exit_status;
 out:
 	collect_plan_free(&plan);
-	gus_spire_pick_free(&sp);
+	recording_spire_pick_free(&sp);
 	collect_pfm_fini();
 	return rc;
 }
@@ -736,8 +705,12 @@ int cmd_stat(int argc, char **argv)
 
 	struct collect_pmu_info pmu;
 	bool have_pmu;
-	if (!(t = gus_pick_tma_table(o.arch, !o.print_events, &pmu, &have_pmu, &rc)))
+	enum recording_status pick_st;
+	if (!(t = recording_tma_table(gus_tma_dir(), o.arch, !o.print_events, &pmu, &have_pmu, gus_terminal_log(),
+				      &pick_st))) {
+		rc = gus_exit_for(pick_st);
 		goto out;
+	}
 	if (!(sel = td_select_nodes(t, o.level, o.nodes, err, sizeof(err)))) {
 		rc = gus_usage_error("stat: %s", err);
 		goto out;

@@ -2,12 +2,8 @@
 /* What SPIRE counts (gus stat -I --spire, gus record --spire): the
  * metric set of the CPU or --metrics, T and W, and how many metrics fit a
  * group. */
-#include "config.h"
-
-#include "cmd.h"
-#include "collect.h"
+#include "rec_internal.h"
 #include "spire.h"
-#include "spirepick.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +11,7 @@
 #include <unistd.h>
 
 
-void gus_spire_pick_free(struct gus_spire_pick *sp)
+void recording_spire_pick_free(struct recording_spire_pick *sp)
 {
 	spire_metricset_free(sp->set);
 	free(sp->enc);
@@ -40,13 +36,14 @@ static bool set_for_cpu(const struct spire_metricset *set, const char *pmu)
 	return false;
 }
 
-static int pick_add(struct gus_spire_pick *sp, const char *enc, const char *name)
+static enum recording_status pick_add(struct recording_spire_pick *sp, const char *enc, const char *name,
+				      const struct recording_log *log)
 {
 	for (size_t i = 0; i < sp->n; i++)
 		if (same_event(sp->names[i], name))
-			return gus_usage_error("--%smetrics names %s twice", sp->opt, name);
+			return rec_usage(log, "--%smetrics names %s twice", sp->opt, name);
 	if (same_event(name, sp->time_name) || same_event(name, sp->work_name))
-		return gus_usage_error("--%smetrics: %s is the %s event; SPIRE's metrics are other events", sp->opt, name,
+		return rec_usage(log, "--%smetrics: %s is the %s event; SPIRE's metrics are other events", sp->opt, name,
 				       same_event(name, sp->time_name) ? "time (T)" : "work (W)");
 	const char **ne = realloc(sp->enc, (sp->n + 1) * sizeof(*ne));
 	if (ne)
@@ -55,8 +52,8 @@ static int pick_add(struct gus_spire_pick *sp, const char *enc, const char *name
 	if (nn)
 		sp->names = nn;
 	if (!ne || !nn) {
-		gus_error("out of memory");
-		return GUS_EXIT_ERROR;
+		rec_error(log, "out of memory");
+		return RECORDING_ERROR;
 	}
 	sp->enc[sp->n] = enc;
 	sp->names[sp->n] = name;
@@ -67,7 +64,7 @@ static int pick_add(struct gus_spire_pick *sp, const char *enc, const char *name
 /* T or W: the set's event when EVENT is it (or not given), else EVENT as
  * given; without a set the default is perf's generic cycles/instructions,
  * which the kernel maps to the same fixed counters */
-static void pick_tw(struct gus_spire_pick *sp, const char *event, bool time)
+static void pick_tw(struct recording_spire_pick *sp, const char *event, bool time)
 {
 	const char *dflt = time ? SPIRE_DEFAULT_TIME : SPIRE_DEFAULT_WORK;
 	const char *set_ev = sp->set ? (time ? sp->set->time_event : sp->set->work_event) : NULL;
@@ -88,20 +85,21 @@ static void pick_tw(struct gus_spire_pick *sp, const char *event, bool time)
 	}
 }
 
-/* Chooses the metric set, T, W and the metrics. 0, or the exit status
- * with the message printed. */
-static int spire_choose(const struct gus_spire_request *o, const struct collect_pmu_info *pmu, bool have_pmu,
-			struct gus_spire_pick *sp)
+/* Chooses the metric set, T, W and the metrics: RECORDING_OK, or the
+ * status with the message logged. */
+static enum recording_status spire_choose(const struct recording_spire_request *o, const struct collect_pmu_info *pmu,
+					  bool have_pmu, struct recording_spire_pick *sp,
+					  const struct recording_log *log)
 {
 	char err[SPIRE_ERRLEN];
-	const char *dir = gus_data_dir("spire");
+	const char *dir = o->spire_dir;
 	memset(sp, 0, sizeof(*sp));
 	sp->opt = o->opt;
 	sp->cpu = o->arch ? o->arch : have_pmu ? pmu->name : NULL;
 	if (o->arch) {
 		if (!(sp->set = spire_metricset_load(dir, o->arch, err, sizeof(err)))) {
-			gus_error("%s; 'gus spire metrics' lists the sets", err);
-			return GUS_EXIT_ERROR;
+			rec_error(log, "%s; 'gus spire metrics' lists the sets", err);
+			return RECORDING_ERROR;
 		}
 	} else if (have_pmu) {
 		sp->set = spire_metricset_load(dir, pmu->name, err, sizeof(err));
@@ -109,16 +107,16 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 		snprintf(err, sizeof(err), "libpfm4 does not recognise this CPU");
 	}
 	if (!sp->set && !o->metrics) {
-		gus_error("%s%s%s%s. Name a set with --%sarch ID (counting needs a CPU of that set%s), "
+		rec_error(log, "%s%s%s%s. Name a set with --%sarch ID (counting needs a CPU of that set%s), "
 			  "or count events of your choice with --%smetrics LIST (and --%stime EVENT, --%swork EVENT)",
 			  have_pmu ? "this CPU is " : "", have_pmu ? pmu->name : "", have_pmu ? " (libpfm4): " : "",
 			  err, o->opt, o->opt[0] ? "" : "; --print-events works anywhere", o->opt, o->opt, o->opt);
-		return GUS_EXIT_ERROR;
+		return RECORDING_ERROR;
 	}
 	pick_tw(sp, o->time_event, true);
 	pick_tw(sp, o->work_event, false);
 	if (same_event(sp->time_name, sp->work_name))
-		return gus_usage_error("--%stime and --%swork name the same event (%s)", o->opt, o->opt, sp->time_name);
+		return rec_usage(log, "--%stime and --%swork name the same event (%s)", o->opt, o->opt, sp->time_name);
 
 	if (!o->metrics) {
 		bool smt = collect_smt_active();
@@ -131,50 +129,50 @@ static int spire_choose(const struct gus_spire_request *o, const struct collect_
 					 d->abbr, d->event);
 				continue;
 			}
-			int rc = pick_add(sp, d->pfm, d->event);
+			enum recording_status rc = pick_add(sp, d->pfm, d->event, log);
 			if (rc)
 				return rc;
 			sp->uses_set = true;
 		}
 		if (!sp->n) {
-			gus_error("%s: every metric of the set needs AnyThread counting; name them with --%smetrics",
+			rec_error(log, "%s: every metric of the set needs AnyThread counting; name them with --%smetrics",
 				  sp->set->origin, o->opt);
-			return GUS_EXIT_ERROR;
+			return RECORDING_ERROR;
 		}
 		if (sp->left_out[0] && !o->print_events && smt)
-			gus_warn("left out %s: AnyThread events need kernel.perf_event_paranoid <= 0 "
+			rec_warn(log, "left out %s: AnyThread events need kernel.perf_event_paranoid <= 0 "
 				 "(or CAP_PERFMON); name them with --%smetrics to count them anyway", sp->left_out, o->opt);
 		return 0;
 	}
 	size_t nitems;
 	char **items = collect_split_events(o->metrics, &nitems);
 	if (!items) {
-		gus_error("out of memory");
-		return GUS_EXIT_ERROR;
+		rec_error(log, "out of memory");
+		return RECORDING_ERROR;
 	}
 	sp->list = (char *)items;	/* the names point into it */
 	for (size_t i = 0; i < nitems; i++) {
 		const char *start = items[i];
 		if (!*start)
-			return gus_usage_error("--%smetrics: empty name in '%s'", o->opt, o->metrics);
+			return rec_usage(log, "--%smetrics: empty name in '%s'", o->opt, o->metrics);
 		const struct spire_metric_def *d = spire_metricset_find(sp->set, start);
-		int rc;
+		enum recording_status rc;
 		if (d) {
-			rc = pick_add(sp, d->pfm, d->event);
+			rc = pick_add(sp, d->pfm, d->event, log);
 			sp->uses_set = true;
 		} else {
 			struct perf_event_attr attr;
 			char e2[COLLECT_ERRLEN];
 			if (!o->print_events && collect_encode(start, o->user_only, &attr, e2, sizeof(e2))) {
 				if (sp->set)
-					return gus_usage_error("--%smetrics: '%s' is neither a metric of the %s set "
+					return rec_usage(log, "--%smetrics: '%s' is neither a metric of the %s set "
 							       "('gus spire metrics --cpu %s' lists them) nor an "
 							       "event libpfm4 knows", o->opt, start, sp->set->id, sp->set->id);
-				return gus_usage_error("--%smetrics: '%s' is not an event libpfm4 knows, and "
+				return rec_usage(log, "--%smetrics: '%s' is not an event libpfm4 knows, and "
 						       "no SPIRE metric set is in use (this CPU has none; --%sarch "
 						       "ID names one, 'gus spire metrics' lists them)", o->opt, start, o->opt);
 			}
-			rc = pick_add(sp, start, start);
+			rc = pick_add(sp, start, start, log);
 		}
 		if (rc)
 			return rc;
@@ -202,10 +200,12 @@ static int general_counters_taken(const char *enc, bool user_only)
 }
 
 
-int gus_spire_prepare(const struct gus_spire_request *rq, const struct collect_pmu_info *pmu, bool have_pmu,
-		      struct gus_spire_pick *sp, int *budget, char *note, size_t notelen)
+enum recording_status recording_spire_prepare(const struct recording_spire_request *rq,
+					      const struct collect_pmu_info *pmu, bool have_pmu,
+					      struct recording_spire_pick *sp, int *budget, char *note, size_t notelen,
+					      const struct recording_log *log)
 {
-	int rc = spire_choose(rq, pmu, have_pmu, sp);
+	enum recording_status rc = spire_choose(rq, pmu, have_pmu, sp, log);
 	if (rc)
 		return rc;
 	bool native = have_pmu && (!sp->set || set_for_cpu(sp->set, pmu->name));
@@ -215,12 +215,12 @@ int gus_spire_prepare(const struct gus_spire_request *rq, const struct collect_p
 			size_t l = strlen(cpus);
 			snprintf(cpus + l, sizeof(cpus) - l, "%s%s", i ? ", " : "", sp->set->cpus[i]);
 		}
-		gus_error("the %s metric set is for %s (libpfm4), and this CPU is %s: its libpfm4 names "
+		rec_error(log, "the %s metric set is for %s (libpfm4), and this CPU is %s: its libpfm4 names "
 			  "would mean other events here. Count on one of those CPUs (LIBPFM_FORCE_PMU=%s "
 			  "makes libpfm4 take this one for %s), or print the perf command with "
 			  "--print-events", sp->set->id, cpus, have_pmu ? pmu->name : "not one libpfm4 knows",
 			  sp->set->cpus[0], sp->set->cpus[0]);
-		return GUS_EXIT_ERROR;
+		return RECORDING_ERROR;
 	}
 	/* another CPU's set (--print-events): 4 general counters per thread,
 	 * safe with SMT on every CPU the sets are for */

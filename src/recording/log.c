@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Messages of the recording pipeline, through the caller's log. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "rec_internal.h"
+
+static void rec_vmsg(const struct recording_log *log, enum recording_msg kind, const char *fmt, va_list ap)
+{
+	char text[2048];
+	vsnprintf(text, sizeof text, fmt, ap);
+	if (log && log->message)
+		log->message(log->ctx, kind, text);
+}
+
+void rec_msg(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rec_vmsg(log, kind, fmt, ap);
+	va_end(ap);
+}
+
+enum recording_status rec_usage(const struct recording_log *log, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rec_vmsg(log, RECORDING_MSG_USAGE, fmt, ap);
+	va_end(ap);
+	return RECORDING_USAGE;
+}
+
+enum recording_status rec_status(enum collect_status st, int exec_errno)
+{
+	switch (st) {
+	case COLLECT_OK: return RECORDING_OK;
+	case COLLECT_NO_PMU: return RECORDING_NO_PMU;
+	case COLLECT_NO_PERMISSION: return RECORDING_NO_PERMISSION;
+	case COLLECT_EXEC_FAILED: return exec_errno == ENOENT ? RECORDING_NOT_FOUND : RECORDING_CANNOT_EXECUTE;
+	default: return RECORDING_ERROR;
+	}
+}

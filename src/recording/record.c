@@ -1,0 +1,1044 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The runs of gus record and what each stores (recording.h): run 1 counts
+ * and samples, the hot regions are ranked from the samples, run 2 traces
+ * them; everything is committed as it comes, so that a recording cut by a
+ * signal or a full disk still says what it holds. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gusdata.h"
+#include "merge.h"
+#include "rec_internal.h"
+#include "sim.h"
+#include "spire.h"
+#include "topdown.h"
+
+#define MAX_TRACE_RANGES 64
+
+static int resolve_symbol(void *ctx, const char *file, const char *symbol, uint64_t *start, uint64_t *size,
+			  char *err, size_t errlen)
+{
+	(void)ctx;
+	return merge_elf_symbol(file, symbol, start, size, err, errlen);
+}
+
+/* what decoding and the report need to know about the machine and run */
+static void record_meta(struct gusdata *d, char **argv, const char *exe)
+{
+	char buf[8192];
+	size_t k = 0;
+	for (char **a = argv; *a && k < sizeof buf - 1; a++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", a == argv ? "" : " ", *a);
+	gusdata_set_meta(d, "command", buf);
+	gusdata_set_meta(d, "exe", exe);
+	if (getcwd(buf, sizeof buf))
+		gusdata_set_meta(d, "cwd", buf);
+	struct utsname u;
+	if (uname(&u) == 0) {
+		gusdata_set_meta(d, "hostname", u.nodename);
+		snprintf(buf, sizeof buf, "%s %s %s", u.sysname, u.release, u.machine);
+		gusdata_set_meta(d, "kernel", buf);
+	}
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof line, f)) {
+			char *colon = strchr(line, ':');
+			if (!colon)
+				continue;
+			char *v = colon + 1 + (colon[1] == ' ');
+			v[strcspn(v, "\n")] = 0;
+			if (!strncmp(line, "model name", 10))
+				gusdata_set_meta(d, "cpu.name", v);
+			else if (!strncmp(line, "cpu family", 10))
+				gusdata_set_meta(d, "cpu.family", v);
+			else if (!strncmp(line, "model\t", 6))
+				gusdata_set_meta(d, "cpu.model", v);
+			else if (!strncmp(line, "stepping", 8))
+				gusdata_set_meta(d, "cpu.stepping", v);
+			else if (!strncmp(line, "processor", 9) && strcmp(v, "0"))
+				break;
+		}
+		fclose(f);
+	}
+	gusdata_set_meta_u64(d, "start_time", (uint64_t)time(NULL));
+}
+
+/* ------------------------------------------------------------ progress --- */
+/* the log of the recording being made: one at a time per process */
+static const struct recording_log *rec_log;
+
+/* a phase line, or an update of the current phase's line */
+static void progress(bool phase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(bool phase, const char *fmt, ...)
+{
+	if (!rec_log || !rec_log->progress)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	rec_log->progress(rec_log->ctx, phase, line);
+}
+
+static void progress_end(void)
+{
+	if (rec_log && rec_log->progress_end)
+		rec_log->progress_end(rec_log->ctx);
+}
+
+static void pt_progress(void *ctx, uint64_t bytes)
+{
+	(void)ctx;
+	progress(false, "tracing with Intel PT: %.1f MB of trace", (double)bytes / (1 << 20));
+}
+
+/* -------------------------------------------------------------- samples --- */
+struct sample_store {
+	struct gusdata *d;
+	uint64_t n, pending;
+	char failed[256];
+};
+
+static int store_fail(struct sample_store *s)
+{
+	if (!s->failed[0])
+		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_file_path(s->d), gusdata_errmsg(s->d));
+	return -1;
+}
+
+/* samples are committed in batches: a few thousand a second each on its
+ * own would cost more than the program's own run */
+static int store_sample(void *ctx, const struct collect_sample *cs)
+{
+	struct sample_store *s = ctx;
+	if (!s->pending && gusdata_begin(s->d))
+		return store_fail(s);
+	struct gusdata_sample g = {
+		.time = cs->time, .cpu = cs->cpu, .pid = cs->pid, .tid = cs->tid, .ip = cs->ip,
+		.period = cs->period, .user = cs->user, .callchain = cs->callchain, .ncallchain = cs->ncallchain,
+	};
+	if (gusdata_add_sample(s->d, &g))
+		return store_fail(s);
+	s->n++;
+	if (++s->pending >= 2048) {
+		s->pending = 0;
+		if (gusdata_commit(s->d))
+			return store_fail(s);
+	}
+	return 0;
+}
+
+static int store_flush(struct sample_store *s)
+{
+	if (!s->pending)
+		return 0;
+	s->pending = 0;
+	return gusdata_commit(s->d) ? store_fail(s) : 0;
+}
+
+static int store_mmap(void *ctx, const struct gusdata_mmap *m)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_sample_mmap(s->d, m) ? store_fail(s) : 0;
+}
+
+static int store_comm(void *ctx, uint64_t time, int pid, int tid, const char *comm, bool exec)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_comm(s->d, time, pid, tid, comm, exec) ? store_fail(s) : 0;
+}
+
+static int store_event(void *ctx, uint64_t time, int cpu, int pid, int tid, const char *kind, uint64_t a,
+		       uint64_t b)
+{
+	struct sample_store *s = ctx;
+	return gusdata_add_event(s->d, time, cpu, pid, tid, kind, a, b) ? store_fail(s) : 0;
+}
+
+static void sample_progress(void *ctx, uint64_t n)
+{
+	const char *prog = ctx;
+	progress(false, "running %s: %llu samples", prog, (unsigned long long)n);
+}
+
+static int store_counts(struct gusdata *d, const struct td_countset *cs)
+{
+	if (gusdata_begin(d))
+		return -1;
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		struct gusdata_count g = { .event = c->event, .value = c->raw, .enabled = c->enabled,
+					   .running = c->running, .uncounted = c->counted ? NULL : c->why_not };
+		if (!c->counted && !g.uncounted)
+			g.uncounted = "not counted";
+		if (gusdata_add_count(d, &g)) {
+			gusdata_commit(d);
+			return -1;
+		}
+	}
+	return gusdata_commit(d);
+}
+
+/* -------------------------------------------------------- hot regions --- */
+struct map_entry {
+	int pid;
+	uint64_t start, end, pgoff;
+	char *file;
+	bool bias_known, bias_bad;
+	uint64_t bias;
+};
+
+struct maps {
+	struct map_entry *v;
+	size_t n, cap;
+};
+
+static int collect_map(void *ctx, const struct gusdata_mmap *m)
+{
+	struct maps *ms = ctx;
+	/* only executable file mappings hold code a sample can name */
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+		return 0;
+	if (ms->n == ms->cap) {
+		ms->cap = ms->cap ? 2 * ms->cap : 64;
+		struct map_entry *v = realloc(ms->v, ms->cap * sizeof *v);
+		if (!v)
+			return -1;
+		ms->v = v;
+	}
+	struct map_entry *e = &ms->v[ms->n];
+	memset(e, 0, sizeof *e);
+	e->pid = m->pid;
+	e->start = m->start;
+	e->end = m->start + m->len;
+	e->pgoff = m->pgoff;
+	if (!(e->file = strdup(m->filename)))
+		return -1;
+	ms->n++;
+	return 0;
+}
+
+static void maps_free(struct maps *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		free(ms->v[i].file);
+	free(ms->v);
+}
+
+struct region_build {
+	struct maps maps;
+	struct merge_regions *regions;
+	uint64_t unmapped;
+};
+
+static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
+{
+	struct region_build *rb = ctx;
+	/* the newest mapping of the sample's process holding its address */
+	struct map_entry *hit = NULL;
+	for (size_t i = rb->maps.n; i-- > 0;) {
+		struct map_entry *e = &rb->maps.v[i];
+		if (s->ip >= e->start && s->ip < e->end && (e->pid == s->pid || !hit)) {
+			hit = e;
+			if (e->pid == s->pid)
+				break;
+		}
+	}
+	uint64_t w = s->period ? s->period : 1;
+	if (!hit || !s->user) {
+		rb->unmapped += w;
+		return merge_regions_add(rb->regions, NULL, 0, w);
+	}
+	if (!hit->bias_known && !hit->bias_bad) {
+		char err[512];
+		if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
+			hit->bias_bad = true;
+		else
+			hit->bias_known = true;
+	}
+	if (hit->bias_bad) {
+		rb->unmapped += w;
+		return merge_regions_add(rb->regions, NULL, 0, w);
+	}
+	return merge_regions_add(rb->regions, hit->file, s->ip - hit->bias, w);
+}
+
+static void region_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	rec_warn(rec_log, "%s: its functions are not named", msg);
+}
+
+/* Ranks the hot regions of the samples in D and stores them; *REGIONS
+ * keeps them for the trace run. */
+static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
+			    struct merge_region **regions, size_t *nregions, uint64_t *total)
+{
+	struct region_build rb = { .regions = merge_regions_new(m) };
+	int rc = -1;
+	if (!rb.regions)
+		return -1;
+	if (gusdata_foreach_sample_mmap(d, collect_map, &rb.maps) ||
+	    gusdata_foreach_sample(d, add_sample_to_regions, &rb))
+		goto out;
+	if (merge_regions_rank(rb.regions, top, regions, nregions, total, region_warn, NULL))
+		goto out;
+	/* ids of the rows, for the loops' parents */
+	int64_t *ids = calloc(*nregions + 1, sizeof *ids);
+	if (!ids || gusdata_begin(d)) {
+		free(ids);
+		goto out;
+	}
+	for (size_t i = 0; i < *nregions; i++) {
+		const struct merge_region *r = &(*regions)[i];
+		struct gusdata_region g = {
+			.rank = (int)i + 1, .kind = r->kind, .name = r->name, .file = r->file,
+			.start = r->start, .end = r->end, .head = r->head,
+			.parent = r->parent >= 0 && (size_t)r->parent < i ? ids[r->parent] : 0,
+			.samples = r->samples, .share = r->share,
+		};
+		if (gusdata_add_region(d, &g)) {
+			gusdata_commit(d);
+			free(ids);
+			goto out;
+		}
+		ids[i] = g.id;
+	}
+	free(ids);
+	gusdata_set_meta_u64(d, "regions.total_weight", *total);
+	gusdata_set_meta_u64(d, "regions.unmapped_weight", rb.unmapped);
+	rc = gusdata_commit(d);
+out:
+	maps_free(&rb.maps);
+	merge_regions_free(rb.regions);
+	return rc;
+}
+
+/* --------------------------------------------------------- trace runs --- */
+/* The program's own code among the hot regions: the ranges a tracer
+ * follows (functions whole; a loop alone when its function is not kept). */
+static size_t trace_ranges(const struct merge_region *r, size_t n, const char *exe, struct stream_range *out,
+			   size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (strcmp(r[i].file, exe) || r[i].end <= r[i].start)
+			continue;
+		bool covered = false;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && !strcmp(r[j].file, exe) && r[j].start <= r[i].start && r[j].end >= r[i].end &&
+			    (r[j].end - r[j].start > r[i].end - r[i].start || j < i))
+				covered = true;
+		if (!covered)
+			out[k++] = (struct stream_range){ r[i].start, r[i].end };
+	}
+	return k;
+}
+
+struct qemu_store {
+	struct gusdata *d;
+	struct gusdata_trace_writer *w;
+	const struct stream_range *link;	/* link-time ranges */
+	size_t nranges;
+	uint64_t bias;
+	uint64_t kept[MAX_TRACE_RANGES];
+	uint64_t max, stored;
+	size_t full;		/* ranges that have their max */
+	bool failed, enough;
+};
+
+static void qemu_started(void *ctx, uint64_t load_bias)
+{
+	struct qemu_store *q = ctx;
+	q->bias = load_bias;
+	/* now, not at the end: a recording cut during this run is read too */
+	gusdata_set_meta_u64(q->d, "trace.load_bias", load_bias);
+}
+
+/* records of a range past --max-insns are dropped: the hottest function
+ * must not use up what the others need */
+static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct qemu_store *q = ctx;
+	struct stream_insn keep[256];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t link = v[i].ip - q->bias;
+		size_t r;
+		for (r = 0; r < q->nranges; r++)
+			if (link >= q->link[r].start && link < q->link[r].end)
+				break;
+		if (r == q->nranges || q->kept[r] >= q->max)
+			continue;
+		if (++q->kept[r] == q->max)
+			q->full++;
+		keep[k++] = v[i];
+		if (k == 256) {
+			if (gusdata_trace_write(q->w, keep, k))
+				goto fail;
+			q->stored += k;
+			k = 0;
+		}
+	}
+	if (k && gusdata_trace_write(q->w, keep, k))
+		goto fail;
+	q->stored += k;
+	if (q->stored >> 16 != (q->stored - k) >> 16)
+		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
+	/* every range has what the report simulates: the rest of the run
+	 * would add nothing, so it is stopped */
+	if (q->full == q->nranges) {
+		q->enough = true;
+		return 1;
+	}
+	return 0;
+fail:
+	q->failed = true;
+	return -1;
+}
+
+static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct stream_range *ranges,
+			   size_t nranges)
+{
+	char err[COLLECT_ERRLEN];
+	struct qemu_store q = { .d = d, .link = ranges, .nranges = nranges, .max = o->max_insns };
+	if (!(q.w = gusdata_trace_writer_new(d)))
+		return -1;
+	struct collect_qemu_opts qo = {
+		.ranges = ranges,
+		.nranges = nranges,
+		.data_addresses = !o->no_mem,
+		/* no overall cap: a range that fills early must not starve the
+		 * others; the sink stops the run once all are full */
+		.max_insns = 0,
+		.sink = qemu_sink,
+		.ctx = &q,
+		.started = qemu_started,
+	};
+	struct collect_qemu_stats qs;
+	struct collect_result res;
+	memset(&res, 0, sizeof res);
+	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s)", o->argv[0],
+		 nranges);
+	gusdata_set_meta(d, "tracer", "qemu");
+	gusdata_set_meta_u64(d, "trace.max_insns", o->max_insns);
+	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
+	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
+	int wrc = gusdata_trace_writer_close(q.w);
+	char write_err[200];
+	snprintf(write_err, sizeof write_err, "%s", gusdata_errmsg(d));
+	progress_end();
+	/* what is stored, not what was sent: a failed write loses a chunk */
+	uint64_t stored = gusdata_trace_records(d);
+	if (res.interrupted)
+		gusdata_set_meta(d, "trace.interrupted", "yes");
+	gusdata_set_meta_u64(d, "trace.records", stored);
+	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
+	if (wrc || q.failed) {
+		snprintf(err, sizeof err, "writing the trace into %s failed: %s; %llu of %llu records were stored",
+			 gusdata_file_path(d), write_err, (unsigned long long)stored, (unsigned long long)q.stored);
+		rec_error(rec_log, "%s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+		return -1;
+	}
+	if (q.enough) {
+		gusdata_set_meta(d, "trace.stopped", "every hot range reached --max-insns: the traced run was stopped");
+	} else if (st != COLLECT_OK) {
+		rec_warn(rec_log, "the QEMU tracer: %s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+		return 0;
+	}
+	if (!q.enough)
+		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+	if (!stored)
+		gusdata_set_meta(d, "missing.trace", "the traced run never executed the hot regions");
+	return 0;
+}
+
+static int trace_with_pt(struct gusdata *d, struct recording_request *o, const char *exe, const struct stream_range *ranges,
+			 size_t nranges, const struct collect_pt_info *info)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pt_filter auto_filters[RECORDING_MAX_FILTERS];
+	size_t nauto = 0;
+	/* the hot functions as hardware filters when the PMU has enough of
+	 * them; otherwise the whole run, restricted when decoding */
+	if (!o->nfilters && nranges && nranges <= info->caps_addr_filters && nranges <= RECORDING_MAX_FILTERS) {
+		for (size_t i = 0; i < nranges; i++)
+			auto_filters[nauto++] = (struct collect_pt_filter){
+				.start = ranges[i].start, .size = ranges[i].end - ranges[i].start, .file = NULL };
+		o->pt.filters = auto_filters;
+		o->pt.nfilters = nauto;
+	}
+	if (o->log.progress) {
+		o->pt.progress = pt_progress;
+		o->pt.progress_ctx = NULL;
+	}
+	progress(true, "second run of %s under Intel PT%s", exe, nauto ? " (filtered to the hot functions)" : "");
+	gusdata_set_meta(d, "tracer", "pt");
+	struct collect_pt_stats stats;
+	struct collect_result res;
+	memset(&res, 0, sizeof res);
+	enum collect_status st = collect_pt_record(o->argv, &o->pt, d, &stats, &res, err, sizeof err);
+	progress_end();
+	int rc = 0;
+	if (st == COLLECT_WRITE_FAILED) {
+		/* the trace that landed is kept and counted (pt.aux_bytes) */
+		rec_error(rec_log, "%s; %llu bytes of trace were stored", err, (unsigned long long)stats.aux_bytes);
+		gusdata_set_meta(d, "missing.trace", err);
+		rc = -1;
+	} else if (st != COLLECT_OK) {
+		rec_warn(rec_log, "Intel PT: %s", err);
+		gusdata_set_meta(d, "missing.trace", err);
+	} else {
+		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
+		gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
+		if (res.interrupted)
+			gusdata_set_meta(d, "trace.interrupted", "yes");
+	}
+	if (stats.truncated || stats.lost_records || stats.collisions || stats.overwritten)
+		rec_warn(rec_log, "Intel PT lost data: %llu truncated AUX record(s), %llu lost sideband record(s), "
+			 "%llu collision(s), %llu overwritten snapshot(s)",
+			 (unsigned long long)stats.truncated, (unsigned long long)stats.lost_records,
+			 (unsigned long long)stats.collisions, (unsigned long long)stats.overwritten);
+	gusdata_set_meta_u64(d, "trace.pt_bytes", stats.aux_bytes);
+	o->pt.filters = o->filters;
+	o->pt.nfilters = o->nfilters;
+	return rc;
+}
+
+/* ------------------------------------------------------------ counting --- */
+/* a message kept as a fact of the recording instead of said */
+static void keep_message(void *ctx, enum recording_msg kind, const char *text)
+{
+	(void)kind;
+	snprintf(ctx, COLLECT_ERRLEN, "%s", text);
+}
+
+/* the TMA plan for the count set, or why there is none */
+static struct td_table *counting_setup(const struct recording_request *o, struct gusdata *d, struct collect_plan *plan,
+				       bool *smt_on)
+{
+	char err[COLLECT_ERRLEN], note[256] = "";
+	struct collect_pmu_info pmu;
+	bool have_pmu;
+	enum recording_status pick_rc;
+	/* no counters, or a CPU libpfm4 does not know, is a fact of the
+	 * recording, not an error; the missing counters are named first since
+	 * libpfm4 knows many CPUs that a virtual machine gives no PMU */
+	if (!o->import_counts && collect_probe_hw_counters(err, sizeof err) != COLLECT_OK) {
+		gusdata_set_meta(d, "missing.counts", err);
+		return NULL;
+	}
+	if (!o->arch && (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))) {
+		gusdata_set_meta(d, "missing.counts", "libpfm4 does not recognise this CPU; --arch names a TMA table");
+		return NULL;
+	}
+	char why[COLLECT_ERRLEN] = "no TMA table for this CPU (--arch names one)";
+	struct recording_log keep_why = { .ctx = why, .message = keep_message };
+	struct td_table *t = recording_tma_table(o->tma_dir, o->arch, false, &pmu, &have_pmu, &keep_why, &pick_rc);
+	if (!t) {
+		gusdata_set_meta(d, "missing.counts", why);
+		return NULL;
+	}
+	gusdata_set_meta(d, "tma.table", t->id);
+	gusdata_set_meta_u64(d, "tma.level", (uint64_t)o->level);
+	*smt_on = o->smt >= 0 ? o->smt == 1 : (o->import_counts ? false : collect_smt_active());
+	gusdata_set_meta(d, "tma.smt", *smt_on ? "on" : "off");
+	if (o->import_counts)
+		return t;
+	bool *sel = td_select_nodes(t, o->level, NULL, err, sizeof err);
+	bool *needed = calloc(t->n_events + 1, sizeof *needed);
+	if (!sel || !needed) {
+		free(sel);
+		free(needed);
+		td_table_free(t);
+		return NULL;
+	}
+	td_needed_events(t, sel, *smt_on, needed);
+	bool use_pfm = have_pmu && (!o->arch || td_table_has_pmu(t, pmu.name));
+	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof note) : 4;
+	if (collect_plan_tma(t, needed, budget, use_pfm, o->user_only, plan, err, sizeof err)) {
+		gusdata_set_meta(d, "missing.counts", err);
+		rec_warn(rec_log, "no count set: %s", err);
+	} else if (plan->n_groups > 1) {
+		gusdata_set_meta_u64(d, "counts.groups", (uint64_t)plan->n_groups);
+	}
+	free(sel);
+	free(needed);
+	return t;
+}
+
+static int import_counts(const struct recording_request *o, struct gusdata *d)
+{
+	char err[TD_ERRLEN];
+	struct td_countset cs;
+	td_countset_init(&cs);
+	FILE *in = fopen(o->import_counts, "r");
+	int rc = -1;
+	if (!in)
+		rec_error(rec_log, "cannot open %s: %s", o->import_counts, strerror(errno));
+	else if (td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
+		rec_error(rec_log, "%s", err);
+	else if (!cs.n)
+		rec_error(rec_log, "%s: no counts in the file", o->import_counts);
+	else
+		rc = 0;
+	if (in)
+		fclose(in);
+	if (!rc) {
+		char src[PATH_MAX + 16];
+		snprintf(src, sizeof src, "import %s", o->import_counts);
+		gusdata_set_meta(d, "counts.source", src);
+		if (store_counts(d, &cs)) {
+			rec_error(rec_log, "%s: %s", gusdata_path(d), gusdata_errmsg(d));
+			rc = -1;
+		}
+	}
+	td_countset_free(&cs);
+	return rc;
+}
+/* -------------------------------------------------------------- SPIRE --- */
+struct interval_store {
+	struct gusdata *d;
+	bool failed;
+};
+
+static int store_interval_line(void *ctx, const struct td_perf_line *l)
+{
+	struct interval_store *st = ctx;
+	/* stored raw, as gus counts them: perf printed the scaled value */
+	struct gusdata_interval_count c = {
+		.time = l->interval,
+		.event = l->event,
+		.value = l->counted ? l->value * l->running / l->enabled : 0,
+		.enabled = l->counted ? l->enabled : 0,
+		.running = l->counted ? l->running : 0,
+	};
+	if (gusdata_add_interval_count(st->d, &c)) {
+		st->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* perf stat -I output as the recording's SPIRE samples; checked as a
+ * sample set first, so that a file SPIRE cannot use is refused */
+static int import_intervals(const struct recording_request *o, struct gusdata *d)
+{
+	char err[SPIRE_ERRLEN];
+	struct spire_sampleset ss;
+	if (spire_sampleset_init(&ss, o->spire_time, o->spire_work))
+		return -1;
+	int rc = -1;
+	FILE *in = fopen(o->import_intervals, "r");
+	if (!in) {
+		rec_error(rec_log, "cannot open %s: %s", o->import_intervals, strerror(errno));
+		goto out;
+	}
+	if (spire_import_perf_intervals(in, o->import_intervals, &ss, err, sizeof err)) {
+		rec_error(rec_log, "%s", err);
+		goto out;
+	}
+	size_t samples = 0;
+	for (size_t i = 0; i < ss.n; i++)
+		samples += ss.metrics[i].n;
+	if (!samples) {
+		rec_error(rec_log, "%s: no usable SPIRE sample (each metric needs %s and %s counted in its event group)",
+			  o->import_intervals, ss.time_event, ss.work_event);
+		goto out;
+	}
+	rewind(in);
+	struct interval_store st = { .d = d };
+	struct td_perf_reader rd = { .ctx = &st, .line = store_interval_line };
+	if (gusdata_begin(d) || td_perf_csv_read(in, o->import_intervals, &rd, err, sizeof err) ||
+	    gusdata_commit(d)) {
+		rec_error(rec_log, "%s", st.failed || !err[0] ? gusdata_errmsg(d) : err);
+		goto out;
+	}
+	char src[PATH_MAX + 16];
+	snprintf(src, sizeof src, "import %s", o->import_intervals);
+	gusdata_set_meta(d, "spire.source", src);
+	gusdata_set_meta(d, "spire.time", ss.time_event);
+	gusdata_set_meta(d, "spire.work", ss.work_event);
+	if (ss.cpu)
+		gusdata_set_meta(d, "spire.cpu", ss.cpu);
+	gusdata_set_meta_u64(d, "spire.samples", samples);
+	rc = 0;
+out:
+	if (in)
+		fclose(in);
+	spire_sampleset_free(&ss);
+	return rc;
+}
+
+struct spire_store {
+	struct gusdata *d;
+	uint64_t intervals;
+	bool failed;
+};
+
+static int store_spire_interval(void *ctx, double t, const struct td_countset *cs)
+{
+	struct spire_store *st = ctx;
+	if (gusdata_begin(st->d))
+		goto fail;
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		struct gusdata_interval_count ic = { .time = t, .event = c->event, .value = c->counted ? c->raw : 0,
+						     .enabled = c->counted ? c->enabled : 0,
+						     .running = c->counted ? c->running : 0 };
+		if (gusdata_add_interval_count(st->d, &ic))
+			goto fail;
+	}
+	if (gusdata_commit(st->d))
+		goto fail;
+	st->intervals++;
+	if (!(st->intervals % 10))
+		progress(false, "SPIRE interval counts: %llu intervals", (unsigned long long)st->intervals);
+	return 0;
+fail:
+	st->failed = true;
+	return -1;
+}
+
+/* the extra run of --spire: the metric set in groups led by T and W, read
+ * every --spire-interval ms; a machine that cannot count them gets
+ * missing.spire, as the count set gets missing.counts */
+static void spire_run(struct gusdata *d, const struct recording_request *o, const struct recording_spire_pick *sp, int budget)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_plan plan = { 0 };
+	struct spire_store st = { .d = d };
+	struct collect_interval_sink sink = { .ctx = &st, .interval = store_spire_interval };
+	struct collect_result res;
+	gusdata_set_meta(d, "spire.time", sp->time_name);
+	gusdata_set_meta(d, "spire.work", sp->work_name);
+	if (sp->cpu)
+		gusdata_set_meta(d, "spire.cpu", sp->cpu);
+	gusdata_set_meta_u64(d, "spire.interval_ms", o->spire_interval);
+	if (collect_plan_spire(sp->time_enc, sp->time_name, sp->work_enc, sp->work_name, sp->enc, sp->names, sp->n,
+			       budget, o->user_only, &plan, err, sizeof err)) {
+		gusdata_set_meta(d, "missing.spire", err);
+		rec_warn(rec_log, "no SPIRE samples: %s", err);
+		return;
+	}
+	gusdata_set_meta_u64(d, "spire.groups", (uint64_t)plan.n_groups);
+	progress(true, "running %s again: SPIRE interval counts (%zu metrics in %d groups, every %u ms)",
+		 o->argv[0], sp->n, plan.n_groups, o->spire_interval);
+	enum collect_status cst =
+		collect_count_intervals(&plan, o->argv, o->spire_interval, &sink, NULL, &res, err, sizeof err);
+	progress_end();
+	if (cst != COLLECT_OK) {
+		const char *why = st.failed ? gusdata_errmsg(d) : err;
+		gusdata_set_meta(d, "missing.spire", why);
+		rec_warn(rec_log, "no SPIRE samples: %s", why);
+	} else {
+		gusdata_set_meta(d, "spire.source", "counted");
+		gusdata_set_meta_u64(d, "spire.intervals", st.intervals);
+		if (res.interrupted)
+			gusdata_set_meta(d, "spire.interrupted", "yes");
+	}
+	collect_plan_free(&plan);
+}
+
+
+/* ---------------------------------------------------------------- main --- */
+enum recording_status recording_run(const struct recording_request *rq, struct recording_summary *sum)
+{
+	/* a copy: the filters are parsed into it, the tracer decided */
+	struct recording_request o = *rq;
+	enum recording_status rc = RECORDING_OK;
+	char err[COLLECT_ERRLEN];
+	const char *exe = o.exe;
+	struct gusdata *d = NULL;
+	struct collect_plan plan = { 0 };
+	struct td_table *table = NULL;
+	struct sim_machine *m = NULL;
+	struct merge_region *regions = NULL;
+	size_t nregions = 0;
+	struct td_countset cs;
+	td_countset_init(&cs);
+
+	memset(sum, 0, sizeof *sum);
+	o.nfilters = 0;
+	rec_log = &rq->log;
+	if (o.arch) {
+		struct td_table *t = td_table_load_arch(o.tma_dir, o.arch, err, sizeof err);
+		if (!t)
+			return rec_usage(rec_log, "record: --arch: %s (tables: clx, skx, icx, spr)", err);
+		td_table_free(t);
+	}
+	/* what --spire counts is settled before anything runs */
+	struct recording_spire_pick spick;
+	int spire_budget = 0;
+	memset(&spick, 0, sizeof spick);
+	struct collect_pmu_info spire_pmu;	/* spick.cpu points into it */
+	if (o.spire) {
+		struct collect_pmu_info *pmu = &spire_pmu;
+		bool have_pmu = collect_pfm_init(err, sizeof err) == 0 && collect_detect_pmu(pmu) == 0;
+		struct recording_spire_request srq = { .spire_dir = o.spire_dir, .arch = o.spire_arch,
+						       .metrics = o.spire_metrics, .time_event = o.spire_time,
+						       .work_event = o.spire_work, .user_only = o.user_only,
+						       .opt = "spire-" };
+		char note[256];
+		if ((rc = recording_spire_prepare(&srq, pmu, have_pmu, &spick, &spire_budget, note, sizeof note,
+						  rec_log))) {
+			recording_spire_pick_free(&spick);
+			return rc;
+		}
+	}
+	if (o.import_intervals && access(o.import_intervals, R_OK)) {
+		rec_error(rec_log, "--import-intervals: cannot read %s: %s", o.import_intervals, strerror(errno));
+		recording_spire_pick_free(&spick);
+		return RECORDING_ERROR;
+	}
+	if (o.import_counts && access(o.import_counts, R_OK)) {
+		rec_error(rec_log, "--import-counts: cannot read %s: %s", o.import_counts, strerror(errno));
+		recording_spire_pick_free(&spick);
+		return RECORDING_ERROR;
+	}
+	for (size_t i = 0; i < rq->nfilters; i++) {
+		if (collect_pt_filter_parse(o.filter_text[i], exe, resolve_symbol, NULL, &o.filters[i], err,
+					    sizeof err)) {
+			for (size_t j = 0; j < i; j++)
+				collect_pt_filter_free(&o.filters[j]);
+			recording_spire_pick_free(&spick);
+			return rec_usage(rec_log, "--pt-filter: %s", err);
+		}
+		o.nfilters = i + 1;
+	}
+	o.pt.filters = o.filters;
+	o.pt.nfilters = o.nfilters;
+
+	/* which tracer: decided before anything runs */
+	struct collect_pt_info info;
+	char no_pt[COLLECT_ERRLEN] = "";
+	if (o.tracer == RECORDING_TRACER_AUTO || o.tracer == RECORDING_TRACER_PT) {
+		enum collect_status st = collect_pt_probe(NULL, &info, no_pt, sizeof no_pt);
+		if (st != COLLECT_OK && o.tracer == RECORDING_TRACER_PT) {
+			rec_error(rec_log, "%s", no_pt);
+			rc = st == COLLECT_NO_PMU ? RECORDING_NO_PT : RECORDING_ERROR;
+			goto out;
+		}
+		if (st == COLLECT_OK) {
+			o.tracer = RECORDING_TRACER_PT;
+			no_pt[0] = 0;
+		} else {
+			o.tracer = RECORDING_TRACER_QEMU;
+			if (o.nfilters)
+				rec_warn(rec_log, "no Intel PT here: the QEMU tracer follows the hot functions, --pt-filter is ignored");
+		}
+	}
+
+	if (!(m = sim_machine_find(o.machines_dir, o.machine, err, sizeof err)))
+		rec_warn(rec_log, "%s: hot regions without their loops", err);
+
+	if (gusdata_create(o.output, o.force ? GUSDATA_FORCE : 0, &d, err, sizeof err)) {
+		rec_error(rec_log, "%s", err);
+		rc = RECORDING_ERROR;
+		goto out;
+	}
+	record_meta(d, o.argv, exe);
+	gusdata_set_meta(d, "record.complete", "no");
+	/* how far gus record got, for a recording it did not finish (killed) */
+	gusdata_set_meta(d, "record.stage", "sampling");
+	gusdata_set_meta(d, "tracer", o.tracer == RECORDING_TRACER_PT ? "pt" : o.tracer == RECORDING_TRACER_QEMU ? "qemu" : "none");
+	if (no_pt[0])
+		gusdata_set_meta(d, "missing.pt", no_pt);
+	if (m)
+		gusdata_set_meta(d, "sim.machine", sim_machine_name(m));
+
+	bool smt_on = false;
+	table = counting_setup(&o, d, &plan, &smt_on);
+	if (!table && o.import_counts) {
+		const char *why = gusdata_meta(d, "missing.counts");
+		rec_error(rec_log, "--import-counts %s: %s", o.import_counts, why ? why : "no TMA table");
+		rc = RECORDING_ERROR;
+		goto fail_discard;
+	}
+	if (o.import_counts && import_counts(&o, d)) {
+		rc = RECORDING_ERROR;
+		goto fail_discard;
+	}
+	if (o.import_intervals && import_intervals(&o, d)) {
+		rc = RECORDING_ERROR;
+		goto fail_discard;
+	}
+
+	/* run 1: samples, and the count set where there are counters */
+	struct sample_store store = { .d = d };
+	struct collect_sample_sink sink = {
+		.ctx = &store, .sample = store_sample, .mmap = store_mmap, .comm = store_comm, .event = store_event,
+	};
+	struct collect_sample_opts so = {
+		.event = o.event, .freq = o.freq, .callchain = o.callgraph, .user_only = o.user_only,
+		.progress = sample_progress, .progress_ctx = o.argv[0],
+	};
+	struct collect_sample_stats sst;
+	struct collect_result res;
+	enum collect_status count_st = COLLECT_OK;
+	char count_why[COLLECT_ERRLEN] = "";
+	memset(&res, 0, sizeof res);
+	memset(&sst, 0, sizeof sst);
+	bool counting = table && !o.import_counts && plan.n;
+	progress(true, "running %s: samples%s", o.argv[0], counting ? " and TMA counts" : "");
+	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
+						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
+	store_flush(&store);
+	progress_end();
+	if (store.failed[0]) {
+		/* the run's data did not land (a full disk): nothing to trace
+		 * from, and nothing kept that would look like a recording */
+		rec_error(rec_log, "writing the first run's samples failed: %s; no recording was kept%s", store.failed,
+			  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+		rc = RECORDING_ERROR;
+		goto fail_discard;
+	}
+	if (st != COLLECT_OK && !store.n) {
+		/* nothing recorded: leave no file that looks like a recording */
+		rec_error(rec_log, "%s", err);
+		rc = rec_status(st, res.exec_errno);
+		goto fail_discard;
+	}
+	if (st != COLLECT_OK) {
+		rec_warn(rec_log, "%s", err);
+		gusdata_set_meta(d, "missing.samples", err);
+	}
+	int status = collect_exit_code(res.wait_status);
+	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
+	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);
+	gusdata_set_meta_u64(d, "seconds_x1000", (uint64_t)(res.seconds * 1000));
+	if (res.interrupted)
+		gusdata_set_meta(d, "interrupted", "yes");
+	gusdata_set_meta(d, "sample.event", sst.event);
+	if (o.user_only)
+		gusdata_set_meta(d, "user_only", "yes");
+	gusdata_set_meta_u64(d, "sample.freq", o.freq);
+	gusdata_set_meta_u64(d, "sample.count", store.n);
+	if (sst.fallback[0])
+		gusdata_set_meta(d, "sample.fallback", sst.fallback);
+	if (sst.lost)
+		gusdata_set_meta_u64(d, "sample.lost", sst.lost);
+	bool landed = true;
+	if (counting) {
+		if (count_st == COLLECT_OK) {
+			gusdata_set_meta(d, "counts.source", "pmu");
+			landed = !store_counts(d, &cs);
+		} else {
+			gusdata_set_meta(d, "missing.counts", count_why);
+		}
+	}
+
+	/* the hot regions, from the samples */
+	uint64_t total = 0;
+	if (landed && gusdata_set_meta(d, "record.stage", "regions"))
+		landed = false;
+	if (!landed) {
+		/* the facts of the first run did not land: a second run would be
+		 * traced for a recording that cannot say what it holds */
+		rec_error(rec_log, "writing the first run's results into %s failed: %s; no recording was kept%s",
+			  gusdata_file_path(d), gusdata_errmsg(d),
+			  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+		rc = RECORDING_ERROR;
+		goto fail_discard;
+	}
+	if (!store.n) {
+		gusdata_set_meta(d, "missing.regions", "no samples: the program ran too briefly to be sampled");
+	} else {
+		progress(true, "finding the hot regions in %llu samples", (unsigned long long)store.n);
+		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total)) {
+			rec_error(rec_log, "writing the hot regions into %s failed: %s; no recording was kept%s",
+				  gusdata_file_path(d), gusdata_errmsg(d),
+				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+			rc = RECORDING_ERROR;
+			goto fail_discard;
+		}
+		if (!nregions)
+			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
+	}
+
+	/* from here on the first run's data is kept whatever happens */
+	bool write_failed = false;
+	if (o.spire)
+		gusdata_set_meta(d, "record.stage", "spire");
+	if (o.spire && res.interrupted)
+		gusdata_set_meta(d, "missing.spire", "interrupted before the SPIRE run");
+	else if (o.spire)
+		spire_run(d, &o, &spick, spire_budget);
+
+	/* run 2: the stream of the program's hot code */
+	struct stream_range ranges[MAX_TRACE_RANGES];
+	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
+	if (gusdata_set_meta(d, "record.stage", "tracing")) {
+		rec_error(rec_log, "writing into %s failed: %s; no trace run (the first run's data is kept)",
+			  gusdata_file_path(d), gusdata_errmsg(d));
+		write_failed = true;
+	} else if (res.interrupted)
+		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
+	else if (o.tracer == RECORDING_TRACER_NONE)
+		gusdata_set_meta(d, "missing.trace", "--tracer none");
+	else if (!nranges && o.nfilters && o.tracer == RECORDING_TRACER_PT)
+		write_failed = trace_with_pt(d, &o, exe, ranges, 0, &info) != 0;
+	else if (!nranges)
+		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in the program's own code"
+							      : "no hot region to trace");
+	else if (o.tracer == RECORDING_TRACER_QEMU)
+		write_failed = trace_with_qemu(d, &o, ranges, nranges) != 0;
+	else
+		write_failed = trace_with_pt(d, &o, exe, ranges, nranges, &info) != 0;
+
+	/* done even after a failed write: what failed is said in missing.* */
+	if (gusdata_set_meta(d, "record.stage", "done") || gusdata_set_meta(d, "record.complete", "yes")) {
+		if (!write_failed)
+			rec_error(rec_log, "writing into %s failed: %s", gusdata_file_path(d), gusdata_errmsg(d));
+		write_failed = true;
+	}
+	bool spire_counted = o.spire && !gusdata_meta(d, "missing.spire");
+	int finished = gusdata_finish(d, err, sizeof err);
+	d = NULL;
+	if (finished) {
+		rec_error(rec_log, "%s", err);
+		rc = RECORDING_ERROR;
+		goto out;
+	}
+	sum->program_status = status;
+	sum->samples = store.n;
+	snprintf(sum->sample_event, sizeof sum->sample_event, "%s", sst.event);
+	sum->regions = nregions;
+	sum->counting = counting;
+	sum->counted = counting && count_st == COLLECT_OK;
+	sum->spire_counted = spire_counted;
+	sum->write_failed = write_failed;
+	rc = write_failed ? RECORDING_ERROR : RECORDING_OK;
+	goto out;
+
+fail_discard:
+	gusdata_discard(d);	/* an earlier recording at o.output is untouched */
+	d = NULL;
+out:
+	if (d)
+		gusdata_close(d);
+	free(regions);
+	collect_plan_free(&plan);
+	td_countset_free(&cs);
+	td_table_free(table);
+	sim_machine_free(m);
+	collect_pfm_fini();
+	for (size_t i = 0; i < o.nfilters; i++)
+		collect_pt_filter_free(&o.filters[i]);
+	recording_spire_pick_free(&spick);
+	rec_log = NULL;
+	return rc;
+}

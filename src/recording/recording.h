@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* recording: the pipeline of gus record, and what it shares with gus stat
+ * and gus spire (the TMA table and the SPIRE metrics this host counts).
+ *
+ * gus record runs the program twice: run 1 counts the TMA set and samples
+ * (collect/), the hot regions are found in the samples (merge/), run 2
+ * traces them (Intel PT or the QEMU tracer, collect/), and everything goes
+ * into a gus.data (gusdata/) as it comes. This module owns those runs and
+ * what each stores; the command line (src/cmd/record.c) only parses
+ * options, calls recording_run and turns its status into an exit status.
+ * Messages and progress go through a recording_log, never to a terminal
+ * directly. */
+#ifndef GUS_RECORDING_H
+#define GUS_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect.h"
+
+/* How a call ended; src/cmd maps these to gus's exit statuses. */
+enum recording_status {
+	RECORDING_OK = 0,
+	RECORDING_ERROR,		/* bad input, an output that may not be written, a failed write */
+	RECORDING_USAGE,		/* an option's value is wrong (found when checked) */
+	RECORDING_NO_PMU,		/* no hardware counters */
+	RECORDING_NO_PERMISSION,	/* perf_event_paranoid, capabilities */
+	RECORDING_NO_PT,		/* --tracer pt without Intel PT */
+	RECORDING_CANNOT_EXECUTE,	/* the program cannot be executed */
+	RECORDING_NOT_FOUND,		/* the program is not there */
+};
+
+enum recording_msg {
+	RECORDING_MSG_WARNING,
+	RECORDING_MSG_ERROR,
+	RECORDING_MSG_USAGE,		/* an error about an option */
+};
+
+/* Where the messages go. MESSAGE gets one line without the program's name;
+ * PROGRESS (NULL: quiet) a phase line (PHASE) or an update of the current
+ * phase; PROGRESS_END ends the phase's line. */
+struct recording_log {
+	void *ctx;
+	void (*message)(void *ctx, enum recording_msg kind, const char *text);
+	void (*progress)(void *ctx, bool phase, const char *text);
+	void (*progress_end)(void *ctx);
+};
+
+/* ------------------------------------------------------ the host's TMA --- */
+struct td_table;
+/* The TMA table ARCH names, or the one of this CPU (libpfm4's PMU) from
+ * the tables in TMA_DIR; NULL with the message logged and *WHY set.
+ * HAVE_PMU: libpfm4 recognised the CPU (PMU filled). COUNTING: the table
+ * is for counting on this machine, so a machine without hardware counters
+ * is said to be one (RECORDING_NO_PMU, RECORDING_NO_PERMISSION) before any
+ * word of a missing table. */
+struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool counting,
+				     struct collect_pmu_info *pmu, bool *have_pmu, const struct recording_log *log,
+				     enum recording_status *why);
+
+/* ------------------------------------------------ what SPIRE counts ----- */
+struct recording_spire_request {
+	const char *spire_dir;	/* the metric sets */
+	const char *arch;	/* a set id or a CPU of one, NULL: this CPU's */
+	const char *metrics;	/* --metrics LIST, NULL: the whole set */
+	const char *time_event, *work_event;	/* NULL: the set's (or the defaults) */
+	bool user_only;
+	bool print_events;	/* only printing the perf command: nothing is opened */
+	const char *opt;	/* the options' prefix in messages: "" (gus stat), "spire-" (gus record) */
+};
+
+/* what SPIRE counts: T, W and the metrics, each as libpfm4 (or the
+ * kernel) encodes it and as the count set names it */
+struct recording_spire_pick {
+	struct spire_metricset *set;	/* NULL: no set (only --metrics events) */
+	const char *cpu;		/* "# cpu:" line; NULL when unknown */
+	const char *time_enc, *time_name, *work_enc, *work_name;
+	const char **enc, **names;
+	size_t n;
+	char *list;			/* --metrics split (collect_split_events): the names point into it */
+	bool uses_set;			/* encodes libpfm4 names of the set */
+	char left_out[256];		/* AnyThread metrics left out */
+	const char *opt;		/* the request's option prefix */
+};
+
+void recording_spire_pick_free(struct recording_spire_pick *sp);
+/* Chooses the set, T, W and the metrics, checks the set is this CPU's
+ * (unless only printing), and the metrics per group (*BUDGET; NOTE says
+ * when the NMI watchdog took a counter). RECORDING_OK, or the status with
+ * the message logged. */
+enum recording_status recording_spire_prepare(const struct recording_spire_request *rq,
+					      const struct collect_pmu_info *pmu, bool have_pmu,
+					      struct recording_spire_pick *sp, int *budget, char *note, size_t notelen,
+					      const struct recording_log *log);
+
+/* ----------------------------------------------------------- gus record --- */
+enum recording_tracer { RECORDING_TRACER_AUTO, RECORDING_TRACER_PT, RECORDING_TRACER_QEMU, RECORDING_TRACER_NONE };
+
+#define RECORDING_MAX_FILTERS 16
+
+struct recording_request {
+	const char *output;	/* the recording: gusdata_create's rules */
+	bool force;		/* GUSDATA_FORCE */
+	char **argv;		/* the program and its arguments */
+	const char *exe;	/* argv[0] found as exec would, absolute */
+	const char *tma_dir, *machines_dir, *spire_dir;	/* the data */
+	const char *machine;	/* the machine model of the host (hot loops) */
+	int level;		/* TMA levels counted */
+	enum recording_tracer tracer;
+	unsigned hot, freq;
+	bool callgraph;
+	const char *event;	/* cycles, cpu-clock, NULL: the best there is */
+	unsigned long long max_insns;	/* QEMU: records kept per range */
+	const char *import_counts, *import_intervals;
+	bool spire;
+	unsigned spire_interval;	/* ms */
+	const char *spire_metrics, *spire_time, *spire_work, *spire_arch;
+	const char *arch;	/* TMA table */
+	int smt;		/* -1: detect */
+	bool user_only, no_mem;
+	struct collect_pt_opts pt;
+	const char *filter_text[RECORDING_MAX_FILTERS];	/* --pt-filter */
+	size_t nfilters;
+	struct collect_pt_filter filters[RECORDING_MAX_FILTERS];	/* parsed by recording_run */
+	struct recording_log log;
+};
+
+struct recording_summary {
+	int program_status;	/* run 1's exit status (128 + the signal) */
+	uint64_t samples;
+	char sample_event[64];
+	size_t regions;
+	bool counting;		/* the TMA set was counted in run 1 */
+	bool counted;		/* ... and its counts landed */
+	bool spire_counted;
+	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
+};
+
+/* Runs RQ's program into the recording RQ->output: checks first (the
+ * output, --arch, --pt-filter, the imports, the tracer), then the runs.
+ * RECORDING_OK when a recording is in place (SUM says what it holds, also
+ * with RECORDING_ERROR and SUM->write_failed, where a recording is kept
+ * without its trace); otherwise nothing was kept. */
+enum recording_status recording_run(const struct recording_request *rq, struct recording_summary *sum);
+
+#endif
