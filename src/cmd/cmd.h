@@ -38,20 +38,6 @@ int gus_exit_for(enum recording_status st);
  * "skx"), from /proc/cpuinfo. */
 const char *gus_host_machine(void);
 
-/* SPIRE glue (spire.c), shared with gus report. */
-struct gusdata;
-struct spire_sampleset;
-struct spire_model;
-struct spire_analysis;
-/* The interval counts of a recording made with gus record --spire into SS
- * (its CPU from the recording when SS has none); -1 with ERR. */
-int gus_spire_samples_from_recording(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen);
-/* The CPU check and the analysis, errors printed; NOTE gets a warning
- * about the CPU or "". */
-int gus_spire_apply(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
-		    char *note, size_t notelen);
-/* libpfm4's name of this CPU's core PMU ("skx", "spr"); -1 when unknown. */
-int gus_detect_cpu(char *out, size_t n);
 
 /* A result file the user named (-o, --svg, --csv, a model file), by the
  * rules of outpath.h: written beside a regular file and renamed over it at

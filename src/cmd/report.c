@@ -21,6 +21,7 @@
 #include "gusdata.h"
 #include "ipt.h"
 #include "merge.h"
+#include "recording.h"
 #include "sim.h"
 #include "simrun.h"
 #include "spire.h"
@@ -347,7 +348,7 @@ static int load_spire(struct report *rp)
 				   "--import-intervals FILE)");
 		return 0;
 	}
-	if (gus_spire_samples_from_recording(rp->d, &rp->spire_ss, err, sizeof err)) {
+	if (recording_spire_samples(rp->d, &rp->spire_ss, err, sizeof err)) {
 		gus_error("%s", err);
 		return -1;
 	}
@@ -359,8 +360,11 @@ static int load_spire(struct report *rp)
 			 "no usable SPIRE sample in the recording (every metric needs T and W in its group)");
 		return 0;
 	}
-	if (gus_spire_apply(&rp->spire_model, &rp->spire_ss, &rp->spire_an, rp->spire_note, sizeof rp->spire_note))
+	if (spire_analyze_for_cpu(&rp->spire_model, &rp->spire_ss, &rp->spire_an, rp->spire_note, sizeof rp->spire_note,
+				  err, sizeof err)) {
+		gus_error("%s", err);
 		return -1;
+	}
 	rp->have_spire = true;
 	rp->spire_set = spire_metricset_load(gus_data_dir("spire"),
 					     rp->spire_model.cpu ? rp->spire_model.cpu : "", err, sizeof err);

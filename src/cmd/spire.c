@@ -7,6 +7,7 @@
 #include "collect.h"
 #include "gusdata.h"
 #include "merge.h"
+#include "recording.h"
 #include "spire.h"
 
 #include <errno.h>
@@ -146,100 +147,6 @@ static bool is_sqlite_file(const char *path)
 	return got == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
 }
 
-struct rec_reader {
-	struct spire_sampleset *ss;
-	struct spire_count *c;
-	char **names;
-	size_t n, cap;
-	double time;
-	char *err;
-	size_t errlen;
-};
-
-static void rec_clear(struct rec_reader *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		free(r->names[i]);
-	r->n = 0;
-}
-
-static int rec_flush(struct rec_reader *r)
-{
-	int rc = r->n ? spire_sampleset_add_interval(r->ss, r->c, r->n, r->err, r->errlen) : 0;
-	rec_clear(r);
-	return rc;
-}
-
-static int rec_row(void *ctx, const struct gusdata_interval_count *ic)
-{
-	struct rec_reader *r = ctx;
-	if (r->n && ic->time != r->time && rec_flush(r))
-		return -1;
-	r->time = ic->time;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct spire_count *c = realloc(r->c, cap * sizeof(*c));
-		if (c)
-			r->c = c;
-		char **nm = realloc(r->names, cap * sizeof(*nm));
-		if (nm)
-			r->names = nm;
-		if (!c || !nm) {
-			snprintf(r->err, r->errlen, "out of memory");
-			return -1;
-		}
-		r->cap = cap;
-	}
-	char *name = strdup(ic->event);
-	if (!name) {
-		snprintf(r->err, r->errlen, "out of memory");
-		return -1;
-	}
-	/* stored raw, as counted; the sample set takes scaled values as perf prints them */
-	bool counted = ic->running > 0 && ic->enabled > 0;
-	r->names[r->n] = name;
-	r->c[r->n++] = (struct spire_count){
-		.time = ic->time,
-		.id = "",
-		.event = name,
-		.value = counted ? ic->value * ic->enabled / ic->running : 0,
-		.enabled = ic->enabled,
-		.running = ic->running,
-		.counted = counted,
-	};
-	return 0;
-}
-
-int gus_spire_samples_from_recording(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen)
-{
-	const char *rec_time = gusdata_meta(d, "spire.time");
-	if (rec_time && !spire_is_time_event(rec_time, ss->time_event)) {
-		snprintf(err, errlen, "%s: recorded with T = %s, not %s", gusdata_path(d), rec_time, ss->time_event);
-		return -1;
-	}
-	const char *rec_work = gusdata_meta(d, "spire.work");
-	if (rec_work && !spire_is_work_event(rec_work, ss->work_event)) {
-		snprintf(err, errlen, "%s: recorded with W = %s, not %s", gusdata_path(d), rec_work, ss->work_event);
-		return -1;
-	}
-	const char *cpu = gusdata_meta(d, "spire.cpu");
-	if (cpu && !ss->cpu && spire_sampleset_set_cpu(ss, cpu)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	struct rec_reader r = { .ss = ss, .err = err, .errlen = errlen };
-	err[0] = 0;
-	int rc = gusdata_foreach_interval_count(d, rec_row, &r);
-	if (!rc)
-		rc = rec_flush(&r);
-	else if (!err[0])
-		snprintf(err, errlen, "%s: cannot read the interval counts: %s", gusdata_path(d), gusdata_errmsg(d));
-	rec_clear(&r);
-	free(r.c);
-	free(r.names);
-	return rc;
-}
-
 /* T and W as the first input names them (a recording's meta, or the
  * "# time:" and "# work:" lines gus stat -I --spire writes), so that
  * training needs no --time/--work for samples of other events. */
@@ -296,7 +203,7 @@ static int load_one(const char *path, struct spire_sampleset *ss, char **file_cp
 			gus_error("%s: the recording has no SPIRE interval counts (record with gus record --spire)", path);
 			gusdata_close(d);
 		} else {
-			rc = gus_spire_samples_from_recording(d, ss, err, sizeof(err));
+			rc = recording_spire_samples(d, ss, err, sizeof(err));
 			if (rc)
 				gus_error("%s", err);
 			gusdata_close(d);
@@ -546,19 +453,7 @@ static void keep_selected(struct spire_sampleset *ss, char **keys, size_t nkeys)
 	ss->n = w;
 }
 
-int gus_spire_apply(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
-		    char *note, size_t notelen)
-{
-	char err[SPIRE_ERRLEN];
-	note[0] = 0;
-	if (spire_cpu_check(m, ss, note, notelen, err, sizeof(err)) || spire_analyze(m, ss, a, err, sizeof(err))) {
-		gus_error("%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-int gus_detect_cpu(char *out, size_t n)
+static int gus_detect_cpu(char *out, size_t n)
 {
 	char err[COLLECT_ERRLEN];
 	struct collect_pmu_info pmu;
@@ -599,9 +494,11 @@ static int spire_analyze_cmd(const struct spire_opts *o)
 	}
 	if (!o->quiet)
 		report_skips(&ss);
-	char note[512];
-	if (gus_spire_apply(&m, &ss, &a, note, sizeof(note)))
+	char note[512], err[SPIRE_ERRLEN];
+	if (spire_analyze_for_cpu(&m, &ss, &a, note, sizeof(note), err, sizeof(err))) {
+		gus_error("%s", err);
 		goto out;
+	}
 	have_a = true;
 	if (note[0] && !o->quiet)
 		gus_warn("%s", note);

@@ -94,6 +94,12 @@ enum recording_status recording_spire_prepare(const struct recording_spire_reque
 					      struct recording_spire_pick *sp, int *budget, char *note, size_t notelen,
 					      const struct recording_log *log);
 
+/* The SPIRE interval counts of recording D as samples into SS (its T and
+ * W must be SS's; its CPU taken when SS has none); -1 with ERR. */
+struct gusdata;
+struct spire_sampleset;
+int recording_spire_samples(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen);
+
 /* ----------------------------------------------------------- gus record --- */
 enum recording_tracer { RECORDING_TRACER_AUTO, RECORDING_TRACER_PT, RECORDING_TRACER_QEMU, RECORDING_TRACER_NONE };
 

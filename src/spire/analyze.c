@@ -218,3 +218,12 @@ int spire_cpu_check(const struct spire_model *m, const struct spire_sampleset *s
 		spire_seterr(warn, warnlen, "the samples' CPU is unknown: assuming it is the model's CPU, %s", mc);
 	return 0;
 }
+
+int spire_analyze_for_cpu(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
+			  char *note, size_t notelen, char *err, size_t errlen)
+{
+	note[0] = 0;
+	if (spire_cpu_check(m, ss, note, notelen, err, errlen))
+		return -1;
+	return spire_analyze(m, ss, a, err, errlen);
+}

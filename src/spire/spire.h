@@ -269,6 +269,10 @@ void spire_analysis_free(struct spire_analysis *a);
  * when they differ. */
 int spire_cpu_check(const struct spire_model *m, const struct spire_sampleset *ss, char *warn, size_t warnlen,
 		    char *err, size_t errlen);
+/* spire_cpu_check, then spire_analyze: what gus spire analyze and gus
+ * report --spire do; NOTE as spire_cpu_check's WARN. */
+int spire_analyze_for_cpu(const struct spire_model *m, const struct spire_sampleset *ss, struct spire_analysis *a,
+			  char *note, size_t notelen, char *err, size_t errlen);
 
 /* ----------------------------------------------------- metric sets --- */
 /* The metrics gus counts for SPIRE on a CPU: a data file per CPU family
