@@ -12,7 +12,6 @@
 #include "cmd.h"
 #include "merge.h"
 #include "sim.h"
-#include "simrun.h"
 #include "trace.h"
 
 /* records one simulation may hold */
@@ -419,9 +418,11 @@ int cmd_sim(int argc, char **argv)
 	}
 	double *weights = NULL;
 	size_t nweights = 0;
-	if ((rc = simrun_parse_weights(o.weights ? o.weights : SIMRUN_DEFAULT_WEIGHTS, &weights, &nweights))) {
+	char werr[256];
+	if (simrun_parse_weights(o.weights ? o.weights : SIMRUN_DEFAULT_WEIGHTS, &weights, &nweights, werr,
+				 sizeof werr)) {
 		sim_machine_free(m);
-		return rc;
+		return gus_usage_error("%s", werr);
 	}
 	struct merge_code mc = { 0 };
 	uint8_t *hexbytes = NULL;

@@ -671,6 +671,23 @@ const char *gusdata_meta(struct gusdata *d, const char *key)
 	return d->meta_value;
 }
 
+int gusdata_foreach_meta(struct gusdata *d, int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT key, value FROM meta ORDER BY key");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = gusdata_column_text(st, 0), *v = gusdata_column_text(st, 1);
+		if (k && v && (rc = fn(ctx, k, v)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 bool gusdata_meta_u64(struct gusdata *d, const char *key, uint64_t *value)
 {
 	const char *v = gusdata_meta(d, key);

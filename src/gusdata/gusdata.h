@@ -60,6 +60,8 @@ int gusdata_set_meta_u64(struct gusdata *d, const char *key, uint64_t value);
 /* the value (valid until the next call on D), or NULL when absent */
 const char *gusdata_meta(struct gusdata *d, const char *key);
 bool gusdata_meta_u64(struct gusdata *d, const char *key, uint64_t *value);
+/* calls FN for every fact, by key; a non-zero return stops */
+int gusdata_foreach_meta(struct gusdata *d, int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
 /* --------------------------------------------------------- sideband --- */
 struct gusdata_mmap {

@@ -238,4 +238,74 @@ void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, si
 			    const struct spire_sampleset *ss, const struct spire_analysis *a,
 			    const struct spire_metricset *metrics, const char *title);
 
+/* ------------------------------------------------- gus report's model --- */
+/* Everything gus report shows of a recording, assembled by the report
+ * module (report.h) and rendered here: merge_render_report writes it as
+ * text, CSV or JSON; the SVG renderers above draw its parts. */
+struct merge_report_region {
+	int64_t id;
+	int rank;			/* 1 = most samples */
+	const char *kind;		/* "function", "loop" */
+	const char *name, *file;
+	uint64_t start, end, head;	/* link-time addresses in FILE */
+	uint64_t samples;
+	double share;
+	const char *source;		/* "file.c:12" of its head, "" when unknown */
+	bool selected;			/* shown (--region; all when none is asked) */
+	bool simulated, from_cache;
+	const struct sim_code *code;
+	const struct sim_analysis *an;
+	const char *stream;		/* where its stream came from */
+	const char *why_no_model;	/* when not simulated */
+	struct merge_verdict verdict;
+	/* file:line of a runtime address, for its per-instruction table */
+	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);
+	void *srcline_ctx;
+	uint64_t bias;			/* runtime - link-time address in the trace */
+};
+
+struct merge_report_fact {
+	const char *key, *value;
+};
+
+struct merge_report {
+	const char *input;		/* the recording's path */
+	const struct merge_report_fact *meta;	/* the recording's facts (gus-data(5) meta) */
+	size_t nmeta;
+	/* what is missing and why ("counts", "samples", "regions", "trace",
+	 * "pt"), stored by gus record or implied by where it was cut */
+	const struct merge_report_fact *missing;
+	size_t nmissing;
+	const char *incomplete;		/* what was cut, when gus record did not finish; NULL */
+	bool cut_before_trace;		/* ... before the trace run */
+	uint64_t samples, trace_records;	/* as the tables hold them */
+	const char *tracer;		/* "pt", "qemu", "none" */
+	const struct sim_machine *m;
+	/* measured, for the whole program */
+	const struct td_tree *tree;	/* NULL: not available, see why_no_measure */
+	struct merge_run_info run;
+	const char *why_no_measure;
+	/* SPIRE (gus report --spire MODEL) */
+	bool spire_asked;
+	const struct spire_model *spire_model;	/* NULL: not available, see why_no_spire */
+	const struct spire_sampleset *spire_ss;
+	const struct spire_analysis *spire_an;
+	struct merge_spire_info spire_info;
+	const char *why_no_spire;
+	/* the hot regions, by rank */
+	const struct merge_report_region *regions;
+	size_t nregions;
+	bool one_region;		/* --region: its per-instruction table even for a function */
+};
+
+/* The value of one of the recording's facts, NULL when absent. */
+const char *merge_report_meta(const struct merge_report *r, const char *key);
+/* The report: TEXT (COLOUR: ANSI colours), CSV with SEP, or JSON; the
+ * formats are described in gus-report(1). */
+void merge_render_report(FILE *out, const struct merge_report *r, enum merge_format fmt, char sep, bool colour);
+/* What merge_render_sim needs for region V (INSN_TABLE: with its
+ * per-instruction table); SOURCE (N bytes) holds its name. */
+void merge_report_sim_info(const struct merge_report_region *v, bool insn_table, struct merge_sim_info *info,
+			   char *source, size_t n);
+
 #endif

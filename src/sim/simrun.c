@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A real instruction stream turned into model records (simrun.h). */
+/* A real instruction stream turned into model records (sim.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "simrun.h"
+#include "sim.h"
 
 #define MAX_WEIGHTS 200
 
@@ -110,15 +110,25 @@ struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head)
 	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units };
 }
 
-int simrun_parse_weights(const char *s, double **out, size_t *n)
+static int weights_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int weights_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int simrun_parse_weights(const char *s, double **out, size_t *n, char *err, size_t errlen)
 {
 	double from, to, step;
 	char tail;
 	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
 		if (!(from >= 0.001) || !(to >= from) || !(to <= 1e6) || !(step > 0))
-			return gus_usage_error("--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
+			return weights_error(err, errlen, "--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
 		if ((to - from) / step >= MAX_WEIGHTS)
-			return gus_usage_error("--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
+			return weights_error(err, errlen, "--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
 		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
 		double *w = calloc(k, sizeof *w);
 		if (!w)
@@ -141,11 +151,11 @@ int simrun_parse_weights(const char *s, double **out, size_t *n)
 		double v = strtod(t, &end);
 		int rc = 0;
 		if (end == t || *end || !(v >= 0.001) || v > 1e6)
-			rc = gus_usage_error("--weights: '%s' is not a number from 0.001 to 1e6", t);
+			rc = weights_error(err, errlen, "--weights: '%s' is not a number from 0.001 to 1e6", t);
 		else if (k == MAX_WEIGHTS)
-			rc = gus_usage_error("--weights: more than %d weights", MAX_WEIGHTS);
+			rc = weights_error(err, errlen, "--weights: more than %d weights", MAX_WEIGHTS);
 		else if (k && v <= w[k - 1])
-			rc = gus_usage_error("--weights: the weights must increase ('%s')", t);
+			rc = weights_error(err, errlen, "--weights: the weights must increase ('%s')", t);
 		if (rc) {
 			free(dup);
 			free(w);
@@ -162,7 +172,7 @@ int simrun_parse_weights(const char *s, double **out, size_t *n)
 	free(dup);
 	if (!k) {
 		free(w);
-		return gus_usage_error("--weights: empty list");
+		return weights_error(err, errlen, "--weights: empty list");
 	}
 	*out = w;
 	*n = k;

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gus report's renderers: the model of a report (merge.h, assembled by the
+ * report module) as text, CSV or JSON. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+const char *merge_report_meta(const struct merge_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->nmeta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+static const char *fact_or(const struct merge_report *r, const char *key, const char *dflt)
+{
+	const char *v = merge_report_meta(r, key);
+	return v ? v : dflt;
+}
+
+/* why WHAT is missing ("trace"...), NULL when it is not */
+static const char *missing_of(const struct merge_report *r, const char *what)
+{
+	for (size_t i = 0; i < r->nmissing; i++)
+		if (!strcmp(r->missing[i].key, what))
+			return r->missing[i].value;
+	return NULL;
+}
+
+void merge_report_sim_info(const struct merge_report_region *v, bool insn_table, struct merge_sim_info *info,
+			   char *source, size_t n)
+{
+	snprintf(source, n, "%s:%s", v->file, v->name);
+	memset(info, 0, sizeof *info);
+	info->source = source;
+	info->threshold = 0.01;
+	info->stream = v->stream;
+	info->srcline = v->srcline;
+	info->srcline_ctx = v->srcline_ctx;
+	info->insn_start = v->start + v->bias;
+	info->insn_end = v->end + v->bias;
+	info->addr_bias = v->bias;
+	info->no_insn_table = !insn_table;
+}
+
+/* colours of the text report (one report at a time) */
+static bool colour;
+
+static const char *col(const char *code)
+{
+	return colour ? code : "";
+}
+
+/* Lines of a sub-renderer's CSV, each prefixed with the section and region */
+static void csv_prefixed(FILE *out, const char *text, const char *section, const char *region, char sep,
+			 bool skip_header)
+{
+	const char *p = text;
+	bool first = true;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len && !(first && skip_header)) {
+			merge_csv_field(out, section, sep);
+			fputc(sep, out);
+			merge_csv_field(out, region, sep);
+			fputc(sep, out);
+			fwrite(p, 1, len, out);
+			fputc('\n', out);
+		}
+		first = false;
+		p += len + (nl != NULL);
+	}
+}
+
+static char *render_to_string(void (*fn)(FILE *, void *), void *ctx)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return NULL;
+	fn(f, ctx);
+	fclose(f);
+	return buf;
+}
+
+struct sim_render_ctx {
+	const struct merge_report *r;
+	const struct merge_report_region *v;
+	struct merge_sim_info *info;
+	enum merge_format fmt;
+};
+
+static void sim_render_fn(FILE *f, void *ctx)
+{
+	struct sim_render_ctx *c = ctx;
+	merge_render_sim(f, c->r->m, c->v->code, c->v->an, c->info, c->fmt);
+}
+
+struct spire_render_ctx {
+	const struct merge_report *r;
+	const struct merge_spire_info *info;
+};
+
+static void spire_render_fn(FILE *f, void *ctx)
+{
+	struct spire_render_ctx *c = ctx;
+	merge_render_spire(f, c->r->spire_model, c->r->spire_an, c->r->spire_ss, c->info, MERGE_CSV);
+}
+
+static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "tracer",
+				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete", "record.stage",
+				   "trace.interrupted",
+				   "tma.table", "counts.source", "sim.machine", "trace.records" };
+
+static void write_text(const struct merge_report *r, FILE *out)
+{
+	fprintf(out, "%s# gus report of %s%s\n", col("\033[1m"), r->input, col("\033[0m"));
+	fprintf(out, "# command: %s\n", fact_or(r, "command", "?"));
+	unsigned long long v = strtoull(fact_or(r, "exit_status", "0"), NULL, 10);
+	if (v)
+		fprintf(out, "# the program exited with status %llu%s\n", v, v > 128 && v < 128 + 65 ? " (killed by a signal)" : "");
+	if (merge_report_meta(r, "interrupted"))
+		fprintf(out, "# the run was interrupted (Ctrl-C): what follows covers its first part\n");
+	if (merge_report_meta(r, "trace.interrupted"))
+		fprintf(out, "# the trace run was interrupted (Ctrl-C): its stream covers the first part of that run\n");
+	if (r->incomplete) {
+		fprintf(out, "%s# the recording is incomplete: %s%s\n", col("\033[33m"), r->incomplete, col("\033[0m"));
+	} else if (strcmp(fact_or(r, "record.complete", "no"), "yes")) {
+		fprintf(out, "%s# the recording is incomplete (gus record was stopped or failed): parts are missing%s\n",
+			col("\033[33m"), col("\033[0m"));
+	}
+	fprintf(out, "# cpu: %s; kernel %s\n", fact_or(r, "cpu.name", "?"),
+		fact_or(r, "kernel", "?"));
+	fprintf(out, "# samples: %llu", (unsigned long long)r->samples);
+	if (merge_report_meta(r, "sample.event"))
+		fprintf(out, " %s", fact_or(r, "sample.event", "?"));
+	if (merge_report_meta(r, "sample.fallback"))
+		fprintf(out, " (no cycles: %s)", fact_or(r, "sample.fallback", ""));
+	fprintf(out, "\n# instruction stream: %s", r->tracer);
+	bool traced = !r->cut_before_trace;
+	if (!strcmp(r->tracer, "qemu") && traced)
+		fprintf(out, " (second run under the QEMU tracer, %llu records%s)", (unsigned long long)r->trace_records,
+			r->incomplete ? ", cut short" : "");
+	else if (!traced)
+		fprintf(out, " (planned; gus record was stopped before the trace run)");
+	if (merge_report_meta(r, "missing.pt") && strcmp(r->tracer, "pt"))
+		fprintf(out, "; no Intel PT: %s", fact_or(r, "missing.pt", ""));
+	fprintf(out, "\n# model: %s\n", sim_machine_describe(r->m));
+	static const char *missing[] = { "samples", "regions", "trace" };
+	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
+		if (missing_of(r, missing[i]))
+			fprintf(out, "# missing %s: %s\n", missing[i], missing_of(r, missing[i]));
+
+	fprintf(out, "\n%s== Measured Top-Down (whole program) ==%s\n", col("\033[1m"), col("\033[0m"));
+	if (r->tree) {
+		merge_render_tma(out, r->tree, &r->run, MERGE_TEXT, ',');
+	} else {
+		fprintf(out, "not available: %s\nThe report goes on with the simulated side.\n", r->why_no_measure);
+	}
+
+	if (r->spire_asked) {
+		fprintf(out, "\n%s== SPIRE: counter samples against a statistical roofline ensemble ==%s\n",
+			col("\033[1m"), col("\033[0m"));
+		if (r->spire_model) {
+			struct merge_spire_info info = r->spire_info;
+			info.section = true;
+			merge_render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, MERGE_TEXT);
+		} else {
+			fprintf(out, "not available: %s\n", r->why_no_spire);
+		}
+	} else if (merge_report_meta(r, "spire.time")) {
+		fprintf(out, "\n(the recording has SPIRE interval counts: gus report --spire MODEL ranks their metrics)\n");
+	}
+
+	fprintf(out, "\n%s== Hot regions ==%s\n", col("\033[1m"), col("\033[0m"));
+	if (!r->nregions) {
+		fprintf(out, "none: %s\n", missing_of(r, "regions") ? missing_of(r, "regions")
+								     : "the recording has no hot regions");
+		return;
+	}
+	fprintf(out, "  %4s %8s %7s  %-8s  %s\n", "rank", "samples", "share", "kind", "region");
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct merge_report_region *rv = &r->regions[i];
+		fprintf(out, "  %4d %8llu %6.1f%%  %-8s  %s%s%s%s\n", rv->rank, (unsigned long long)rv->samples,
+			100 * rv->share, rv->kind, rv->name, rv->source[0] ? " (" : "", rv->source,
+			rv->source[0] ? ")" : "");
+	}
+	fprintf(out, "  (share: of the time all %llu samples stand for; a loop's samples are also its function's)\n",
+		(unsigned long long)r->samples);
+
+	bool table_done = false;
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct merge_report_region *rv = &r->regions[i];
+		if (!rv->selected)
+			continue;
+		fprintf(out, "\n%s== Region %d: %s (%s, %.1f%% of samples) ==%s\n", col("\033[1m"), rv->rank, rv->name,
+			rv->kind, 100 * rv->share, col("\033[0m"));
+		const char *vc = rv->verdict.kind == MERGE_AGREE      ? "\033[32m"
+				 : rv->verdict.kind == MERGE_DISAGREE ? "\033[31m"
+								      : "\033[36m";
+		fprintf(out, "%sVerdict: %s%s\n", col(vc), rv->verdict.text, col("\033[0m"));
+		if (r->tree)
+			fprintf(out, "(the measured side is the whole program's: per-region Top-Down needs PMU samples "
+				     "of the level-1 events)\n");
+		if (!rv->simulated) {
+			fprintf(out, "Simulated: not available: %s\n", rv->why_no_model);
+			continue;
+		}
+		bool hottest_loop = !table_done && (!strcmp(rv->kind, "loop") || r->one_region);
+		if (hottest_loop)
+			table_done = true;
+		struct merge_sim_info info;
+		char source[PATH_MAX + 400];
+		merge_report_sim_info(rv, hottest_loop, &info, source, sizeof source);
+		fputc('\n', out);
+		merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_TEXT);
+		if (rv->from_cache)
+			fprintf(out, "(cached simulation)\n");
+	}
+}
+
+static void write_json_region(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
+{
+	fprintf(out, "    {\"rank\": %d, \"kind\": ", rv->rank);
+	merge_json_string(out, rv->kind);
+	fprintf(out, ", \"name\": ");
+	merge_json_string(out, rv->name);
+	fprintf(out, ", \"file\": ");
+	merge_json_string(out, rv->file);
+	fprintf(out, ", \"start\": \"0x%llx\", \"end\": \"0x%llx\", \"source\": ", (unsigned long long)rv->start,
+		(unsigned long long)rv->end);
+	if (rv->source[0])
+		merge_json_string(out, rv->source);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)rv->samples);
+	merge_json_number(out, rv->share);
+	const struct merge_verdict *vd = &rv->verdict;
+	fprintf(out, ",\n     \"verdict\": {\"kind\": ");
+	merge_json_string(out, merge_agreement_name(vd->kind));
+	fprintf(out, ", \"text\": ");
+	merge_json_string(out, vd->text);
+	fprintf(out, ", \"measured\": ");
+	if (vd->measured[0])
+		merge_json_string(out, vd->measured);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"measured_value\": ");
+	merge_json_number(out, vd->measured[0] ? vd->measured_value : NAN);
+	fprintf(out, ", \"resource\": ");
+	if (vd->resource[0])
+		merge_json_string(out, vd->resource);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"bottleneck\": %s, \"speedup_top\": ", vd->bottleneck ? "true" : "false");
+	merge_json_number(out, rv->simulated ? vd->speedup_top : NAN);
+	fprintf(out, ", \"gain_upper\": ");
+	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
+	fprintf(out, "},\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
+	if (rv->simulated)
+		fputs("null", out);
+	else
+		merge_json_string(out, rv->why_no_model);
+	fprintf(out, ",\n     \"simulated\": ");
+	if (!rv->simulated) {
+		fputs("null}", out);
+		return;
+	}
+	struct merge_sim_info info;
+	char source[PATH_MAX + 400];
+	/* JSON keeps the per-instruction list of every region: it is data */
+	merge_report_sim_info(rv, true, &info, source, sizeof source);
+	merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_JSON);
+	fputs("    }", out);
+}
+
+static void write_json(const struct merge_report *r, FILE *out)
+{
+	fprintf(out, "{\n  \"gus_report\": 1,\n  \"recording\": ");
+	merge_json_string(out, r->input);
+	fprintf(out, ",\n  \"samples\": %llu,\n  \"trace_records\": %llu,\n  \"incomplete\": ",
+		(unsigned long long)r->samples, (unsigned long long)r->trace_records);
+	if (r->incomplete) {
+		merge_json_string(out, r->incomplete);
+	} else {
+		fputs(strcmp(merge_report_meta(r, "record.complete") ? merge_report_meta(r, "record.complete") : "no", "yes")
+			      ? "\"gus record was stopped or failed: parts are missing\"" : "null", out);
+	}
+	fprintf(out, ",\n  \"meta\": {");
+	bool first = true;
+	for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++) {
+		const char *v = merge_report_meta(r, meta_keys[i]);
+		if (!v)
+			continue;
+		char *copy = strdup(v);
+		fprintf(out, "%s\n    ", first ? "" : ",");
+		first = false;
+		merge_json_string(out, meta_keys[i]);
+		fprintf(out, ": ");
+		merge_json_string(out, copy);
+		free(copy);
+	}
+	fprintf(out, "\n  },\n  \"missing\": {");
+	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt" };
+	first = true;
+	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
+		const char *why = missing_of(r, missing[i]);
+		if (!why)
+			continue;
+		fprintf(out, "%s\n    ", first ? "" : ",");
+		first = false;
+		merge_json_string(out, missing[i]);
+		fprintf(out, ": ");
+		merge_json_string(out, why);
+	}
+	fprintf(out, "\n  },\n  \"model\": ");
+	merge_json_string(out, sim_machine_name(r->m));
+	fprintf(out, ",\n  \"measured\": ");
+	if (r->tree) {
+		merge_render_tma(out, r->tree, &r->run, MERGE_JSON, ',');
+	} else {
+		fputs("null", out);
+	}
+	fprintf(out, ",\n  \"measured_missing\": ");
+	if (r->tree)
+		fputs("null", out);
+	else
+		merge_json_string(out, r->why_no_measure);
+	fprintf(out, ",\n  \"spire\": ");
+	if (r->spire_model) {
+		struct merge_spire_info info = r->spire_info;
+		info.section = true;
+		info.json_indent = 2;
+		merge_render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, MERGE_JSON);
+	} else {
+		fputs("null", out);
+	}
+	fprintf(out, ",\n  \"spire_missing\": ");
+	if (r->spire_asked && !r->spire_model)
+		merge_json_string(out, r->why_no_spire);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"regions\": [");
+	first = true;
+	for (size_t i = 0; i < r->nregions; i++) {
+		if (!r->regions[i].selected)
+			continue;
+		fprintf(out, "%s\n", first ? "" : ",");
+		write_json_region(r, out, &r->regions[i]);
+		first = false;
+	}
+	fprintf(out, "\n  ]\n}\n");
+}
+
+static void write_csv(const struct merge_report *r, FILE *out, char sep)
+{
+	fprintf(out, "section%cregion%ckind%cname%cfield%cvalue\n", sep, sep, sep, sep, sep);
+	if (r->tree) {
+		/* one row per node and field, in the report's columns */
+		const struct td_table *t = r->tree->table;
+		static const char *status[] = { "ok", "not computable", "mismeasured", "not selected" };
+		for (size_t i = 0; i < t->n_nodes; i++) {
+			const struct td_node *nd = &t->nodes[i];
+			const struct td_result *res = &r->tree->res[i];
+			if (nd->level > r->tree->max_level || res->status == TD_NOT_SELECTED)
+				continue;
+			fprintf(out, "measured%c%cnode%c%s%cvalue%c", sep, sep, sep, nd->name, sep, sep);
+			if (res->status != TD_NOT_COMPUTABLE && isfinite(res->value))
+				fprintf(out, "%.6g", res->value);
+			fprintf(out, "\nmeasured%c%cnode%c%s%cstatus%c%s\n", sep, sep, sep, nd->name, sep, sep,
+				status[res->status]);
+			fprintf(out, "measured%c%cnode%c%s%cbottleneck%c%s\n", sep, sep, sep, nd->name, sep, sep,
+				res->bottleneck ? (res->candidate ? "candidate" : "yes") : "no");
+			fprintf(out, "measured%c%cnode%c%s%cmultiplex_ratio%c%.4f\n", sep, sep, sep, nd->name, sep, sep,
+				res->mux);
+		}
+	} else {
+		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
+		merge_csv_field(out, r->why_no_measure, sep);
+		fputc('\n', out);
+	}
+	if (r->spire_model) {
+		struct merge_spire_info info = r->spire_info;
+		info.section = true;
+		struct spire_render_ctx sc = { r, &info };
+		char *s = render_to_string(spire_render_fn, &sc);
+		if (s)
+			csv_prefixed(out, s, "spire", "", sep, true);
+		free(s);
+	} else if (r->spire_asked) {
+		fprintf(out, "spire%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
+		merge_csv_field(out, r->why_no_spire, sep);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct merge_report_region *rv = &r->regions[i];
+		if (!rv->selected)
+			continue;
+		char rank[16];
+		snprintf(rank, sizeof rank, "%d", rv->rank);
+		/* region rows: kind, name, field, value */
+		const char *fields[][2] = { { "kind", rv->kind }, { "file", rv->file }, { "source", rv->source },
+					    { "verdict", merge_agreement_name(rv->verdict.kind) },
+					    { "verdict_text", rv->verdict.text }, { "measured", rv->verdict.measured },
+					    { "resource", rv->verdict.resource },
+					    { "simulated_missing", rv->simulated ? "" : rv->why_no_model } };
+		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+			merge_csv_field(out, rv->name, sep);
+			fprintf(out, "%c%s%c", sep, fields[k][0], sep);
+			merge_csv_field(out, fields[k][1], sep);
+			fputc('\n', out);
+		}
+		double nums[] = { (double)rv->samples, rv->share, rv->simulated ? rv->verdict.speedup_top : NAN,
+				  rv->simulated ? rv->verdict.gain_upper : NAN };
+		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper" };
+		for (size_t k = 0; k < 4; k++) {
+			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+			merge_csv_field(out, rv->name, sep);
+			fprintf(out, "%c%s%c", sep, nnames[k], sep);
+			if (isfinite(nums[k]))
+				fprintf(out, "%.9g", nums[k]);
+			fputc('\n', out);
+		}
+		if (!rv->simulated)
+			continue;
+		struct merge_sim_info info;
+		char source[PATH_MAX + 400];
+		merge_report_sim_info(rv, true, &info, source, sizeof source);
+		struct sim_render_ctx c = { r, rv, &info, MERGE_CSV };
+		char *s = render_to_string(sim_render_fn, &c);
+		if (s)
+			csv_prefixed(out, s, "simulated", rank, sep, true);
+		free(s);
+	}
+}
+
+
+void merge_render_report(FILE *out, const struct merge_report *r, enum merge_format fmt, char sep, bool use_colour)
+{
+	colour = use_colour && fmt == MERGE_TEXT;
+	switch (fmt) {
+	case MERGE_JSON: write_json(r, out); break;
+	case MERGE_CSV: write_csv(r, out, sep); break;
+	default: write_text(r, out); break;
+	}
+}

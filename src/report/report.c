@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The model of gus report (report.h): a recording's measured Top-Down
+ * tree, its SPIRE analysis, its hot regions and the simulated sensitivity
+ * analysis of each with a verdict that compares the two. Simulations are
+ * cached in the recording, so a second report only reads. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gusdata.h"
+#include "ipt.h"
+#include "report.h"
+#include "sim.h"
+#include "spire.h"
+#include "topdown.h"
+
+/* bumped whenever the model or the cached layout changes what a cached
+ * result would say */
+#define REPORT_CACHE_VERSION 1
+#define MAX_REGIONS 100
+
+/* ------------------------------------------------------------ the data --- */
+struct region_view {
+	struct gusdata_region r;	/* strings below */
+	char kind[16], name[320], file[PATH_MAX];
+	/* the simulation */
+	bool simulated, from_cache;
+	struct sim_code *code;
+	struct sim_analysis an;
+	char *stream;
+	char why_no_model[PATH_MAX + 1200];
+	struct merge_verdict verdict;
+	char source[PATH_MAX + 64];	/* file:line of its first instruction */
+	char stream_note[128];		/* what is wrong with its stream (damaged chunks) */
+	struct report *rp;		/* srcline_of's context */
+};
+
+struct report {
+	const struct report_request *o;
+	struct gusdata *d;
+	bool writable;
+	/* measured */
+	struct td_table *table;
+	struct td_tree tree;
+	bool have_tree;
+	char why_no_measure[1024];
+	bool multiplexed;
+	/* simulated */
+	struct sim_machine *m;
+	double weights[4];
+	size_t nweights;
+	/* regions */
+	struct region_view *rv;
+	size_t nrv;
+	/* the trace */
+	char exe[PATH_MAX];
+	char tracer[16];
+	uint64_t trace_records;
+	uint64_t samples;	/* stored, whatever the meta says */
+	bool damage_said;
+	char stage[16];		/* record.stage of a recording gus record did not finish, else "" */
+	uint64_t bias;		/* runtime - link-time address of the program in the trace */
+	bool have_bias;
+	/* source lines */
+	struct merge_srclines *lines;
+	char lines_file[PATH_MAX];
+	bool lines_said;
+	/* SPIRE */
+	struct spire_model spire_model;
+	struct spire_sampleset spire_ss;
+	struct spire_analysis spire_an;
+	struct spire_metricset *spire_set;
+	bool have_spire_model, have_spire_ss, have_spire;
+	char why_no_spire[512];
+	char spire_note[512];
+	/* the model, pointing into the above */
+	struct merge_report model;
+	struct merge_report_fact *meta;
+	size_t nmeta, capmeta;
+	struct merge_report_fact missing[5];
+	char missing_text[5][1024];
+	char incomplete[1024];
+	struct merge_report_region *mr;
+	char *argv_store[2];
+	const char *spire_inputs[1];
+};
+
+static const char *meta_or(struct gusdata *d, const char *key, char *buf, size_t n, const char *dflt)
+{
+	const char *v = gusdata_meta(d, key);
+	snprintf(buf, n, "%s", v ? v : dflt);
+	return buf;
+}
+
+/* What a recording lacks and why: the reason gus record stored, or, for a
+ * recording it did not finish (killed), what its stage implies. "missing.X"
+ * keys; false when nothing is missing. */
+static bool missing_fact(struct report *rp, const char *key, char *buf, size_t n)
+{
+	const char *v = gusdata_meta(rp->d, key);
+	if (v) {
+		snprintf(buf, n, "%s", v);
+		return true;
+	}
+	if (!rp->stage[0])
+		return false;
+	bool first_run = !strcmp(rp->stage, "sampling");
+	bool before_trace = first_run || !strcmp(rp->stage, "regions") || !strcmp(rp->stage, "spire");
+	if (!strcmp(key, "missing.regions") && first_run && !rp->nrv)
+		snprintf(buf, n, "gus record was stopped during the first run, before it chose the hot regions "
+			 "(%llu samples stored)", (unsigned long long)rp->samples);
+	else if (!strcmp(key, "missing.counts") && first_run)
+		snprintf(buf, n, "gus record was stopped during the first run, before the counts were stored");
+	else if (!strcmp(key, "missing.trace") && before_trace)
+		snprintf(buf, n, "gus record was stopped before the trace run");
+	else if (!strcmp(key, "missing.trace") && !rp->trace_records && !strcmp(rp->tracer, "qemu"))
+		snprintf(buf, n, "gus record was stopped during the trace run, before it stored a record");
+	else
+		return false;
+	return true;
+}
+
+/* The sentence for a recording gus record did not finish. */
+static void describe_cut(struct report *rp, char *buf, size_t n)
+{
+	if (!strcmp(rp->stage, "sampling"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the first run: %llu samples stored; no hot "
+			 "regions, counts or trace", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "regions"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) while choosing the hot regions, after the first "
+			 "run (%llu samples)", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "spire"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the SPIRE run: the first run (%llu samples) "
+			 "and the hot regions are complete; no trace", (unsigned long long)rp->samples);
+	else if (!strcmp(rp->stage, "tracing"))
+		snprintf(buf, n, "gus record did not finish (killed, or a write failed) during the trace run: the first run (%llu samples) "
+			 "and the hot regions are complete; the trace holds what was stored before (%llu records)",
+			 (unsigned long long)rp->samples, (unsigned long long)rp->trace_records);
+	else
+		snprintf(buf, n, "gus record was stopped or failed: parts are missing");
+}
+
+static void report_progress(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report_progress(struct report *rp, const char *fmt, ...)
+{
+	if (!rp->o->log.progress)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	rp->o->log.progress(rp->o->log.ctx, false, line);
+}
+
+static void report_progress_end(struct report *rp)
+{
+	if (rp->o->log.progress_end)
+		rp->o->log.progress_end(rp->o->log.ctx);
+}
+
+static void say(const struct report *rp, enum recording_msg kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(const struct report *rp, enum recording_msg kind, const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (rp->o->log.message)
+		rp->o->log.message(rp->o->log.ctx, kind, text);
+}
+#define report_warn(rp, ...) say(rp, RECORDING_MSG_WARNING, __VA_ARGS__)
+#define report_error(rp, ...) say(rp, RECORDING_MSG_ERROR, __VA_ARGS__)
+
+/* ----------------------------------------------------------- measured --- */
+static int add_count(void *ctx, const struct gusdata_count *c)
+{
+	struct td_countset *cs = ctx;
+	if (c->uncounted)
+		return td_countset_add_uncounted(cs, c->event, c->uncounted);
+	return td_countset_add(cs, c->event, c->value, c->enabled, c->running);
+}
+
+static void load_measured(struct report *rp)
+{
+	char buf[1024], err[TD_ERRLEN];
+	struct gusdata *d = rp->d;
+	struct td_countset cs;
+	td_countset_init(&cs);
+	if (gusdata_foreach_count(d, add_count, &cs)) {
+		snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "the count set cannot be read: %s",
+			 gusdata_errmsg(d));
+		goto out;
+	}
+	if (!cs.n) {
+		if (!missing_fact(rp, "missing.counts", rp->why_no_measure, sizeof rp->why_no_measure))
+			snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "the recording has no count set");
+		goto out;
+	}
+	const char *id = meta_or(d, "tma.table", buf, sizeof buf, "");
+	if (!*id) {
+		snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "the recording names no TMA table");
+		goto out;
+	}
+	if (!(rp->table = td_table_load_arch(rp->o->tma_dir, id, err, sizeof err))) {
+		snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "%s", err);
+		goto out;
+	}
+	uint64_t level = 3;
+	gusdata_meta_u64(d, "tma.level", &level);
+	bool smt = !strcmp(meta_or(d, "tma.smt", buf, sizeof buf, "off"), "on");
+	bool *sel = td_select_nodes(rp->table, (int)(level >= 1 && level <= 3 ? level : 3), NULL, err, sizeof err);
+	struct td_eval_opts eo = { .max_level = (int)(level >= 1 && level <= 3 ? level : 3), .smt_on = smt, .select = sel };
+	if (!sel || td_eval(rp->table, &cs, &eo, &rp->tree, err, sizeof err)) {
+		snprintf(rp->why_no_measure, sizeof rp->why_no_measure, "%s", sel ? err : "out of memory");
+		free(sel);
+		goto out;
+	}
+	free(sel);
+	rp->have_tree = true;
+	for (size_t i = 0; i < cs.n; i++)
+		if (cs.c[i].counted && cs.c[i].running > 0 && cs.c[i].running < cs.c[i].enabled * 0.999)
+			rp->multiplexed = true;
+out:
+	td_countset_free(&cs);
+}
+
+/* -------------------------------------------------------------- SPIRE --- */
+/* -1 (printed) on a bad model or one for another CPU: those are the
+ * user's input; a recording without interval counts only says why. */
+static int load_spire(struct report *rp)
+{
+	char err[SPIRE_ERRLEN];
+	const char *path = rp->o->spire_model;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		report_error(rp, "--spire: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = spire_model_read(f, path, &rp->spire_model, err, sizeof err);
+	fclose(f);
+	if (rc) {
+		report_error(rp, "%s", err);
+		return -1;
+	}
+	rp->have_spire_model = true;
+	if (spire_sampleset_init(&rp->spire_ss, rp->spire_model.time_event, rp->spire_model.work_event))
+		return -1;
+	rp->have_spire_ss = true;
+	if (!gusdata_meta(rp->d, "spire.time")) {
+		snprintf(rp->why_no_spire, sizeof rp->why_no_spire, "%s",
+			 gusdata_meta(rp->d, "missing.spire")
+				 ? gusdata_meta(rp->d, "missing.spire")
+				 : "the recording has no SPIRE interval counts (gus record --spire, or "
+				   "--import-intervals FILE)");
+		return 0;
+	}
+	if (recording_spire_samples(rp->d, &rp->spire_ss, err, sizeof err)) {
+		report_error(rp, "%s", err);
+		return -1;
+	}
+	bool any = false;
+	for (size_t i = 0; i < rp->spire_ss.n && !any; i++)
+		any = rp->spire_ss.metrics[i].n > 0;
+	if (!any) {
+		snprintf(rp->why_no_spire, sizeof rp->why_no_spire,
+			 "no usable SPIRE sample in the recording (every metric needs T and W in its group)");
+		return 0;
+	}
+	if (spire_analyze_for_cpu(&rp->spire_model, &rp->spire_ss, &rp->spire_an, rp->spire_note, sizeof rp->spire_note,
+				  err, sizeof err)) {
+		report_error(rp, "%s", err);
+		return -1;
+	}
+	rp->have_spire = true;
+	rp->spire_set = spire_metricset_load(rp->o->spire_dir,
+					     rp->spire_model.cpu ? rp->spire_model.cpu : "", err, sizeof err);
+	if (rp->spire_note[0])
+		report_warn(rp, "%s", rp->spire_note);
+	return 0;
+}
+
+/* ------------------------------------------------------------ regions --- */
+static int add_region(void *ctx, const struct gusdata_region *g)
+{
+	struct report *rp = ctx;
+	if (rp->nrv == MAX_REGIONS)
+		return 0;
+	struct region_view *v = &rp->rv[rp->nrv++];
+	memset(v, 0, sizeof *v);
+	v->r = *g;
+	snprintf(v->kind, sizeof v->kind, "%s", g->kind);
+	snprintf(v->name, sizeof v->name, "%s", g->name);
+	snprintf(v->file, sizeof v->file, "%s", g->file);
+	v->r.kind = v->kind;
+	v->r.name = v->name;
+	v->r.file = v->file;
+	return 0;
+}
+
+/* --region: a rank, an exact name, or a function name matching its
+ * region and its loops */
+static bool region_selected(const struct report *rp, const struct region_view *v)
+{
+	const char *want = rp->o->region;
+	if (!want)
+		return true;
+	char *end;
+	long rank = strtol(want, &end, 10);
+	if (end != want && !*end)
+		return rank == v->r.rank;
+	if (!strcmp(v->name, want))
+		return true;
+	size_t n = strlen(want);
+	return !strncmp(v->name, want, n) && v->name[n] == ' ';
+}
+
+/* ------------------------------------------------------- source lines --- */
+static void open_lines(struct report *rp, const char *file);
+
+/* file:line of a runtime address in region CTX's file */
+static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	struct region_view *v = ctx;
+	struct report *rp = v->rp;
+	open_lines(rp, v->file);
+	if (!rp->lines)
+		return false;
+	const char *file;
+	int line;
+	if (!merge_srcline(rp->lines, addr - (rp->have_bias ? rp->bias : 0), &file, &line))
+		return false;
+	const char *base = strrchr(file, '/');
+	snprintf(buf, n, "%s:%d", base ? base + 1 : file, line);
+	return true;
+}
+
+static void open_lines(struct report *rp, const char *file)
+{
+	if (rp->lines && !strcmp(rp->lines_file, file))
+		return;
+	merge_srclines_free(rp->lines);
+	rp->lines = NULL;
+	char err[512];
+	snprintf(rp->lines_file, sizeof rp->lines_file, "%s", file);
+	rp->lines = merge_srclines_open(file, err, sizeof err);
+	/* libraries usually come without debug information: only the
+	 * program's own lack of it is worth saying */
+	if (!rp->lines_said && !strcmp(file, rp->exe) && (!rp->lines || !merge_srclines_have_lines(rp->lines))) {
+		report_warn(rp, "%s: no debug information: addresses and symbols only", rp->lines ? file : err);
+		rp->lines_said = true;
+	}
+	if (rp->lines && !merge_srclines_have_lines(rp->lines)) {
+		merge_srclines_free(rp->lines);
+		rp->lines = NULL;
+	}
+}
+
+/* ---------------------------------------------------------- simulated --- */
+static int pt_bias_of(void *ctx, const struct gusdata_mmap *m)
+{
+	struct report *rp = ctx;
+	if (rp->have_bias || !(m->prot & PROT_EXEC) || strcmp(m->filename, rp->exe))
+		return 0;
+	char err[256];
+	if (!merge_elf_load_bias(m->filename, m->start, m->pgoff, &rp->bias, err, sizeof err))
+		rp->have_bias = true;
+	return 0;
+}
+
+static void cache_key(const struct report *rp, const struct region_view *v, char *key, size_t n)
+{
+	snprintf(key, n, "sim/v%d/%s/region%lld/w%.3f-%.3f-%zu", REPORT_CACHE_VERSION, sim_machine_name(rp->m),
+		 (long long)v->r.id, rp->weights[0], rp->weights[rp->nweights - 1], rp->nweights);
+}
+
+static int gather_stream(struct report *rp, struct region_view *v, struct simrun_collect *tc)
+{
+	char err[1024];
+	if (!strcmp(rp->tracer, "qemu")) {
+		tc->lo = v->r.start + rp->bias;
+		tc->hi = v->r.end + rp->bias;
+		uint64_t damaged;
+		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
+			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
+			return -1;
+		}
+		/* the stream of the intact chunks is simulated; said once per report */
+		if (damaged && !rp->damage_said) {
+			report_warn(rp, "%llu damaged chunk(s) of the trace skipped (first: %s); the regions are simulated "
+				 "from the other chunks", (unsigned long long)damaged, err);
+			rp->damage_said = true;
+		}
+		if (damaged)
+			snprintf(v->stream_note, sizeof v->stream_note,
+				 "%llu damaged trace chunk(s) skipped", (unsigned long long)damaged);
+		return 0;
+	}
+	struct stream_range run = { v->r.start + rp->bias, v->r.end + rp->bias };
+	struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
+				      .max_insns = 2000000 };
+	struct ipt_stats st;
+	struct ipt_recording_stats rs;
+	memset(&st, 0, sizeof st);
+	memset(&rs, 0, sizeof rs);
+	if (ipt_decode_recording(rp->d, &io, &st, &rs, err, sizeof err) < 0) {
+		snprintf(v->why_no_model, sizeof v->why_no_model, "decoding Intel PT: %s", err);
+		return -1;
+	}
+	if (st.gaps)
+		report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
+			 (unsigned long long)st.gaps);
+	return 0;
+}
+
+static void simulate_region(struct report *rp, struct region_view *v)
+{
+	char key[256], err[1024];
+	cache_key(rp, v, key, sizeof key);
+	if (!rp->o->no_cache) {
+		size_t n;
+		uint8_t *blob = gusdata_get_result(rp->d, key, &n);
+		if (blob) {
+			int rc = merge_sim_unpack(rp->m, blob, n, &v->code, &v->an, &v->stream, err, sizeof err);
+			free(blob);
+			if (!rc) {
+				v->simulated = v->from_cache = true;
+				return;
+			}
+			report_warn(rp, "%s: the cached result of %s is not usable (%s): simulating again", rp->o->input,
+				 v->name, err);
+		}
+	}
+	if (strcmp(v->file, rp->exe)) {
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "not traced: the region is in %s, the tracer follows the program's own code", v->file);
+		return;
+	}
+	if (!strcmp(rp->tracer, "none") || (!strcmp(rp->tracer, "qemu") && !rp->trace_records)) {
+		char why[1024];
+		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: %s",
+			 missing_fact(rp, "missing.trace", why, sizeof why) ? why : "the recording has no trace");
+		return;
+	}
+	if (!rp->have_bias) {
+		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the trace has no mapping of %s",
+			 rp->exe);
+		return;
+	}
+	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
+	struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
+				     .max = 300000 };
+	if (gather_stream(rp, v, &tc))
+		goto out;
+	if (tc.undecodable)
+		report_warn(rp, "%s: %llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)", v->name,
+			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
+	if (tc.n < 16) {
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "%zu instruction(s) of the region in the trace: too few to simulate", tc.n);
+		goto out;
+	}
+	report_progress(rp, "region %d of %zu: simulating %zu instructions of %s", v->r.rank, rp->nrv, tc.n, v->name);
+	uint8_t res[SIM_MAX_RES];
+	size_t nres = simrun_default_resources(rp->m, tc.code, res);
+	struct sim_analysis_opts ao = {
+		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
+		.threshold = 0.01, .search = true, .threads = rp->o->threads,
+	};
+	struct sim_source src = simrun_source(&tc, v->r.head + rp->bias);
+	if (sim_analyze(rp->m, tc.code, &src, &ao, &v->an, err, sizeof err)) {
+		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", err);
+		goto out;
+	}
+	char stream[512];
+	if (!strcmp(rp->tracer, "qemu"))
+		snprintf(stream, sizeof stream, "QEMU trace, %zu instructions in the region, data addresses %s", tc.n,
+			 strcmp(gusdata_meta(rp->d, "trace.data_addresses") ? gusdata_meta(rp->d, "trace.data_addresses")
+									  : "yes", "no") ? "known" : "not used");
+	else
+		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region, no data addresses "
+			 "(memory dependencies from address expressions)", tc.n);
+	if (v->stream_note[0]) {
+		size_t l = strlen(stream);
+		snprintf(stream + l, sizeof stream - l, "; %s", v->stream_note);
+	}
+	v->stream = strdup(stream);
+	v->code = tc.code;
+	tc.code = NULL;
+	v->simulated = true;
+	if (rp->writable) {
+		uint8_t *blob;
+		size_t n;
+		if (merge_sim_pack(rp->m, v->code, &v->an, v->stream, &blob, &n) == 0) {
+			if (gusdata_put_result(rp->d, key, blob, n))
+				report_warn(rp, "%s: cannot cache the result of %s: %s", rp->o->input, v->name,
+					 gusdata_errmsg(rp->d));
+			free(blob);
+		}
+	}
+out:
+	simrun_collect_free(&tc);
+	sim_code_free(tc.code);
+}
+
+/* the first sentence of a reason, for the verdict line */
+static void short_reason(const char *why, char *out, size_t n)
+{
+	if (strstr(why, "no hardware PMU")) {
+		snprintf(out, n, "no hardware PMU on this machine");
+		return;
+	}
+	size_t len = strcspn(why, "\n");
+	const char *dot = strstr(why, ". ");
+	if (dot && (size_t)(dot - why) < len)
+		len = (size_t)(dot - why);
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, why, len);
+	out[len] = 0;
+}
+
+
+static void region_source_line(struct report *rp, struct region_view *v)
+{
+	char buf[PATH_MAX];
+	if (srcline_of(v, v->r.head + rp->bias, buf, sizeof buf))
+		snprintf(v->source, sizeof v->source, "%s", buf);
+}
+
+/* ------------------------------------------------------------ the model --- */
+static int add_meta(void *ctx, const char *key, const char *value)
+{
+	struct report *rp = ctx;
+	if (rp->nmeta == rp->capmeta) {
+		size_t cap = rp->capmeta ? 2 * rp->capmeta : 32;
+		struct merge_report_fact *m = realloc(rp->meta, cap * sizeof *m);
+		if (!m)
+			return -1;
+		rp->meta = m;
+		rp->capmeta = cap;
+	}
+	char *k = strdup(key), *v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	rp->meta[rp->nmeta++] = (struct merge_report_fact){ k, v };
+	return 0;
+}
+
+static void fill_run(struct report *rp, struct merge_run_info *run)
+{
+	memset(run, 0, sizeof *run);
+	uint64_t v;
+	run->exit_status = gusdata_meta_u64(rp->d, "exit_status", &v) ? (int)v : 0;
+	run->interrupted = gusdata_meta(rp->d, "interrupted") != NULL;
+	run->seconds = gusdata_meta_u64(rp->d, "seconds_x1000", &v) ? (double)v / 1000 : 0;
+	run->runs = 1;
+	char buf[16];
+	run->smt_on = !strcmp(meta_or(rp->d, "tma.smt", buf, sizeof buf, "off"), "on");
+	run->argv = rp->argv_store;
+	const char *src = gusdata_meta(rp->d, "counts.source");
+	if (src && !strncmp(src, "import ", 7)) {
+		run->import = merge_report_meta(&rp->model, "counts.source") + 7;
+		run->argv = NULL;
+	}
+	if (rp->multiplexed)
+		run->notes = " The events did not fit the counters at once: they were multiplexed and\n"
+			     " scaled (raw x enabled / running); [mux N%] shows how long a node's\n"
+			     " events were counted.\n";
+}
+
+/* the model points into RP: its facts, its regions, its analyses */
+static int fill_model(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	m->input = rp->o->input;
+	if (gusdata_foreach_meta(rp->d, add_meta, rp))
+		return -1;
+	m->meta = rp->meta;
+	m->nmeta = rp->nmeta;
+	static const char *what[] = { "counts", "samples", "regions", "trace", "pt" };
+	for (size_t i = 0; i < 5; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "missing.%s", what[i]);
+		if (missing_fact(rp, key, rp->missing_text[m->nmissing], sizeof rp->missing_text[0]))
+			rp->missing[m->nmissing] = (struct merge_report_fact){ what[i], rp->missing_text[m->nmissing] },
+			m->nmissing++;
+	}
+	m->missing = rp->missing;
+	if (rp->stage[0]) {
+		describe_cut(rp, rp->incomplete, sizeof rp->incomplete);
+		m->incomplete = rp->incomplete;
+		m->cut_before_trace = strcmp(rp->stage, "tracing") != 0;
+	} else if (strcmp(gusdata_meta(rp->d, "record.complete") ? gusdata_meta(rp->d, "record.complete") : "no",
+			  "yes")) {
+		m->incomplete = "gus record was stopped or failed: parts are missing";
+	}
+	m->samples = rp->samples;
+	m->trace_records = rp->trace_records;
+	m->tracer = rp->tracer;
+	m->m = rp->m;
+	m->tree = rp->have_tree ? &rp->tree : NULL;
+	fill_run(rp, &m->run);
+	m->why_no_measure = rp->why_no_measure;
+	m->spire_asked = rp->o->spire_model != NULL;
+	if (rp->have_spire) {
+		m->spire_model = &rp->spire_model;
+		m->spire_ss = &rp->spire_ss;
+		m->spire_an = &rp->spire_an;
+		rp->spire_inputs[0] = rp->o->input;
+		m->spire_info = (struct merge_spire_info){
+			.model_path = rp->o->spire_model,
+			.inputs = rp->spire_inputs,
+			.n_inputs = 1,
+			.metrics = rp->spire_set,
+			.top = 15,
+			.cpu_note = rp->spire_note[0] ? rp->spire_note : NULL,
+		};
+	}
+	m->why_no_spire = rp->why_no_spire;
+	if (!(rp->mr = calloc(rp->nrv + 1, sizeof *rp->mr)))
+		return -1;
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct region_view *v = &rp->rv[i];
+		rp->mr[i] = (struct merge_report_region){
+			.id = v->r.id, .rank = v->r.rank, .kind = v->kind, .name = v->name, .file = v->file,
+			.start = v->r.start, .end = v->r.end, .head = v->r.head, .samples = v->r.samples,
+			.share = v->r.share, .source = v->source, .selected = region_selected(rp, v),
+			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
+			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
+			.srcline = srcline_of, .srcline_ctx = v, .bias = rp->bias,
+		};
+	}
+	m->regions = rp->mr;
+	m->nregions = rp->nrv;
+	m->one_region = rp->o->region != NULL;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- build --- */
+enum recording_status report_build(const struct report_request *o, struct report **out)
+{
+	char err[1024], buf[PATH_MAX];
+	enum recording_status rc = RECORDING_ERROR;
+	*out = NULL;
+	struct report *rp = calloc(1, sizeof *rp);
+	if (!rp)
+		return RECORDING_ERROR;
+	rp->o = o;
+	rp->rv = calloc(MAX_REGIONS, sizeof *rp->rv);
+	if (!rp->rv)
+		goto out;
+
+	/* writable for the cache; a read-only file (or directory) still
+	 * reports, uncached: SQLite would open it read-only without a word */
+	char dirbuf[PATH_MAX];
+	snprintf(dirbuf, sizeof dirbuf, "%s", o->input);
+	char *slash = strrchr(dirbuf, '/');
+	if (slash)
+		*(slash == dirbuf ? slash + 1 : slash) = 0;
+	bool can_write = access(o->input, W_OK) == 0 && access(slash ? dirbuf : ".", W_OK) == 0;
+	if (gusdata_open(o->input, can_write, &rp->d, err, sizeof err)) {
+		report_error(rp, "%s", err);
+		goto out;
+	}
+	rp->writable = can_write;
+	if (!can_write)
+		report_warn(rp, "%s is read-only: results will not be cached", o->input);
+	/* a recording of gus record without its stage is either complete or
+	 * older than the stages */
+	if (gusdata_meta(rp->d, "record.stage") && strcmp(gusdata_meta(rp->d, "record.stage"), "done"))
+		meta_or(rp->d, "record.stage", rp->stage, sizeof rp->stage, "");
+	rp->samples = gusdata_sample_count(rp->d);
+	if (!gusdata_meta(rp->d, "sample.event") && !gusdata_meta(rp->d, "record.stage") &&
+	    gusdata_meta(rp->d, "tracer"))
+		report_warn(rp, "%s was recorded with Intel PT only (no samples, counts or regions)", o->input);
+	meta_or(rp->d, "command", buf, sizeof buf, "");
+	rp->argv_store[0] = strdup(buf);
+	meta_or(rp->d, "exe", rp->exe, sizeof rp->exe, "");
+	meta_or(rp->d, "tracer", rp->tracer, sizeof rp->tracer, "none");
+	rp->trace_records = gusdata_trace_records(rp->d);
+
+	/* the machine model: asked, recorded, or this one's */
+	const char *arch = o->arch ? o->arch : gusdata_meta(rp->d, "sim.machine");
+	char archbuf[64];
+	snprintf(archbuf, sizeof archbuf, "%s", arch ? arch : o->host_machine);
+	if (!(rp->m = sim_machine_find(o->machines_dir, archbuf, err, sizeof err))) {
+		report_error(rp, "%s%s", err, o->arch ? "" : " (the machine the recording names; --arch picks another)");
+		rc = o->arch ? RECORDING_USAGE : RECORDING_ERROR;
+		goto out;
+	}
+	/* the four weights the text shows: a sweep of 16 per resource would
+	 * cost four times as long for the same table */
+	static const double weights[] = { 1.01, 1.05, 1.10, 1.15 };
+	memcpy(rp->weights, weights, sizeof weights);
+	rp->nweights = 4;
+
+	load_measured(rp);
+	if (o->spire_model && load_spire(rp))
+		goto out;
+	if (gusdata_foreach_region(rp->d, add_region, rp)) {
+		report_error(rp, "%s: the hot regions cannot be read: %s", o->input, gusdata_errmsg(rp->d));
+		goto out;
+	}
+	if (o->region) {
+		bool any = false;
+		for (size_t i = 0; i < rp->nrv; i++)
+			any |= region_selected(rp, &rp->rv[i]);
+		if (!any) {
+			char list[4096];
+			size_t k = 0;
+			for (size_t i = 0; i < rp->nrv && k < sizeof list; i++)
+				k += (size_t)snprintf(list + k, sizeof list - k, "\n  %d  %s", rp->rv[i].r.rank,
+						      rp->rv[i].name);
+			say(rp, RECORDING_MSG_ERROR, "--region: no region '%s' in %s; its regions:%s", o->region, o->input,
+			    rp->nrv ? list : " none");
+			rc = RECORDING_USAGE;
+			goto out;
+		}
+	}
+	/* runtime addresses of the program in the trace */
+	uint64_t bias;
+	if (!strcmp(rp->tracer, "qemu") && gusdata_meta_u64(rp->d, "trace.load_bias", &bias)) {
+		rp->bias = bias;
+		rp->have_bias = true;
+	} else if (!strcmp(rp->tracer, "pt")) {
+		gusdata_foreach_mmap(rp->d, pt_bias_of, rp);
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct region_view *rv = &rp->rv[i];
+		rv->rp = rp;
+		region_source_line(rp, rv);
+		if (region_selected(rp, rv))
+			simulate_region(rp, rv);
+		char why_model[200], why_measure[200];
+		short_reason(rv->why_no_model, why_model, sizeof why_model);
+		short_reason(rp->why_no_measure, why_measure, sizeof why_measure);
+		merge_verdict(rp->have_tree ? &rp->tree : NULL, why_measure, rp->m, rv->simulated ? &rv->an : NULL,
+			      rv->simulated ? NULL : why_model, &rv->verdict);
+	}
+	report_progress_end(rp);
+	if (fill_model(rp)) {
+		report_error(rp, "out of memory");
+		goto out;
+	}
+	*out = rp;
+	return RECORDING_OK;
+out:
+	report_free(rp);
+	return rc;
+}
+
+const struct merge_report *report_model(const struct report *rp)
+{
+	return &rp->model;
+}
+
+void report_free(struct report *rp)
+{
+	if (!rp)
+		return;
+	if (rp->rv)
+		for (size_t i = 0; i < rp->nrv; i++) {
+			if (rp->rv[i].simulated)
+				sim_analysis_free(&rp->rv[i].an);
+			sim_code_free(rp->rv[i].code);
+			free(rp->rv[i].stream);
+		}
+	free(rp->rv);
+	free(rp->mr);
+	for (size_t i = 0; i < rp->nmeta; i++) {
+		free((char *)rp->meta[i].key);
+		free((char *)rp->meta[i].value);
+	}
+	free(rp->meta);
+	free(rp->argv_store[0]);
+	merge_srclines_free(rp->lines);
+	if (rp->have_tree)
+		td_tree_free(&rp->tree);
+	td_table_free(rp->table);
+	sim_machine_free(rp->m);
+	if (rp->have_spire)
+		spire_analysis_free(&rp->spire_an);
+	if (rp->have_spire_ss)
+		spire_sampleset_free(&rp->spire_ss);
+	if (rp->have_spire_model)
+		spire_model_free(&rp->spire_model);
+	spire_metricset_free(rp->spire_set);
+	gusdata_close(rp->d);
+	free(rp);
+}
