@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sets up and runs all of gus's tests from a fresh clone: Debian packages,
 # libperf, a -Werror build with make check, then the same tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer. Ends with
-# "N passed, N failed" over both runs.
+# AddressSanitizer and UndefinedBehaviorSanitizer, then the fuzz targets
+# for a minute each (clang). Ends with "N passed, N failed" over all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -41,8 +41,35 @@ run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 	failed=$((failed + f))
 }
 
+# The libFuzzer targets (tests/fuzz), built with clang, each run on its
+# corpus for $GUS_FUZZ_SECONDS seconds (default 60): each target is one
+# test, a crash, leak, hang or sanitizer report fails it.
+fuzz_suite() {
+	local dir="$top/build/fuzz"
+	local secs=${GUS_FUZZ_SECONDS:-60}
+	mkdir -p "$dir"
+	echo "== fuzz: configure CC=clang --enable-fuzzing"
+	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
+	echo "== fuzz: make fuzz"
+	make -C "$dir" -j"$jobs" fuzz >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: fuzz: build failed"; status=1; failed=$((failed + 1)); return; }
+	echo "== fuzz: each target ${secs}s on its corpus"
+	local names
+	names=$(sed -n 's/^fuzz_names = //p' "$top/tests/fuzz/fuzz.mk")
+	# shellcheck disable=SC2086
+	FUZZ_OUT="$dir/fuzz-out" "$top/tests/fuzz/run.sh" "$dir/tests/fuzz" "$top/tests/fuzz" "$secs" $names \
+		>"$dir/fuzz.log" 2>&1 || status=1
+	grep -E "^(FAIL|    )" "$dir/fuzz.log"
+	local p f
+	p=$(grep -c "^PASS: " "$dir/fuzz.log")
+	f=$(grep -c "^FAIL: " "$dir/fuzz.log")
+	echo "fuzz: $p passed, $f failed"
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
 run_suite werror --enable-werror
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	run_suite sanitizers --enable-werror --enable-sanitizers
+fuzz_suite
 echo "$passed passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -211,41 +211,6 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-static int parse_hex(const char *s, uint8_t **out, size_t *len)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++) {
-		if (isspace((unsigned char)*p))
-			continue;
-		if (!isxdigit((unsigned char)*p))
-			return gus_usage_error("--hex: '%c' is not a hex digit", *p);
-		n++;
-	}
-	if (!n)
-		return gus_usage_error("--hex: no bytes");
-	if (n % 2)
-		return gus_usage_error("--hex: odd number of hex digits (%zu): bytes are two digits each", n);
-	uint8_t *b = malloc(n / 2);
-	if (!b)
-		abort();
-	size_t k = 0;
-	int hi = -1;
-	for (const char *p = s; *p; p++) {
-		if (isspace((unsigned char)*p))
-			continue;
-		int v = isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			b[k++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	*out = b;
-	*len = k;
-	return 0;
-}
-
 /* records of the simulated stream: 32 bytes each */
 
 
@@ -433,8 +398,10 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (o.hex) {
 		size_t len = 0;
-		if ((rc = parse_hex(o.hex, &hexbytes, &len)))
+		if (sim_parse_hex(o.hex, &hexbytes, &len, err, sizeof err)) {
+			rc = gus_usage_error("--hex: %s", err);
 			goto out;
+		}
 		mc.addr = 0;
 		mc.bytes = hexbytes;
 		mc.len = len;

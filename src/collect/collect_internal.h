@@ -79,4 +79,13 @@ int collect_groups_read(const struct collect_groups *gs, struct td_countset *cs)
 /* Safe on a zeroed or already closed GS. */
 void collect_groups_close(struct collect_groups *gs);
 
+/* The reading half of collect_qemu_run (qemu.c) on a wire stream already
+ * in memory (tests, fuzzing): DATA is handed to the decoder in pieces of
+ * at most PIECE bytes (0: as large as the run's reads), records go to
+ * O's sink, block counts to O's block callback. 0 for a complete stream
+ * (HELLO ... END), else -1 with ERR: malformed, no greeting, ended early,
+ * the plugin's error, or the sink's refusal. */
+int collect_qemu_decode(const void *data, size_t len, size_t piece, const struct collect_qemu_opts *o,
+			struct collect_qemu_stats *st, char *err, size_t errlen);
+
 #endif

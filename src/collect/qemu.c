@@ -52,6 +52,9 @@
 #define BATCH_RECORDS 1024
 #define READ_BUF (1u << 18)
 #define MAX_PLUGIN_RANGES 64
+/* bounds on what the stream may make gus allocate */
+#define QEMU_MAX_BLOCKS (1u << 24)
+#define QEMU_MAX_THREADS (1u << 16)
 
 /* NAME as execvp would find it; NULL when nowhere */
 static char *resolve_path(const char *name)
@@ -159,8 +162,10 @@ struct qdec {
 	struct collect_qemu_stats *st;
 	struct qblock *blocks;
 	size_t nblocks;
+	uint64_t next_block;	/* ids count up from 0: the next new one */
 	struct qthread *threads;
 	size_t nthreads;
+	size_t next_thread;	/* threads are numbered from 0 too */
 	bool hello, ended, stopped_by_sink;
 	int sink_rc;
 	int cur_thread;		/* inside a chunk: its thread, else -1 */
@@ -331,8 +336,14 @@ static int on_block(struct qdec *d, const uint64_t *w)
 {
 	uint32_t n = (uint32_t)(w[0] >> 8) & 0xffff;
 	uint64_t id = w[0] >> 24;
-	if (id > (1u << 30))
+	/* The plugin numbers blocks from 0 and defines each before any
+	 * execution refers to it, and sends none without an instruction:
+	 * anything else (an id beyond the next one, a huge one) is a stream
+	 * gus must not trust with its memory. */
+	if (n == 0 || id > d->next_block || id >= QEMU_MAX_BLOCKS)
 		return -1;
+	if (id == d->next_block)
+		d->next_block++;
 	if (id >= d->nblocks) {
 		size_t nn = d->nblocks ? d->nblocks : 1024;
 		while (nn <= id)
@@ -432,9 +443,12 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 				return -1;
 			break;
 		case QW_CHUNK: {
+			/* numbered in the order they first ran traced code */
 			size_t tid = (size_t)(h >> 8);
-			if (tid > 1u << 20 || !get_thread(d, tid))
+			if (tid > d->next_thread || tid >= QEMU_MAX_THREADS || !get_thread(d, tid))
 				return -1;
+			if (tid == d->next_thread)
+				d->next_thread++;
 			d->cur_thread = (int)tid;
 			d->chunk_left = m[1];
 			break;
@@ -460,6 +474,21 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 	return (ssize_t)i;
 }
 
+/* Parses the complete messages of the HAVE bytes in BUF and keeps the
+ * rest at its start (HAVE updated); -1 on a malformed stream. */
+static int consume(struct qdec *d, uint64_t *buf, size_t *have)
+{
+	if (d->stopped_by_sink)	/* drain only */
+		*have = 0;
+	ssize_t used = parse(d, buf, *have / 8);
+	if (used < 0)
+		return -1;
+	size_t ub = (size_t)used * 8;
+	memmove(buf, (char *)buf + ub, *have - ub);
+	*have -= ub;
+	return 0;
+}
+
 static void qdec_free(struct qdec *d)
 {
 	for (size_t i = 0; i < d->nblocks; i++)
@@ -468,6 +497,64 @@ static void qdec_free(struct qdec *d)
 	for (size_t i = 0; i < d->nthreads; i++)
 		free(d->threads[i].v);
 	free(d->threads);
+}
+
+int collect_qemu_decode(const void *data, size_t len, size_t piece, const struct collect_qemu_opts *o,
+			struct collect_qemu_stats *st, char *err, size_t errlen)
+{
+	struct qdec d;
+	memset(st, 0, sizeof(*st));
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	d.st = st;
+	d.cur_thread = -1;
+	if (!piece || piece > READ_BUF)
+		piece = READ_BUF;
+	uint64_t *buf = malloc(READ_BUF);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	const uint8_t *p = data;
+	size_t have = 0, at = 0;
+	bool malformed = false;
+	while (at < len && !d.ended) {
+		size_t n = len - at;
+		if (n > piece)
+			n = piece;
+		if (n > READ_BUF - have)
+			n = READ_BUF - have;
+		memcpy((char *)buf + have, p + at, n);
+		at += n;
+		have += n;
+		if (consume(&d, buf, &have)) {
+			malformed = true;
+			break;
+		}
+		if (have == READ_BUF) {	/* cannot happen: a message fits in the buffer */
+			malformed = true;
+			break;
+		}
+	}
+	for (size_t i = 0; i < d.nthreads; i++)
+		thread_flush(&d, &d.threads[i], true);
+	st->mem_dropped = d.mem_dropped;
+	int rc = -1;
+	if (d.plugin_error[0])
+		snprintf(err, errlen, "%s (plugin)", d.plugin_error);
+	else if (!d.hello)
+		snprintf(err, errlen, "the trace stream does not start with the plugin's greeting");
+	else if (malformed)
+		snprintf(err, errlen, "the trace stream is malformed");
+	else if (d.stopped_by_sink)
+		snprintf(err, errlen, "the trace consumer stopped the recording (code %d)", d.sink_rc);
+	else if (!d.ended)
+		snprintf(err, errlen, "the trace stream ended early; %" PRIu64 " records kept", st->insns);
+	else
+		rc = 0;
+	qdec_free(&d);
+	free(buf);
+	return rc;
 }
 
 /* ---------------------------------------------------------- launching -- */
@@ -665,16 +752,10 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 			break;
 		}
 		have += (size_t)got;
-		if (d.stopped_by_sink)	/* drain only */
-			have = 0;
-		ssize_t used = parse(&d, buf, have / 8);
-		if (used < 0) {
+		if (consume(&d, buf, &have)) {
 			malformed = true;
 			break;
 		}
-		size_t ub = (size_t)used * 8;
-		memmove(buf, (char *)buf + ub, have - ub);
-		have -= ub;
 		if (d.stopped_by_sink && pid > 0)
 			kill(pid, SIGKILL);
 	}

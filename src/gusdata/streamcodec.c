@@ -25,11 +25,18 @@ struct code_seen {
 	uint8_t (*bytes)[16];
 	uint8_t *size;
 	size_t mask;
+	unsigned bits;
 };
 
-static int code_seen_init(struct code_seen *c)
+/* The encoder's table has 2^CODE_HASH_BITS slots; when it is full, code
+ * is written again. The decoder only has to find again what it was
+ * given, so a table with room for every distinct address the chunk can
+ * hold (each costs a record and two bytes) decodes the same: a small
+ * chunk needs no 1.7 MB of tables. */
+static int code_seen_init(struct code_seen *c, unsigned bits)
 {
-	size_t n = (size_t)1 << CODE_HASH_BITS;
+	size_t n = (size_t)1 << bits;
+	c->bits = bits;
 	c->mask = n - 1;
 	c->ip = calloc(n, sizeof(*c->ip));
 	c->bytes = malloc(n * sizeof(*c->bytes));
@@ -47,7 +54,7 @@ static void code_seen_free(struct code_seen *c)
 /* the slot of IP, or of the empty place where it goes; -1 when full */
 static long code_slot(const struct code_seen *c, uint64_t ip)
 {
-	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - CODE_HASH_BITS)) & c->mask;
+	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - c->bits)) & c->mask;
 	for (size_t k = 0; k <= c->mask; k++) {
 		size_t i = (h + k) & c->mask;
 		if (c->ip[i] == ip || c->ip[i] == 0)
@@ -101,7 +108,7 @@ int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, s
 	int rc = -1;
 	*out = NULL;
 	*outlen = 0;
-	if (code_seen_init(&seen))
+	if (code_seen_init(&seen, CODE_HASH_BITS))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct stream_insn *r = &v[i];
@@ -171,11 +178,17 @@ int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_
 {
 	enum { BATCH = 4096 };
 	struct code_seen seen;
-	struct stream_insn *batch = malloc(BATCH * sizeof(*batch));
+	/* distinct addresses: at most a record each, two bytes each */
+	uint64_t distinct = records < len / 2 ? records : len / 2;
+	unsigned bits = 4;
+	while (bits < CODE_HASH_BITS && ((uint64_t)1 << bits) < 2 * distinct + 1)
+		bits++;
+	size_t nbatch = records < BATCH ? (size_t)records + 1 : BATCH;
+	struct stream_insn *batch = malloc(nbatch * sizeof(*batch));
 	uint64_t next = 0, last_mem[STREAM_MAX_MEM] = { 0 };
 	size_t at = 0, nb = 0;
 	int rc = -1;
-	if (!batch || code_seen_init(&seen)) {
+	if (!batch || code_seen_init(&seen, bits)) {
 		free(batch);
 		return -1;
 	}
@@ -233,7 +246,7 @@ int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_
 			}
 		}
 		next = r->ip + r->size;
-		if (++nb == BATCH) {
+		if (++nb == nbatch) {
 			if ((rc = sink(ctx, batch, nb)))
 				goto done;
 			nb = 0;

@@ -265,7 +265,9 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 		walk_functions(e, SHT_DYNSYM, add_symbol, st, &any);
 	elf_end(e);
 	close(fd);
-	qsort(st->v, st->n, sizeof *st->v, sym_cmp);
+	/* a stripped file has no function symbols (and no array) */
+	if (st->n)
+		qsort(st->v, st->n, sizeof *st->v, sym_cmp);
 	return st;
 }
 

@@ -252,6 +252,33 @@ out:
 	return rc;
 }
 
+/* Whether the DWARF string sections end with a NUL, as every well-formed
+ * one does. libdw 0.188 (Debian 12) reads a string at the end of an
+ * unterminated .debug_line_str past the section's buffer (fixed in
+ * elfutils 0.192): such a file is read as one without lines. Called
+ * after dwarf_begin_elf, which has decompressed the sections. */
+static bool dwarf_strings_terminated(Elf *e)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".debug_str") && strcmp(name, ".debug_line_str") &&
+			      strcmp(name, ".debug_str.dwo") && strcmp(name, ".debug_line_str.dwo")))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size)
+			continue;
+		if (((const char *)d->d_buf)[d->d_size - 1] != 0)
+			return false;
+	}
+	return true;
+}
+
 struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t errlen)
 {
 	struct merge_srclines *s = calloc(1, sizeof(*s));
@@ -267,6 +294,10 @@ struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t e
 	/* no DWARF (stripped, or built without -g) is not an error: the
 	 * caller prints addresses without lines */
 	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
+	if (s->dw && !dwarf_strings_terminated(s->elf)) {
+		dwarf_end(s->dw);
+		s->dw = NULL;
+	}
 	if (s->dw && collect_rows(s)) {
 		snprintf(err, errlen, "%s: out of memory reading the line tables", path);
 		merge_srclines_free(s);

@@ -604,3 +604,50 @@ long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, 
 	slot_put(c->by_end, c->hcap, addr + in->len, idx);
 	return (long)idx;
 }
+
+int sim_parse_hex(const char *s, uint8_t **out, size_t *len, char *err, size_t errlen)
+{
+	size_t n = 0;
+	*out = NULL;
+	*len = 0;
+	for (const char *p = s; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		if (!isxdigit((unsigned char)*p)) {
+			if (isprint((unsigned char)*p))
+				snprintf(err, errlen, "'%c' (offset %zu) is not a hex digit", *p, (size_t)(p - s));
+			else
+				snprintf(err, errlen, "byte 0x%02x (offset %zu) is not a hex digit", (unsigned char)*p,
+					 (size_t)(p - s));
+			return -1;
+		}
+		n++;
+	}
+	if (!n) {
+		snprintf(err, errlen, "no bytes");
+		return -1;
+	}
+	if (n % 2) {
+		snprintf(err, errlen, "odd number of hex digits (%zu): bytes are two digits each", n);
+		return -1;
+	}
+	uint8_t *b = malloc(n / 2);
+	if (!b)
+		abort();
+	size_t k = 0;
+	int hi = -1;
+	for (const char *p = s; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		int v = isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			b[k++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	*out = b;
+	*len = k;
+	return 0;
+}

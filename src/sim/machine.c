@@ -31,7 +31,8 @@ static int parse_size(const char *s, uint64_t *out)
 		v *= 1024, end++;
 	else if (*end == 'M' || *end == 'm')
 		v *= 1024 * 1024, end++;
-	if (*end)
+	/* no cache is near a terabyte: larger (or not finite) is a typo */
+	if (*end || !isfinite(v) || v > (double)(1ull << 40))
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
@@ -565,6 +566,13 @@ struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen)
 		merr(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
+	struct sim_machine *m = sim_machine_read(fp, path, err, errlen);
+	fclose(fp);
+	return m;
+}
+
+struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size_t errlen)
+{
 	struct sim_machine *m = calloc(1, sizeof *m);
 	if (!m)
 		abort();
@@ -630,7 +638,10 @@ struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen)
 			break;
 		}
 	}
-	fclose(fp);
+	if (!rc && ferror(fp)) {
+		merr(err, errlen, "%s: read error", path);
+		rc = -1;
+	}
 	if (!rc && !m->name[0]) {
 		merr(err, errlen, "%s: empty machine model", path);
 		rc = -1;

@@ -31,6 +31,8 @@ enum sim_res_kind {
 struct sim_machine;
 
 struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen);
+/* the same from an open stream; PATH names it in errors */
+struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size_t errlen);
 /* Finds NAME among the machine or alias names of the .mm files of DIR. */
 struct sim_machine *sim_machine_find(const char *dir, const char *name, char *err, size_t errlen);
 void sim_machine_free(struct sim_machine *m);
@@ -240,6 +242,11 @@ struct sim_loop {
 };
 size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		      struct sim_loop *out, size_t max);
+
+/* Hex text ("4801d8 49ffcf", blanks between any digits) as bytes: *OUT
+ * (malloc'ed) of *LEN bytes. -1 with ERR on a character that is not a hex
+ * digit or a blank, no digits at all, or an odd number of digits. */
+int sim_parse_hex(const char *s, uint8_t **out, size_t *len, char *err, size_t errlen);
 
 /* The innermost loop of a function: the shortest [target, branch end)
  * closed by a backward conditional branch; -1 when there is none. */

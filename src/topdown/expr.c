@@ -379,7 +379,8 @@ int td_expr_resolve(struct td_expr *e, const struct td_table *t, char *err, size
 			e->ref = 0;
 			return 0;
 		}
-		i = find_exact(&t->events[0].name, sizeof(t->events[0]), t->n_events, e->ident);
+		/* a table may declare no event (its formulas then name none) */
+		i = t->n_events ? find_exact(&t->events[0].name, sizeof(t->events[0]), t->n_events, e->ident) : -1;
 		if (i >= 0) {
 			e->ref_kind = TD_REF_EVENT;
 			e->ref = i;

@@ -157,7 +157,8 @@ static int record_line(struct td_countset *cs, struct seen_list *sl, const char 
 int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *rd, char *err,
 		     size_t errlen)
 {
-	char prefix[256];
+	char *prefix = NULL;	/* the fields before the count, each followed by '/' */
+	size_t prefix_cap = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -198,12 +199,27 @@ int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *
 		int s = prefix_fields(f, n);
 		char **g = f + s;
 		int m = n - s;
-		struct td_perf_line pl = { .lineno = lineno, .prefix = prefix, .interval = NAN, .id = "" };
-		prefix[0] = 0;
-		for (int i = 0; i < s; i++) {
-			strncat(prefix, f[i], sizeof(prefix) - strlen(prefix) - 2);
-			strcat(prefix, "/");
+		/* at most the line itself plus a '/' per field: never cut, so
+		 * that two long prefixes stay two */
+		if ((size_t)len + (size_t)s + 1 > prefix_cap) {
+			size_t ncap = (size_t)len + (size_t)s + 1;
+			char *np = realloc(prefix, ncap);
+			if (!np) {
+				td_seterr(err, errlen, "%s:%d: out of memory", origin, lineno);
+				goto out;
+			}
+			prefix = np;
+			prefix_cap = ncap;
 		}
+		size_t plen = 0;
+		for (int i = 0; i < s; i++) {
+			size_t fl = strlen(f[i]);
+			memcpy(prefix + plen, f[i], fl);
+			plen += fl;
+			prefix[plen++] = '/';
+		}
+		prefix[plen] = 0;
+		struct td_perf_line pl = { .lineno = lineno, .prefix = prefix, .interval = NAN, .id = "" };
 		/* which prefix field is which: see prefix_fields */
 		int k = 0;
 		double ts;
@@ -275,6 +291,7 @@ int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *
 	}
 	rc = 0;
 out:
+	free(prefix);
 	free(line);
 	return rc;
 }

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The QEMU plugin's wire format (src/collect/qemu_wire.h), read by
+ * collect_qemu_decode as collect_qemu_run reads the pipe. Input: one
+ * byte of options, then the stream.
+ *   bits 0-2: the stream arrives in pieces of 8 << k bytes (k = 7: whole)
+ *   bit 3: max_insns 100 (the stream is cut)
+ *   bit 4: the sink refuses the third batch
+ * The sink checks each record as the simulator and the trace writer rely
+ * on it (size 1..15, at most STREAM_MAX_MEM data addresses). */
+#include "collect.h"
+#include "collect_internal.h"
+#include "fuzz.h"
+
+struct ctx {
+	unsigned batches;
+	bool refuse;
+	uint64_t sum;
+};
+
+static int sink(void *vctx, const struct stream_insn *v, size_t n)
+{
+	struct ctx *c = vctx;
+	if (!n)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].size > STREAM_MAX_BYTES || v[i].nmem > STREAM_MAX_MEM)
+			abort();
+		c->sum += v[i].ip + v[i].flags + v[i].bytes[v[i].size ? v[i].size - 1 : 0];
+		for (unsigned k = 0; k < v[i].nmem; k++)
+			c->sum += v[i].mem[k];
+	}
+	return c->refuse && ++c->batches == 3 ? 7 : 0;
+}
+
+static void started(void *vctx, uint64_t bias)
+{
+	struct ctx *c = vctx;
+	c->sum += bias;
+}
+
+static void block(void *vctx, uint64_t addr, uint32_t ninsns, uint64_t count)
+{
+	struct ctx *c = vctx;
+	c->sum += addr + ninsns + count;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	unsigned k = data[0] & 7;
+	struct ctx c = { .refuse = data[0] & 16 };
+	struct collect_qemu_opts o = {
+		.max_insns = data[0] & 8 ? 100 : 0,
+		.sink = sink,
+		.ctx = &c,
+		.started = started,
+		.block = block,
+	};
+	struct collect_qemu_stats st;
+	char err[512];
+	collect_qemu_decode(data + 1, size - 1, k == 7 ? 0 : (size_t)8 << k, &o, &st, err, sizeof err);
+	return 0;
+}
