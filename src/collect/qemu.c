@@ -165,7 +165,6 @@ struct qdec {
 	uint64_t next_block;	/* ids count up from 0: the next new one */
 	struct qthread *threads;
 	size_t nthreads;
-	size_t next_thread;	/* threads are numbered from 0 too */
 	bool hello, ended, stopped_by_sink;
 	int sink_rc;
 	int cur_thread;		/* inside a chunk: its thread, else -1 */
@@ -443,12 +442,13 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 				return -1;
 			break;
 		case QW_CHUNK: {
-			/* numbered in the order they first ran traced code */
+			/* numbered in the order they first ran traced code, but a
+			 * thread's first chunk comes when its buffer fills or it
+			 * ends: thread 3 may come before thread 1. The bound keeps
+			 * the table small (a few MB at most). */
 			size_t tid = (size_t)(h >> 8);
-			if (tid > d->next_thread || tid >= QEMU_MAX_THREADS || !get_thread(d, tid))
+			if (tid >= QEMU_MAX_THREADS || !get_thread(d, tid))
 				return -1;
-			if (tid == d->next_thread)
-				d->next_thread++;
 			d->cur_thread = (int)tid;
 			d->chunk_left = m[1];
 			break;

@@ -18,8 +18,10 @@
  *   CHUNK   w0 = type | thread << 8; w1 = number of words that follow.
  *           Those words are EXEC and MEM messages of that guest thread
  *           (threads are numbered by the plugin from 0, in the order they
- *           first executed traced code). One thread's chunks come in
- *           execution order; chunks of different threads interleave.
+ *           first executed traced code; a thread's first chunk comes when
+ *           its buffer fills or it ends, so thread 3's may come before
+ *           thread 1's). One thread's chunks come in execution order;
+ *           chunks of different threads interleave.
  *   EXEC    w0 = type | xflags << 4 | id << 8: block ID executed once.
  *           xflags resolve the boundary between the thread's previous
  *           record and this block's first: QW_X_PREV_TAKEN, QW_X_ENTRY.

@@ -4,6 +4,8 @@
  * taken/entry flags and block counts are known from the program's source
  * (one loop of N iterations per function over a global array). */
 #include "collect.h"
+#include "collect_internal.h"
+#include "qemu_wire.h"
 #include "tap.h"
 
 #include <elf.h>
@@ -146,6 +148,118 @@ static size_t count_ip(const struct rec *r, uint64_t ip)
 	return c;
 }
 
+/* The wire format read from a buffer (collect_qemu_decode): a well-formed
+ * stream, and the ones a plugin of another origin could send, each said
+ * to be malformed without allocating what they ask for. */
+static size_t w_hello(uint64_t *w)
+{
+	w[0] = QW_HELLO | (uint64_t)QW_VERSION << 8;
+	w[1] = QW_MAGIC;
+	return 2;
+}
+
+static size_t w_block(uint64_t *w, uint64_t id, uint32_t n, uint64_t ip)
+{
+	size_t k = 0;
+	w[k++] = QW_BLOCK | (uint64_t)n << 8 | id << 24;
+	for (uint32_t i = 0; i < n; i++) {
+		w[k++] = ip + i;
+		w[k++] = 1;	/* size 1: nop */
+		w[k++] = 0x90;
+		w[k++] = 0;
+	}
+	return k;
+}
+
+static size_t w_exec(uint64_t *w, uint64_t thread, const uint64_t *ids, size_t n, unsigned xflags)
+{
+	size_t k = 0;
+	w[k++] = QW_CHUNK | thread << 8;
+	w[k++] = n;
+	for (size_t i = 0; i < n; i++)
+		w[k++] = QW_EXEC | (uint64_t)xflags << 4 | ids[i] << 8;
+	return k;
+}
+
+static size_t w_end(uint64_t *w)
+{
+	w[0] = QW_END;
+	w[1] = 0;
+	return 2;
+}
+
+static int wire(const uint64_t *w, size_t n, struct rec *r, char *err, size_t errlen)
+{
+	struct collect_qemu_opts o = { .sink = sink, .ctx = r };
+	struct collect_qemu_stats st;
+	r->n = 0;
+	return collect_qemu_decode(w, n * 8, 24, &o, &st, err, errlen);
+}
+
+static void test_wire(void)
+{
+	uint64_t w[256];
+	char err[256];
+	struct rec r = { 0 };
+	size_t n = w_hello(w);
+	n += w_block(w + n, 0, 3, 0x1000);
+	n += w_block(w + n, 1, 2, 0x2000);
+	uint64_t ids[] = { 0, 1, 0 };
+	n += w_exec(w + n, 0, ids, 3, QW_X_PREV_TAKEN);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == 0 && r.n == 8 && r.v[0].ip == 0x1000 && r.v[3].ip == 0x2000 &&
+	       (r.v[2].flags & STREAM_TAKEN) && (r.v[4].flags & STREAM_TAKEN),
+	       "wire: a well-formed stream in 24-byte reads: 8 records, taken branches between blocks");
+
+	/* a block id far beyond the next one (was: gigabytes allocated) */
+	n = w_hello(w);
+	n += w_block(w + n, (1u << 30) - 1, 1, 0x1000);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && strstr(err, "malformed"),
+	       "wire: block id 2^30-1 as the first block is malformed (%s)", err);
+	n = w_hello(w);
+	n += w_block(w + n, 0, 1, 0x1000);
+	n += w_block(w + n, 2, 1, 0x1000);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1, "wire: block ids must count up from 0 (0 then 2 is malformed)");
+	/* a zero-instruction block, then a taken-branch record (was: a write before the array) */
+	n = w_hello(w);
+	n += w_block(w + n, 0, 0, 0x1000);
+	uint64_t z[] = { 0, 0 };
+	n += w_exec(w + n, 0, z, 2, QW_X_PREV_TAKEN);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && r.n == 0, "wire: a block without instructions is malformed");
+	/* thread numbers are bounded (the table is allocated up to them) */
+	n = w_hello(w);
+	n += w_block(w + n, 0, 1, 0x1000);
+	n += w_exec(w + n, 1000000, ids, 1, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1, "wire: thread 1000000 is malformed");
+	/* ... but a thread's first chunk may come before a lower-numbered
+	 * thread's: chunks are written when a buffer fills or a thread ends
+	 * (4 threads were "malformed" in a quarter of the runs) */
+	n = w_hello(w);
+	n += w_block(w + n, 0, 3, 0x1000);
+	n += w_exec(w + n, 3, ids, 1, 0);
+	n += w_exec(w + n, 0, ids, 1, 0);
+	n += w_exec(w + n, 2, ids, 1, 0);
+	n += w_exec(w + n, 1, ids, 1, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == 0 && r.n == 12,
+	       "wire: threads 3, 0, 2, 1 in that order: well-formed, 12 records (%s)", err);
+	/* no greeting, no end */
+	n = w_block(w, 0, 1, 0x1000);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && strstr(err, "greeting"), "wire: no HELLO: %s", err);
+	n = w_hello(w);
+	n += w_block(w + n, 0, 1, 0x1000);
+	n += w_exec(w + n, 0, ids, 1, 0);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && strstr(err, "ended early") && r.n == 1,
+	       "wire: no END: ended early, the record kept (%s)", err);
+	free(r.v);
+	free(r.b);
+}
+
 int main(void)
 {
 	const char *wl = getenv("WORKLOADS");
@@ -155,6 +269,7 @@ int main(void)
 	struct rec r = { 0 };
 	if (!wl)
 		wl = "tests/workloads";
+	test_wire();
 	snprintf(prog, sizeof(prog), "%s/arraywalk", wl);
 	snprintf(outfile, sizeof(outfile), "%s/test_qemu.%d.out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
