@@ -107,9 +107,36 @@ static void test_line_reader(void)
 	tap_ok(rc != 0 && strstr(err, "lines.csv:2:"), "line reader: a bad line is named (%s)", err);
 }
 
+/* -A ids of any length (the prefix buffer was 256 bytes: a long id
+ * overflowed it): kept whole, so two that differ only past 256 bytes are
+ * two CPUs (summed), not one event seen twice */
+static void test_long_prefix(void)
+{
+	size_t idlen = 600;
+	char *text = malloc(4 * idlen + 256);
+	if (!text)
+		abort();
+	char *p = text;
+	for (int k = 0; k < 2; k++) {
+		memset(p, 'C', idlen);
+		p[idlen - 1] = (char)('0' + k);
+		p += idlen;
+		p += sprintf(p, ",1000,,cycles,1000,100.00,,\n");
+	}
+	struct td_countset cs;
+	int rc = import(text, &cs);
+	const struct td_count *c = find(&cs, "cycles", 0);
+	tap_ok(rc == 0 && cs.n == 1 && c && scaled(c) == 2000,
+	       "two 600-character -A ids differing in their last character: two CPUs summed (%s)",
+	       rc ? err : "ok");
+	td_countset_free(&cs);
+	free(text);
+}
+
 int main(void)
 {
 	test_line_reader();
+	test_long_prefix();
 	struct td_countset cs;
 	const struct td_count *c;
 	/* perf 6.x: value,unit,event,run,pct,metric,metric-unit; comment header */

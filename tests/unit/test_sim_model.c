@@ -368,9 +368,29 @@ static void test_branches(void)
 	sim_machine_free(m);
 }
 
+/* sizes that do not fit 64 bits (or are not numbers) are errors naming
+ * the line, not undefined conversions */
+static void test_bad_sizes(void)
+{
+	static const char *const sizes[] = { "1e300", "2111111111111111111111111M", "inf", "nan", "2000000000M" };
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "machine x\nports 0 1\nload-uop p0\nstore-uops p1\ncache L1D size=%s ways=8 line=64 latency=0\n"
+			 "memory latency=100 gap=10\n", sizes[i]);
+		FILE *f = fmemopen(text, strlen(text), "r");
+		struct sim_machine *m = sim_machine_read(f, "bad.mm", err, sizeof err);
+		fclose(f);
+		tap_ok(!m && strstr(err, "bad.mm:5"), "cache size=%s refused at its line (%s)", sizes[i],
+		       m ? "accepted" : err);
+		sim_machine_free(m);
+	}
+}
+
 int main(void)
 {
 	datadir = getenv("GUS_TOP") ? getenv("GUS_TOP") : GUS_ABS_SRCDIR;
+	test_bad_sizes();
 	test_paper_example();
 	test_window();
 	test_mechanisms();

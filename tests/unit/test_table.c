@@ -122,5 +122,9 @@ int main(void)
 	tap_ok(t && t->nodes[0].desc && !strcmp(t->nodes[0].desc, "a # b = c"),
 	       "quoted desc keeps '#' and ' = ' (%s)", t ? "parsed" : err);
 	td_table_free(t);
+	/* a table that declares no event (its events array is NULL): an
+	 * error naming the unknown name, not a NULL dereference */
+	expect_error("table x \"no events\"\npmu x\nwidth 4\n"
+		     "node Frontend_Bound parent=- unit=slots threshold=0.2 = CYCLES / 4\n", "CYCLES");
 	return tap_done();
 }
