@@ -249,31 +249,5 @@ int main(int argc, char **argv)
 
 int gus_find_program(const char *name, char *out, size_t outlen)
 {
-	if (strchr(name, '/')) {
-		snprintf(out, outlen, "%s", name);
-		if (access(out, F_OK) != 0) {
-			gus_error("%s: %s", name, strerror(errno));
-			return GUS_EXIT_NOT_FOUND;
-		}
-		if (access(out, X_OK) != 0) {
-			gus_error("%s: not executable", name);
-			return GUS_EXIT_CANNOT_EXECUTE;
-		}
-		return 0;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-		/* an empty PATH entry is the current directory */
-		snprintf(out, outlen, "%.*s/%s", (int)n, n ? path : ".", name);
-		struct stat st;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-			return 0;
-		path += n + (colon ? 1 : 0);
-	}
-	gus_error("%s: command not found", name);
-	return GUS_EXIT_NOT_FOUND;
+	return gus_exit_for(recording_find_program(name, out, outlen, gus_terminal_log()));
 }

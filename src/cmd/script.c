@@ -15,7 +15,7 @@
 #include "gusdata.h"
 #include "merge.h"
 #include "sim.h"
-#include "trace.h"
+#include "recording.h"
 
 struct script_opts {
 	const char *input, *function, *range, *output;
@@ -172,7 +172,7 @@ struct script_ctx {
 	FILE *out;
 	struct sim_code *code;	/* disassembly, decoded once per address */
 	struct script_syms syms;
-	const struct trace_region *region;
+	const struct recording_trace_region *region;
 	bool qemu;		/* the program's symbols follow the region's load bias */
 	bool write_error;
 };
@@ -235,16 +235,17 @@ int cmd_script(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
-	struct trace_opts to = {
+	struct recording_trace_opts to = {
 		.argv = o.argv,
 		.recording = o.qemu ? NULL : o.input,
 		.function = o.function,
 		.range = o.range,
 		.data_addresses = o.qemu && !o.no_mem,
 		.max_insns = o.max_insns,
+		.log = *gus_terminal_log(),
 	};
-	struct trace_region region;
-	if ((rc = trace_resolve(&to, NULL, &region)))
+	struct recording_trace_region region;
+	if ((rc = gus_exit_for(recording_trace_resolve(&to, NULL, &region))))
 		return rc;
 	char err[1024];
 	struct sim_machine *m = NULL;
@@ -285,8 +286,8 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	}
 	c.out = of.f;
-	struct trace_result tr;
-	rc = trace_run(&to, &region, script_sink, &c, &tr);
+	struct recording_trace_result tr;
+	rc = gus_exit_for(recording_trace_run(&to, &region, script_sink, &c, &tr));
 	if (c.write_error) {
 		gus_error("%s: write error", o.output ? o.output : "standard output");
 		rc = GUS_EXIT_ERROR;

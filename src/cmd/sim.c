@@ -12,7 +12,7 @@
 #include "cmd.h"
 #include "merge.h"
 #include "sim.h"
-#include "trace.h"
+#include "recording.h"
 
 /* records one simulation may hold */
 #define MAX_RECORDS (20u << 20)
@@ -314,7 +314,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 /* ------------------------------------------------------------ trace --- */
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
-	struct trace_opts to = {
+	struct recording_trace_opts to = {
 		.argv = o->argv,
 		.recording = o->pt,
 		.function = o->function,
@@ -322,14 +322,15 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		.innermost = o->function && !o->whole,
 		.data_addresses = o->qemu && !o->no_mem,
 		.max_insns = o->max_insns,
+		.log = *gus_terminal_log(),
 	};
-	struct trace_region region;
-	int rc = trace_resolve(&to, m, &region);
+	struct recording_trace_region region;
+	int rc = gus_exit_for(recording_trace_resolve(&to, m, &region));
 	if (rc)
 		return rc;
 	struct simrun_collect tc = { .code = sim_code_new(m), .data_addresses = to.data_addresses };
-	struct trace_result tr;
-	rc = trace_run(&to, &region, simrun_collect_sink, &tc, &tr);
+	struct recording_trace_result tr;
+	rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr));
 	if (rc)
 		goto out;
 	if (tc.undecodable)

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The TMA table of this host (gus stat, gus record). */
+/* The host: the TMA table of its CPU (gus stat, gus record), its programs. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rec_internal.h"
 #include "topdown.h"
@@ -40,4 +45,36 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 		rec_error(log, "%s: this CPU (%s, libpfm4 '%s') has no TMA table; use --arch to pick one", err, pmu->desc,
 			  pmu->name);
 	return t;
+}
+
+enum recording_status recording_find_program(const char *name, char *out, size_t outlen,
+					     const struct recording_log *log)
+{
+	if (strchr(name, '/')) {
+		snprintf(out, outlen, "%s", name);
+		if (access(out, F_OK) != 0) {
+			rec_error(log, "%s: %s", name, strerror(errno));
+			return RECORDING_NOT_FOUND;
+		}
+		if (access(out, X_OK) != 0) {
+			rec_error(log, "%s: not executable", name);
+			return RECORDING_CANNOT_EXECUTE;
+		}
+		return RECORDING_OK;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		/* an empty PATH entry is the current directory */
+		snprintf(out, outlen, "%.*s/%s", (int)n, n ? path : ".", name);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return RECORDING_OK;
+		path += n + (colon ? 1 : 0);
+	}
+	rec_error(log, "%s: command not found", name);
+	return RECORDING_NOT_FOUND;
 }

@@ -17,7 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <limits.h>
+
 #include "collect.h"
+#include "ipt.h"
+#include "sim.h"
+#include "stream.h"
 
 /* How a call ended; src/cmd maps these to gus's exit statuses. */
 enum recording_status {
@@ -99,6 +104,61 @@ enum recording_status recording_spire_prepare(const struct recording_spire_reque
 struct gusdata;
 struct spire_sampleset;
 int recording_spire_samples(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen);
+
+/* NAME as execvp would find it (through PATH when it has no '/'), into
+ * OUT; RECORDING_NOT_FOUND or RECORDING_CANNOT_EXECUTE with the message
+ * logged. */
+enum recording_status recording_find_program(const char *name, char *out, size_t outlen,
+					     const struct recording_log *log);
+
+/* ------------------------------------------------ a stream to look at --- */
+/* The instruction stream for gus sim --trace and gus script: from the QEMU
+ * tracer live, or from a recording's Intel PT, restricted to a function
+ * or range of the program (trace.c). */
+struct recording_trace_opts {
+	char **argv;		/* --qemu: the program and its arguments */
+	const char *recording;	/* --pt: a gus.data with Intel PT */
+	const char *function;	/* restrict to this function of the program */
+	const char *range;	/* or to START-END, link-time addresses in hex */
+	bool innermost;		/* a function: its innermost loop only */
+	bool data_addresses;	/* QEMU: the data address of every access */
+	uint64_t max_insns;	/* 0: no limit */
+	struct recording_log log;
+};
+
+struct recording_trace_region {
+	char program[PATH_MAX];	/* the ELF file the addresses belong to */
+	char name[400];		/* what the report calls the region */
+	bool restricted;	/* function or range given */
+	struct stream_range link;	/* link-time [start, end) */
+	struct stream_range run;	/* runtime (PT: after the recording's load bias) */
+	uint64_t bias;		/* runtime - link-time address of the program */
+	uint64_t head;		/* runtime address whose executions count iterations */
+};
+
+struct recording_trace_result {
+	bool qemu;
+	/* QEMU */
+	struct collect_result res;
+	struct collect_qemu_stats qemu_stats;
+	int exit_status;	/* gus's exit status for the program */
+	/* PT */
+	struct ipt_stats pt;
+	struct ipt_recording_stats rec;
+	uint64_t lost_records;	/* sideband records the kernel lost */
+};
+
+/* Finds the program and the region of OPTS; M (may be NULL) finds a
+ * function's innermost loop. RECORDING_OK or the status, the message
+ * logged. */
+enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
+					      struct recording_trace_region *r);
+/* Runs the source, every record in the region to SINK. RECORDING_OK or
+ * the status, the message logged; losses, gaps and an abnormal exit of
+ * the program are logged as warnings. */
+enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
+					  stream_sink sink, void *ctx, struct recording_trace_result *tr);
+
 
 /* ----------------------------------------------------------- gus record --- */
 enum recording_tracer { RECORDING_TRACER_AUTO, RECORDING_TRACER_PT, RECORDING_TRACER_QEMU, RECORDING_TRACER_NONE };

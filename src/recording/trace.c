@@ -11,10 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "gusdata.h"
 #include "merge.h"
-#include "trace.h"
+#include "rec_internal.h"
 
 struct bias_search {
 	const char *exe;
@@ -36,19 +35,20 @@ static int bias_of_mapping(void *ctx, const struct gusdata_mmap *m)
 }
 
 /* the recording's program and where it was loaded */
-static int recording_program(const char *path, struct trace_region *r)
+static enum recording_status recording_program(const struct recording_trace_opts *o, const char *path,
+					       struct recording_trace_region *r)
 {
 	char err[1024];
 	struct gusdata *d;
 	if (gusdata_open(path, false, &d, err, sizeof err)) {
-		gus_error("%s", err);
-		return GUS_EXIT_ERROR;
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
 	}
 	const char *exe = gusdata_meta(d, "exe");
 	if (!exe || !*exe) {
-		gus_error("%s: the recording does not name its program (meta 'exe' missing)", path);
+		rec_error(&o->log, "%s: the recording does not name its program (meta 'exe' missing)", path);
 		gusdata_close(d);
-		return GUS_EXIT_ERROR;
+		return RECORDING_ERROR;
 	}
 	snprintf(r->program, sizeof r->program, "%s", exe);
 	struct bias_search b = { .exe = r->program };
@@ -58,7 +58,7 @@ static int recording_program(const char *path, struct trace_region *r)
 		/* no mapping of the program: its link-time addresses are taken
 		 * as they are (right for a non-PIE program) */
 		if (b.err[0])
-			gus_warn("%s", b.err);
+			rec_warn(&o->log, "%s", b.err);
 		r->bias = 0;
 		return 0;
 	}
@@ -66,15 +66,16 @@ static int recording_program(const char *path, struct trace_region *r)
 	return 0;
 }
 
-int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struct trace_region *r)
+enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
+					      struct recording_trace_region *r)
 {
 	memset(r, 0, sizeof *r);
 	if (o->recording) {
-		int rc = recording_program(o->recording, r);
+		enum recording_status rc = recording_program(o, o->recording, r);
 		if (rc)
 			return rc;
 	} else {
-		int rc = gus_find_program(o->argv[0], r->program, sizeof r->program);
+		enum recording_status rc = recording_find_program(o->argv[0], r->program, sizeof r->program, &o->log);
 		if (rc)
 			return rc;
 	}
@@ -82,8 +83,8 @@ int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struc
 	if (o->function) {
 		uint64_t start, size;
 		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err)) {
-			gus_error("%s", err);
-			return GUS_EXIT_USAGE;
+			rec_error(&o->log, "%s", err);
+			return RECORDING_USAGE;
 		}
 		r->link = (struct stream_range){ start, start + size };
 		snprintf(r->name, sizeof r->name, "%s", o->function);
@@ -103,7 +104,7 @@ int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struc
 		unsigned long long s, e;
 		char tail;
 		if (sscanf(o->range, "%llx-%llx%c", &s, &e, &tail) != 2 || e <= s)
-			return gus_usage_error("--range: '%s' is not START-END in hex", o->range);
+			return rec_usage(&o->log, "--range: '%s' is not START-END in hex", o->range);
 		r->link = (struct stream_range){ s, e };
 		snprintf(r->name, sizeof r->name, "0x%llx-0x%llx", s, e);
 		r->restricted = true;
@@ -115,21 +116,21 @@ int trace_resolve(const struct trace_opts *o, const struct sim_machine *m, struc
 	return 0;
 }
 
-static void warn_program_status(char **argv, int wait_status, bool interrupted)
+static void warn_program_status(const struct recording_trace_opts *o, int wait_status, bool interrupted)
 {
 	if (interrupted)
-		gus_warn("interrupted: the stream ends where the program was stopped");
+		rec_warn(&o->log, "interrupted: the stream ends where the program was stopped");
 	if (WIFSIGNALED(wait_status))
-		gus_warn("%s was killed by signal %d (%s)", argv[0], WTERMSIG(wait_status),
+		rec_warn(&o->log, "%s was killed by signal %d (%s)", o->argv[0], WTERMSIG(wait_status),
 			 strsignal(WTERMSIG(wait_status)));
 	else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status))
-		gus_warn("%s exited with status %d", argv[0], WEXITSTATUS(wait_status));
+		rec_warn(&o->log, "%s exited with status %d", o->argv[0], WEXITSTATUS(wait_status));
 }
 
 /* the region learns the program's load bias before the first record, so
  * that sinks can place runtime addresses */
 struct qemu_wrap {
-	struct trace_region *r;
+	struct recording_trace_region *r;
 	stream_sink sink;
 	void *ctx;
 };
@@ -143,14 +144,14 @@ static int qemu_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
 static void qemu_wrap_started(void *ctx, uint64_t bias)
 {
 	struct qemu_wrap *w = ctx;
-	struct trace_region *r = w->r;
+	struct recording_trace_region *r = w->r;
 	r->bias = bias;
 	r->run = (struct stream_range){ r->link.start + bias, r->link.end + bias };
 	r->head = r->run.start;
 }
 
-static int run_qemu(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
-		    struct trace_result *tr)
+static enum recording_status run_qemu(const struct recording_trace_opts *o, struct recording_trace_region *r, stream_sink sink, void *ctx,
+		    struct recording_trace_result *tr)
 {
 	char err[COLLECT_ERRLEN];
 	struct qemu_wrap w = { r, sink, ctx };
@@ -166,33 +167,33 @@ static int run_qemu(const struct trace_opts *o, struct trace_region *r, stream_s
 	tr->qemu = true;
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &tr->qemu_stats, &tr->res, err, sizeof err);
 	if (st == COLLECT_EXEC_FAILED) {
-		gus_error("%s", err);
-		return tr->res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
+		rec_error(&o->log, "%s", err);
+		return tr->res.exec_errno == ENOENT ? RECORDING_NOT_FOUND : RECORDING_CANNOT_EXECUTE;
 	}
 	if (st != COLLECT_OK) {
-		gus_error("%s", err);
-		return GUS_EXIT_ERROR;
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
 	}
 	qemu_wrap_started(&w, tr->qemu_stats.load_bias);
 	tr->exit_status = collect_exit_code(tr->res.wait_status);
-	warn_program_status(o->argv, tr->res.wait_status, tr->res.interrupted);
+	warn_program_status(o, tr->res.wait_status, tr->res.interrupted);
 	if (tr->qemu_stats.mem_dropped)
-		gus_warn("%llu data access(es) beyond %d per instruction were not recorded",
+		rec_warn(&o->log, "%llu data access(es) beyond %d per instruction were not recorded",
 			 (unsigned long long)tr->qemu_stats.mem_dropped, STREAM_MAX_MEM);
 	if (tr->qemu_stats.truncated)
-		gus_warn("the stream stopped after %llu instructions (--max-insns); the program ran on untraced",
+		rec_warn(&o->log, "the stream stopped after %llu instructions (--max-insns); the program ran on untraced",
 			 (unsigned long long)tr->qemu_stats.insns);
 	return 0;
 }
 
-static int run_pt(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
-		  struct trace_result *tr)
+static enum recording_status run_pt(const struct recording_trace_opts *o, struct recording_trace_region *r, stream_sink sink, void *ctx,
+		  struct recording_trace_result *tr)
 {
 	char err[1024];
 	struct gusdata *d;
 	if (gusdata_open(o->recording, false, &d, err, sizeof err)) {
-		gus_error("%s", err);
-		return GUS_EXIT_ERROR;
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
 	}
 	struct ipt_decode_opts io = {
 		.ranges = r->restricted ? &r->run : NULL,
@@ -207,37 +208,37 @@ static int run_pt(const struct trace_opts *o, struct trace_region *r, stream_sin
 		tr->lost_records = sum;
 	gusdata_close(d);
 	if (rc < 0) {
-		gus_error("%s: %s", o->recording, err);
-		return GUS_EXIT_ERROR;
+		rec_error(&o->log, "%s: %s", o->recording, err);
+		return RECORDING_ERROR;
 	}
 	if (tr->rec.buffers == 0) {
-		gus_error("%s: the recording holds no Intel PT data", o->recording);
-		return GUS_EXIT_ERROR;
+		rec_error(&o->log, "%s: the recording holds no Intel PT data", o->recording);
+		return RECORDING_ERROR;
 	}
 	if (tr->pt.gaps) {
-		gus_warn("%s: %llu gap(s) in the trace (%llu overflow(s)); the stream resumed after each", o->recording,
+		rec_warn(&o->log, "%s: %llu gap(s) in the trace (%llu overflow(s)); the stream resumed after each", o->recording,
 			 (unsigned long long)tr->pt.gaps, (unsigned long long)tr->pt.overflows);
 		for (size_t i = 0; i < tr->pt.ngaps_kept && i < 5; i++)
-			gus_warn("  gap at trace offset 0x%llx, after ip 0x%llx: %s",
+			rec_warn(&o->log, "  gap at trace offset 0x%llx, after ip 0x%llx: %s",
 				 (unsigned long long)tr->pt.gap[i].offset, (unsigned long long)tr->pt.gap[i].ip,
 				 tr->pt.gap[i].what);
 	}
 	if (tr->rec.missing_files)
-		gus_warn("%s: %zu mapped file(s) could not be read (first: %s): their code is a gap", o->recording,
+		rec_warn(&o->log, "%s: %zu mapped file(s) could not be read (first: %s): their code is a gap", o->recording,
 			 tr->rec.missing_files, tr->rec.first_missing);
 	if (tr->rec.build_id_mismatches)
-		gus_warn("%s: %zu file(s) changed since the recording (build-id differs): decoding may be wrong",
+		rec_warn(&o->log, "%s: %zu file(s) changed since the recording (build-id differs): decoding may be wrong",
 			 o->recording, tr->rec.build_id_mismatches);
 	if (tr->lost_records)
-		gus_warn("%s: the kernel lost %llu sideband record(s) during the recording", o->recording,
+		rec_warn(&o->log, "%s: the kernel lost %llu sideband record(s) during the recording", o->recording,
 			 (unsigned long long)tr->lost_records);
 	if (r->restricted && !tr->pt.emitted)
-		gus_warn("%s: no instruction of %s in the trace", o->recording, r->name);
+		rec_warn(&o->log, "%s: no instruction of %s in the trace", o->recording, r->name);
 	return 0;
 }
 
-int trace_run(const struct trace_opts *o, struct trace_region *r, stream_sink sink, void *ctx,
-	      struct trace_result *tr)
+enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
+					  stream_sink sink, void *ctx, struct recording_trace_result *tr)
 {
 	memset(tr, 0, sizeof *tr);
 	return o->recording ? run_pt(o, r, sink, ctx, tr) : run_qemu(o, r, sink, ctx, tr);
