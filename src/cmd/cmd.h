@@ -50,6 +50,9 @@ struct outfile {
 	struct outpath_file *file;
 	const char *path;
 };
+/* Whether PATH may take an output, said before a program runs so that a
+ * measurement is not lost to a bad -o; 0 or -1 with the message printed. */
+int outfile_check(const char *path);
 int outfile_open(struct outfile *o, const char *path, FILE *dflt);
 int outfile_close(struct outfile *o, bool ok);
 

@@ -10,6 +10,24 @@
 #include "gusdata.h"
 #include "outpath.h"
 
+int outfile_check(const char *path)
+{
+	char err[OUTPATH_ERRLEN];
+	if (!path)
+		return 0;
+	/* a shell redirection would overwrite a recording too; gus keeps
+	 * what gus record made from its own text outputs */
+	if (gusdata_is_recording(path)) {
+		gus_error("%s is a gus recording: a text output does not replace it (name another file)", path);
+		return -1;
+	}
+	if (outpath_check(path, err, sizeof(err))) {
+		gus_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 int outfile_open(struct outfile *o, const char *path, FILE *dflt)
 {
 	char err[OUTPATH_ERRLEN];
@@ -18,12 +36,8 @@ int outfile_open(struct outfile *o, const char *path, FILE *dflt)
 		o->f = dflt;
 		return 0;
 	}
-	/* a shell redirection would overwrite a recording too; gus keeps
-	 * what gus record made from its own text outputs */
-	if (gusdata_is_recording(path)) {
-		gus_error("%s is a gus recording: a text output does not replace it (name another file)", path);
+	if (outfile_check(path))
 		return -1;
-	}
 	o->file = calloc(1, sizeof(*o->file));
 	if (!o->file)
 		return -1;

@@ -323,6 +323,8 @@ int cmd_record(int argc, char **argv)
 	if (kept && !opts.quiet) {
 		fprintf(stderr, "[ gus record: %llu %s samples, %zu hot region(s)", (unsigned long long)sum.samples,
 			sum.sample_event, sum.regions);
+		if (sum.interrupted)
+			fprintf(stderr, ", interrupted (no trace run)");
 		if (sum.counting)
 			fprintf(stderr, ", %s", sum.counted ? "TMA counted" : "no TMA counts (see gus report)");
 		else if (rq->import_counts)

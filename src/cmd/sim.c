@@ -194,6 +194,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		o->argv = argv + optind;
 		if (!o->max_insns)
 			o->max_insns = 1000000;
+		/* before the program runs under QEMU: a bad -o or --svg would
+		 * lose the run */
+		if (outfile_check(o->output) || outfile_check(o->svg))
+			return GUS_EXIT_ERROR;
 		return 0;
 	}
 	if (o->max_insns || o->no_mem)

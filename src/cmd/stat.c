@@ -199,6 +199,9 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		o->interval_ms = 1000;
 	if (!o->import && !o->print_events && !o->argv[0])
 		return gus_usage_error("stat: no program given (gus stat [options] -- program args)");
+	/* before the program runs: its counts would be lost to a bad -o */
+	if (outfile_check(o->output))
+		return GUS_EXIT_ERROR;
 	return 0;
 }
 

@@ -768,7 +768,7 @@ static void drain_cpu(struct pt_session *s, struct pt_cpu *c)
 		s->reader->tail = head;
 	} else if (rc == PTRING_SINK_FAILED && !s->fatal) {
 		s->fatal = true;
-		snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_file_path(s->d), err,
+		snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_path(s->d), err,
 			 gusdata_errmsg(s->d));
 	}
 	__atomic_store_n(&pc->data_tail, s->reader->tail, __ATOMIC_RELEASE);
@@ -782,7 +782,7 @@ static void commit_batch(struct pt_session *s, bool tx)
 {
 	if (tx && gusdata_commit(s->d) && !s->fatal) {
 		s->fatal = true;
-		snprintf(s->err, s->errlen, "writing the trace into %s: %s", gusdata_file_path(s->d),
+		snprintf(s->err, s->errlen, "writing the trace into %s: %s", gusdata_path(s->d),
 			 gusdata_errmsg(s->d));
 	}
 }
@@ -847,7 +847,7 @@ static void take_snapshot(struct pt_session *s, const struct pt_clock *k, bool l
 		char err[COLLECT_ERRLEN];
 		if (ptring_snapshot(&c->buf, head, now, &s->sink, err, sizeof(err))) {
 			s->fatal = true;
-			snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_file_path(s->d),
+			snprintf(s->err, s->errlen, "writing the trace into %s: %s (%s)", gusdata_path(s->d),
 				 err, gusdata_errmsg(s->d));
 		}
 	}

@@ -135,12 +135,17 @@ static int check_destination(const char *path, bool force, char *err, size_t err
 				"(kept as %s.old); choose another -o, or --force to replace a regular file",
 				path, path);
 		return -1;
-	case OUTPATH_DIRECTORY:
+	case OUTPATH_DIRECTORY: {
+		/* the example without a doubled slash when PATH ends in one */
+		int dirlen = (int)strlen(path);
+		while (dirlen > 1 && path[dirlen - 1] == '/')
+			dirlen--;
 		gusdata_set_err(err, errlen,
 				"%s is a directory%s: gus record writes its recording as a file and never moves or "
-				"replaces a directory; name a file in it, for example -o %s/gus.data",
-				path, link ? " (through a symbolic link)" : "", path);
+				"replaces a directory; name a file in it, for example -o %.*s/gus.data",
+				path, link ? " (through a symbolic link)" : "", dirlen, path);
 		return -1;
+	}
 	case OUTPATH_UNREADABLE:
 		gusdata_set_err(err, errlen, "%s: cannot see what is there: %s", path, strerror(errno));
 		return -1;

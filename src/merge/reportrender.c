@@ -3,6 +3,8 @@
  * report module) as text, CSV or JSON. */
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,14 @@ static const char *fact_or(const struct merge_report *r, const char *key, const 
 {
 	const char *v = merge_report_meta(r, key);
 	return v ? v : dflt;
+}
+
+/* an exit status (128 + N) of SIGINT, SIGTERM or SIGHUP, as a run
+ * stopped by Ctrl-C ends */
+static bool stopped_by_signal(const char *status)
+{
+	long v = strtol(status, NULL, 10);
+	return v == 128 + 2 || v == 128 + 15 || v == 128 + 1;
 }
 
 /* why WHAT is missing ("trace"...), NULL when it is not */
@@ -124,12 +134,24 @@ static void write_text(const struct merge_report *r, FILE *out)
 	fprintf(out, "%s# gus report of %s%s\n", col("\033[1m"), r->input, col("\033[0m"));
 	fprintf(out, "# command: %s\n", fact_or(r, "command", "?"));
 	unsigned long long v = strtoull(fact_or(r, "exit_status", "0"), NULL, 10);
-	if (v)
-		fprintf(out, "# the program exited with status %llu%s\n", v, v > 128 && v < 128 + 65 ? " (killed by a signal)" : "");
-	if (merge_report_meta(r, "interrupted"))
+	/* the signal from the wait status: a program may exit with 139 itself */
+	int ws = (int)strtol(fact_or(r, "wait_status", "0"), NULL, 10);
+	const char *sig = merge_report_meta(r, "wait_status") && WIFSIGNALED(ws) ? sigabbrev_np(WTERMSIG(ws)) : NULL;
+	if (v && sig)
+		fprintf(out, "# the program exited with status %llu (killed by SIG%s)\n", v, sig);
+	else if (v)
+		fprintf(out, "# the program exited with status %llu%s\n", v,
+			v > 128 && v < 128 + 65 && !merge_report_meta(r, "wait_status") ? " (killed by a signal?)" : "");
+	/* Ctrl-C is passed to the program, which may ignore or handle it */
+	if (merge_report_meta(r, "interrupted") && stopped_by_signal(fact_or(r, "exit_status", "0")))
 		fprintf(out, "# the run was interrupted (Ctrl-C): what follows covers its first part\n");
-	if (merge_report_meta(r, "trace.interrupted"))
+	else if (merge_report_meta(r, "interrupted"))
+		fprintf(out, "# Ctrl-C was passed to the program, which did not die of it (exit status %s); the trace "
+			     "run was skipped\n", fact_or(r, "exit_status", "0"));
+	if (merge_report_meta(r, "trace.interrupted") && stopped_by_signal(fact_or(r, "trace.exit_status", "0")))
 		fprintf(out, "# the trace run was interrupted (Ctrl-C): its stream covers the first part of that run\n");
+	else if (merge_report_meta(r, "trace.interrupted"))
+		fprintf(out, "# Ctrl-C was passed to the program in the trace run, which did not die of it\n");
 	if (r->incomplete) {
 		fprintf(out, "%s# the recording is incomplete: %s%s\n", col("\033[33m"), r->incomplete, col("\033[0m"));
 	} else if (strcmp(fact_or(r, "record.complete", "no"), "yes")) {
@@ -145,9 +167,11 @@ static void write_text(const struct merge_report *r, FILE *out)
 		fprintf(out, " (no cycles: %s)", fact_or(r, "sample.fallback", ""));
 	fprintf(out, "\n# instruction stream: %s", r->tracer);
 	bool traced = !r->cut_before_trace;
-	if (!strcmp(r->tracer, "qemu") && traced)
+	if (!strcmp(r->tracer, "qemu") && traced && r->trace_records)
 		fprintf(out, " (second run under the QEMU tracer, %llu records%s)", (unsigned long long)r->trace_records,
 			r->incomplete ? ", cut short" : "");
+	else if (!strcmp(r->tracer, "qemu") && traced)
+		fprintf(out, " (no records: see 'missing trace')");
 	else if (!traced)
 		fprintf(out, " (planned; gus record was stopped before the trace run)");
 	if (merge_report_meta(r, "missing.pt") && strcmp(r->tracer, "pt"))

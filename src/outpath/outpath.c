@@ -155,6 +155,20 @@ int outpath_open(struct outpath_file *f, const char *path, char *err, size_t err
 			return -1;
 		}
 		return 0;
+	default:
+		return outpath_check(path, err, errlen);
+	}
+}
+
+int outpath_check(const char *path, char *err, size_t errlen)
+{
+	enum outpath_kind k = outpath_kind(path, NULL);
+	switch (k) {
+	case OUTPATH_ABSENT:
+	case OUTPATH_REGULAR:
+	case OUTPATH_FIFO:
+	case OUTPATH_CHARDEV:
+		return 0;
 	case OUTPATH_DIRECTORY:
 		outpath_err(err, errlen, "%s is a directory: gus writes a file, never over or in place of a "
 			    "directory (name a file, for example %s/out)", path, path);

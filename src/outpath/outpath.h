@@ -53,6 +53,9 @@ struct outpath_file {
  * it, then renamed over it), a FIFO or a character device (in place).
  * Anything else is refused, -1 with ERR naming PATH and what it is. */
 int outpath_open(struct outpath_file *f, const char *path, char *err, size_t errlen);
+/* Whether outpath_open would take PATH, without creating anything: 0, or
+ * -1 with ERR naming PATH and what it is. */
+int outpath_check(const char *path, char *err, size_t errlen);
 /* The temporary file beside DEST only (a recording: the caller decides
  * what DEST may be); -1 with ERR, e.g. a read-only directory. */
 int outpath_open_beside(struct outpath_file *f, const char *dest, char *err, size_t errlen);

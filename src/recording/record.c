@@ -113,7 +113,7 @@ struct sample_store {
 static int store_fail(struct sample_store *s)
 {
 	if (!s->failed[0])
-		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_file_path(s->d), gusdata_errmsg(s->d));
+		snprintf(s->failed, sizeof s->failed, "%s: %s", gusdata_path(s->d), gusdata_errmsg(s->d));
 	return -1;
 }
 
@@ -447,7 +447,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
 	if (wrc || q.failed) {
 		snprintf(err, sizeof err, "writing the trace into %s failed: %s; %llu of %llu records were stored",
-			 gusdata_file_path(d), write_err, (unsigned long long)stored, (unsigned long long)q.stored);
+			 gusdata_path(d), write_err, (unsigned long long)stored, (unsigned long long)q.stored);
 		rec_error(rec_log, "%s", err);
 		gusdata_set_meta(d, "missing.trace", err);
 		return -1;
@@ -949,7 +949,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		/* the facts of the first run did not land: a second run would be
 		 * traced for a recording that cannot say what it holds */
 		rec_error(rec_log, "writing the first run's results into %s failed: %s; no recording was kept%s",
-			  gusdata_file_path(d), gusdata_errmsg(d),
+			  gusdata_path(d), gusdata_errmsg(d),
 			  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
 		rc = RECORDING_ERROR;
 		goto fail_discard;
@@ -960,7 +960,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		progress(true, "finding the hot regions in %llu samples", (unsigned long long)store.n);
 		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total)) {
 			rec_error(rec_log, "writing the hot regions into %s failed: %s; no recording was kept%s",
-				  gusdata_file_path(d), gusdata_errmsg(d),
+				  gusdata_path(d), gusdata_errmsg(d),
 				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
 			rc = RECORDING_ERROR;
 			goto fail_discard;
@@ -983,7 +983,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
 	if (gusdata_set_meta(d, "record.stage", "tracing")) {
 		rec_error(rec_log, "writing into %s failed: %s; no trace run (the first run's data is kept)",
-			  gusdata_file_path(d), gusdata_errmsg(d));
+			  gusdata_path(d), gusdata_errmsg(d));
 		write_failed = true;
 	} else if (res.interrupted)
 		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
@@ -992,7 +992,9 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	else if (!nranges && o.nfilters && o.tracer == RECORDING_TRACER_PT)
 		write_failed = trace_with_pt(d, &o, exe, ranges, 0, &info) != 0;
 	else if (!nranges)
-		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in the program's own code"
+		gusdata_set_meta(d, "missing.trace", nregions ? "no named hot region in the program's own code: the "
+								"hot code is in shared libraries or in code without "
+								"symbols, which the tracer does not follow"
 							      : "no hot region to trace");
 	else if (o.tracer == RECORDING_TRACER_QEMU)
 		write_failed = trace_with_qemu(d, &o, ranges, nranges) != 0;
@@ -1002,7 +1004,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	/* done even after a failed write: what failed is said in missing.* */
 	if (gusdata_set_meta(d, "record.stage", "done") || gusdata_set_meta(d, "record.complete", "yes")) {
 		if (!write_failed)
-			rec_error(rec_log, "writing into %s failed: %s", gusdata_file_path(d), gusdata_errmsg(d));
+			rec_error(rec_log, "writing into %s failed: %s", gusdata_path(d), gusdata_errmsg(d));
 		write_failed = true;
 	}
 	bool spire_counted = o.spire && !gusdata_meta(d, "missing.spire");
@@ -1021,6 +1023,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	sum->counted = counting && count_st == COLLECT_OK;
 	sum->spire_counted = spire_counted;
 	sum->write_failed = write_failed;
+	sum->interrupted = res.interrupted;
 	rc = write_failed ? RECORDING_ERROR : RECORDING_OK;
 	goto out;
 

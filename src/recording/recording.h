@@ -200,6 +200,7 @@ struct recording_summary {
 	bool counting;		/* the TMA set was counted in run 1 */
 	bool counted;		/* ... and its counts landed */
 	bool spire_counted;
+	bool interrupted;	/* Ctrl-C (or SIGTERM) reached gus during run 1: no trace run */
 	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
 };
 

@@ -294,6 +294,15 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 	struct report *rp = ctx;
 	if (rp->nrv == MAX_REGIONS)
 		return 0;
+	/* gus record writes none of these; a damaged or hand-edited row would
+	 * print as 18446744073709551611 samples and -inf % */
+	if (g->samples > rp->samples || !(g->share >= 0 && g->share <= 1) || g->end < g->start) {
+		report_warn(rp, "%s: hot region %lld (%s) is damaged (%lld samples of %llu, share %g, 0x%llx-0x%llx): "
+			    "left out", rp->o->input, (long long)g->id, g->name, (long long)g->samples,
+			    (unsigned long long)rp->samples, g->share, (unsigned long long)g->start,
+			    (unsigned long long)g->end);
+		return 0;
+	}
 	struct region_view *v = &rp->rv[rp->nrv++];
 	memset(v, 0, sizeof *v);
 	v->r = *g;
@@ -393,15 +402,15 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
 			return -1;
 		}
-		/* the stream of the intact chunks is simulated; said once per report */
+		/* what is intact is simulated; said once per report */
 		if (damaged && !rp->damage_said) {
-			report_warn(rp, "%llu damaged chunk(s) of the trace skipped (first: %s); the regions are simulated "
-				 "from the other chunks", (unsigned long long)damaged, err);
+			report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
+				    "the rest of it is skipped", (unsigned long long)damaged, err);
 			rp->damage_said = true;
 		}
 		if (damaged)
 			snprintf(v->stream_note, sizeof v->stream_note,
-				 "%llu damaged trace chunk(s) skipped", (unsigned long long)damaged);
+				 "%llu damaged trace chunk(s), read up to the damage", (unsigned long long)damaged);
 		return 0;
 	}
 	struct stream_range run = { v->r.start + rp->bias, v->r.end + rp->bias };
@@ -465,7 +474,8 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
 	if (tc.n < 16) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
-			 "%zu instruction(s) of the region in the trace: too few to simulate", tc.n);
+			 "%zu instruction(s) of the region in the trace: too few to simulate%s%s", tc.n,
+			 v->stream_note[0] ? "; " : "", v->stream_note);
 		goto out;
 	}
 	report_progress(rp, "region %d of %zu: simulating %zu instructions of %s", v->r.rank, rp->nrv, tc.n, v->name);

@@ -162,7 +162,7 @@ check_status $st 139 "a crashing program: gus record exits 128 + SIGSEGV"
 check_contains "$($SQL "$TMP/crash.data" "select value from meta where key='exit_status'")" "139" "the signal is in gus.data"
 out=$("$GUS" report -q -i "$TMP/crash.data" 2>&1); st=$?
 check_status $st 0 "its report exits 0"
-check_contains "$out" "killed by a signal" "the report says it was killed"
+check_contains "$out" "killed by SIGSEGV" "the report says it was killed, by which signal"
 
 # an empty recording: the program exits at once
 "$GUS" record -q -o "$TMP/empty.data" -- /bin/true >/dev/null 2>&1; st=$?
