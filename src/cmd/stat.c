@@ -205,52 +205,6 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
-static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan,
-			       char **argv, bool user_only)
-{
-	fprintf(out, "perf stat -x, -e '");
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct collect_event *ce = &plan->ev[i];
-		bool first = i == 0 || plan->ev[i - 1].group != ce->group;
-		bool last = i + 1 == plan->n || plan->ev[i + 1].group != ce->group;
-		int e = td_table_find_event(t, ce->name);
-		const struct td_event *ev = &t->events[e];
-		fprintf(out, "%s%s", i && first ? "," : "", first ? "{" : ",");
-		if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
-			fprintf(out, "%s%s", ev->aliases[0], user_only ? ":u" : "");	/* slots, topdown-*, cycles */
-		} else {
-			uint64_t c = ev->config;
-			char lower[128];
-			size_t k;
-			for (k = 0; ev->name[k] && k + 1 < sizeof(lower); k++)
-				lower[k] = (char)(ev->name[k] >= 'A' && ev->name[k] <= 'Z' ? ev->name[k] + 32 : ev->name[k]);
-			lower[k] = 0;
-			fprintf(out, "cpu/event=0x%02x,umask=0x%02x", (unsigned)(c & 0xff),
-				(unsigned)((c >> 8) & 0xff));
-			if ((c >> 24) & 0xff)
-				fprintf(out, ",cmask=%u", (unsigned)((c >> 24) & 0xff));
-			if (c & (1ull << 18))
-				fprintf(out, ",edge=1");
-			if (c & (1ull << 21))
-				fprintf(out, ",any=1");
-			if (c & (1ull << 23))
-				fprintf(out, ",inv=1");
-			if (ev->config1)
-				fprintf(out, ",frontend=0x%llx", (unsigned long long)ev->config1);
-			fprintf(out, ",name=%s/%s", lower, user_only ? "u" : "");
-		}
-		if (last)
-			fputc('}', out);
-	}
-	fprintf(out, "' -o counts.csv -- ");
-	if (argv && argv[0])
-		for (int i = 0; argv[i]; i++)
-			fprintf(out, "%s%s", i ? " " : "", argv[i]);
-	else
-		fprintf(out, "PROGRAM ARGS");
-	fprintf(out, "\n# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
-}
-
 static int finish_tree(const struct stat_opts *o, const struct td_table *t, const bool *sel,
 		       const struct td_countset *cs, struct merge_run_info *run, FILE *dflt)
 {
@@ -315,271 +269,40 @@ out:
 	return rc;
 }
 
-static int status_exit(enum collect_status st)
+/* the counts of -e LIST or of the TMA set (TABLE's NEEDED events) */
+static int run_counting(const struct stat_opts *o, const struct td_table *t, const bool *needed, int budget,
+			bool use_pfm, struct collect_plan *plan, struct td_countset *cs, struct merge_run_info *run,
+			bool *counted)
 {
-	switch (st) {
-	case COLLECT_NO_PMU: return GUS_EXIT_NO_PMU;
-	case COLLECT_NO_PERMISSION: return GUS_EXIT_NO_PERMISSION;
-	case COLLECT_EXEC_FAILED: return GUS_EXIT_NOT_FOUND;
-	default: return GUS_EXIT_ERROR;
-	}
-}
-
-/* Run once (or once per group with --no-multiplex); on a permission error
- * with kernel counting, retry user space only as perf does. */
-static int run_counting(const struct stat_opts *o, const struct td_table *t, const bool *needed,
-			int budget, bool use_pfm, struct collect_plan *plan, struct td_countset *cs,
-			struct merge_run_info *run, bool *counted)
-{
-	char err[COLLECT_ERRLEN];
-	struct collect_result res;
-	bool user_only = o->user_only;
-	*counted = false;
-	for (;;) {
-		int prc = t ? collect_plan_tma(t, needed, budget, use_pfm, user_only, plan, err, sizeof(err))
-			    : collect_plan_events(o->events, user_only, plan, err, sizeof(err));
-		if (prc) {
-			gus_error("%s", err);
-			return GUS_EXIT_ERROR;
-		}
-		int groups = o->no_multiplex ? plan->n_groups : 1;
-		enum collect_status st = COLLECT_OK;
-		for (int g = 0; g < groups; g++) {
-			st = collect_count(plan, o->no_multiplex ? g : -1, o->argv, cs, &res, err, sizeof(err));
-			if (st != COLLECT_OK)
-				break;
-			run->runs = g + 1;
-			run->seconds += res.seconds;
-			run->exit_status = collect_exit_code(res.wait_status);
-			run->interrupted = res.interrupted;
-			*counted = true;
-			if (res.interrupted) {
-				if (g + 1 < groups)
-					gus_warn("interrupted: %d of %d runs done; the rest of the tree is not computable",
-						 g + 1, groups);
-				break;
-			}
-		}
-		if (st == COLLECT_NO_PERMISSION && !user_only && !*counted) {
-			gus_warn("kernel-space counting is not allowed here; counting user space only");
-			user_only = true;
-			collect_plan_free(plan);
-			continue;
-		}
-		run->user_only = user_only;
-		if (st == COLLECT_EXEC_FAILED) {
-			gus_error("%s", err);
-			return res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
-		}
-		if (st != COLLECT_OK && !*counted) {
-			gus_error("%s", err);
-			return status_exit(st);
-		}
-		if (st != COLLECT_OK)
-			gus_warn("%s", err);
-		return GUS_EXIT_OK;
-	}
+	struct recording_count_request rq = {
+		.argv = o->argv, .table = t, .needed = needed, .budget = budget, .use_pfm = use_pfm,
+		.events = o->events, .user_only = o->user_only, .no_multiplex = o->no_multiplex,
+		.log = *gus_terminal_log(),
+	};
+	return gus_exit_for(recording_count(&rq, plan, cs, run, counted));
 }
 
 /* ------------------------------------------------ interval counting --- */
 /* gus stat -I MS (-e LIST or --spire): the counts of every interval, as
  * perf stat -I prints them. */
-
-static void print_spire_command(FILE *out, const struct stat_opts *o, const struct recording_spire_pick *sp, int budget)
-{
-	const char *mod = o->user_only ? ":u" : "";
-	fprintf(out, "perf stat -I %u -x, -e '", o->interval_ms);
-	for (size_t i = 0; i < sp->n; i++) {
-		if (i % (size_t)budget == 0)
-			fprintf(out, "%s{%s%s,%s%s", i ? "}," : "", sp->time_name, mod, sp->work_name, mod);
-		fprintf(out, ",%s%s", sp->names[i], mod);
-	}
-	fprintf(out, "}' -o samples.csv -- ");
-	if (o->argv && o->argv[0])
-		for (int i = 0; o->argv[i]; i++)
-			fprintf(out, "%s%s", i ? " " : "", o->argv[i]);
-	else
-		fprintf(out, "PROGRAM ARGS");
-	fputc('\n', out);
-	fprintf(out, "# %zu metric%s in groups of %d, each with its own %s and %s", sp->n, sp->n == 1 ? "" : "s",
-		budget, sp->time_name, sp->work_name);
-	if (sp->cpu)
-		fprintf(out, ", for %s", sp->cpu);
-	fputc('\n', out);
-	if (sp->left_out[0])
-		fprintf(out, "# left out: %s (AnyThread: needs kernel.perf_event_paranoid <= 0 and SMT on; "
-			"add with --metrics)\n", sp->left_out);
-	/* gus spire reads T and W from the file's records; perf writes no
-	 * "# time:" comment, so other events than the defaults are named */
-	char tw[512] = "";
-	if (strcmp(sp->time_name, SPIRE_DEFAULT_TIME) || strcmp(sp->work_name, SPIRE_DEFAULT_WORK))
-		snprintf(tw, sizeof(tw), " --time %s --work %s", sp->time_name, sp->work_name);
-	fprintf(out, "# then train on such files from many programs:  gus spire train -o model.spire%s%s%s "
-		"samples.csv ...\n", sp->cpu ? " --cpu " : "", sp->cpu ? sp->cpu : "", tw);
-	fprintf(out, "# or analyze one with a trained model:        gus spire analyze -m model.spire%s%s "
-		"samples.csv\n", sp->cpu ? " --cpu " : "", sp->cpu ? sp->cpu : "");
-}
-
-/* ------------------------------------------------- interval output --- */
-struct iv_out {
-	FILE *f;
-	const struct stat_opts *o;
-	const struct collect_plan *plan;
-	const struct recording_spire_pick *sp;	/* --spire, else NULL */
-	unsigned long intervals;
-	bool started;
+struct intervals_out {
+	struct merge_intervals w;
+	const struct collect_plan *plan;	/* filled before the first interval */
 };
 
-/* VALUE with thousands separators and DECIMALS decimals */
-static void grouped(char *out, size_t outlen, double value, int decimals)
+/* what the renderer says of each event: a clock in msec, its group */
+static int write_interval(void *ctx, double t, const struct td_countset *cs)
 {
-	char buf[64], *dot;
-	snprintf(buf, sizeof(buf), "%.*f", decimals, value);
-	dot = strchr(buf, '.');
-	size_t intlen = dot ? (size_t)(dot - buf) : strlen(buf);
-	size_t k = 0;
-	for (size_t i = 0; i < intlen && k + 2 < outlen; i++) {
-		out[k++] = buf[i];
-		size_t left = intlen - i - 1;
-		if (left && left % 3 == 0 && buf[i] != '-' && k + 2 < outlen)
-			out[k++] = ',';
-	}
-	out[k] = 0;
-	if (dot)
-		snprintf(out + k, outlen - k, "%s", dot);
-}
-
-/* perf prints the clock events in milliseconds */
-static bool is_msec(const struct collect_plan *plan, const struct td_countset *cs, size_t i)
-{
-	if (cs->n != plan->n)
-		return false;
-	const struct perf_event_attr *a = &plan->ev[i].attr;
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
-}
-
-static void iv_start(struct iv_out *w)
-{
-	const struct stat_opts *o = w->o;
-	FILE *f = w->f;
-	if (w->started)
-		return;
-	w->started = true;
-	if (o->fmt == MERGE_JSON) {
-		fprintf(f, "{\n  \"tool\": \"gus stat\",\n  \"interval_ms\": %u,\n  \"program\": [", o->interval_ms);
-		for (int i = 0; o->argv[i]; i++) {
-			fputs(i ? ", " : "", f);
-			merge_json_string(f, o->argv[i]);
-		}
-		fputs("],\n", f);
-		if (w->sp) {
-			fputs("  \"spire\": {\"cpu\": ", f);
-			if (w->sp->cpu)
-				merge_json_string(f, w->sp->cpu);
-			else
-				fputs("null", f);
-			fputs(", \"time\": ", f);
-			merge_json_string(f, w->sp->time_name);
-			fputs(", \"work\": ", f);
-			merge_json_string(f, w->sp->work_name);
-			fprintf(f, ", \"groups\": %d},\n", w->plan->n_groups);
-		}
-		fputs("  \"intervals\": [", f);
-		return;
-	}
-	if (o->fmt == MERGE_CSV) {
-		fputs("# gus", f);
-		for (int i = 0; i < o->cmd_argc; i++) {
-			fputc(' ', f);
-			for (const char *c = o->cmd_argv[i]; *c; c++)
-				fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
-		}
-		fputc('\n', f);
-		if (w->sp) {
-			if (w->sp->cpu)
-				fprintf(f, "# cpu: %s\n", w->sp->cpu);
-			fprintf(f, "# time: %s\n# work: %s\n", w->sp->time_name, w->sp->work_name);
-		}
-		return;
-	}
-	if (w->sp)
-		fprintf(f, "# SPIRE samples%s%s: time %s, work %s, %zu metric%s in %d group%s\n",
-			w->sp->cpu ? " for " : "", w->sp->cpu ? w->sp->cpu : "", w->sp->time_name,
-			w->sp->work_name, w->sp->n, w->sp->n == 1 ? "" : "s", w->plan->n_groups,
-			w->plan->n_groups == 1 ? "" : "s");
-	fprintf(f, "#           time             counts unit events\n");
-}
-
-static int iv_interval(void *ctx, double t, const struct td_countset *cs)
-{
-	struct iv_out *w = ctx;
-	FILE *f = w->f;
-	char sep = w->o->sep;
-	iv_start(w);
-	if (w->o->fmt == MERGE_JSON)
-		fprintf(f, "%s\n    {\"time\": %.9f, \"counts\": [", w->intervals ? "," : "", t);
-	for (size_t i = 0; i < cs->n; i++) {
-		const struct td_count *c = &cs->c[i];
-		bool counted = c->counted && c->running > 0;
-		double scaled = counted ? c->raw * c->enabled / c->running : 0;
-		bool msec = is_msec(w->plan, cs, i);
-		double pct = c->enabled > 0 ? 100.0 * c->running / c->enabled : 0;
-		if (w->o->fmt == MERGE_JSON) {
-			fprintf(f, "%s\n      {\"event\": ", i ? "," : "");
-			merge_json_string(f, c->event);
-			if (cs->n == w->plan->n)
-				fprintf(f, ", \"group\": %d", w->plan->ev[i].group);
-			if (counted)
-				fprintf(f, ", \"value\": %.0f", scaled);
-			else
-				fputs(", \"value\": null", f);
-			fprintf(f, ", \"raw\": %.0f, \"enabled\": %.0f, \"running\": %.0f, \"counted\": %s}",
-				c->counted ? c->raw : 0, c->counted ? c->enabled : 0, c->counted ? c->running : 0,
-				counted ? "true" : "false");
-			continue;
-		}
-		if (w->o->fmt == MERGE_CSV) {
-			/* perf stat -I -x: time, value, unit, event, run time, percent, metric, unit */
-			fprintf(f, "%16.9f%c", t, sep);
-			if (!counted)
-				fprintf(f, "<not counted>");
-			else if (msec)
-				fprintf(f, "%.2f", scaled / 1e6);
-			else
-				fprintf(f, "%.0f", scaled);
-			fprintf(f, "%c%s%c%s%c%.0f%c%.2f%c%c\n", sep, msec ? "msec" : "", sep, c->event, sep,
-				counted ? c->running : 0.0, sep, counted ? pct : 0.0, sep, sep);
-			continue;
-		}
-		char num[64];
-		if (!counted)
-			snprintf(num, sizeof(num), "<not counted>");
-		else
-			grouped(num, sizeof(num), msec ? scaled / 1e6 : scaled, msec ? 2 : 0);
-		fprintf(f, "%16.9f %18s %-4s %s", t, num, msec ? "msec" : "", c->event);
-		if (counted && c->running < c->enabled)
-			fprintf(f, "  (%.2f%%)", pct);
-		fputc('\n', f);
-	}
-	if (w->o->fmt == MERGE_JSON)
-		fputs("\n    ]}", f);
-	w->intervals++;
-	return ferror(f) ? -1 : 0;
-}
-
-static void iv_finish(struct iv_out *w, const struct collect_result *res, int exit_status)
-{
-	FILE *f = w->f;
-	iv_start(w);
-	if (w->o->fmt == MERGE_JSON) {
-		fprintf(f, "%s  ],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f\n}\n",
-			w->intervals ? "\n" : "", exit_status, res->interrupted ? "true" : "false", res->seconds);
-	} else if (w->o->fmt == MERGE_TEXT) {
-		fprintf(f, "# %.3f seconds elapsed, %lu interval%s, exit status %d%s\n", res->seconds,
-			w->intervals, w->intervals == 1 ? "" : "s", exit_status,
-			res->interrupted ? " (interrupted)" : "");
-	}
+	struct intervals_out *o = ctx;
+	struct merge_interval_event *ev = NULL;
+	o->w.groups = o->plan->n_groups;
+	if (cs->n == o->plan->n && (ev = calloc(cs->n + 1, sizeof *ev)))
+		for (size_t i = 0; i < cs->n; i++)
+			ev[i] = (struct merge_interval_event){ collect_event_is_clock(&o->plan->ev[i]),
+							       o->plan->ev[i].group };
+	int rc = merge_intervals_row(&o->w, t, cs, ev);
+	free(ev);
+	return rc;
 }
 
 static int stat_intervals(const struct stat_opts *o)
@@ -608,9 +331,8 @@ static int stat_intervals(const struct stat_opts *o)
 			rc = gus_exit_for(pst);
 			goto out;
 		}
-		rc = GUS_EXIT_ERROR;
 		if (o->print_events) {
-			print_spire_command(stdout, o, &sp, budget);
+			recording_print_spire_command(stdout, o->interval_ms, o->user_only, o->argv, &sp, budget);
 			rc = GUS_EXIT_OK;
 			goto out;
 		}
@@ -621,44 +343,32 @@ static int stat_intervals(const struct stat_opts *o)
 	struct outfile of;
 	if (outfile_open(&of, o->output, stderr))
 		goto out;
-	struct iv_out w = { .f = of.f, .o = o, .plan = &plan, .sp = o->spire ? &sp : NULL };
-	struct collect_interval_sink sink = { .ctx = &w, .interval = iv_interval };
+	struct intervals_out w = {
+		.w = { .f = of.f, .fmt = o->fmt, .sep = o->sep, .interval_ms = o->interval_ms, .argv = o->argv,
+		       .cmd_argc = o->cmd_argc, .cmd_argv = o->cmd_argv },
+		.plan = &plan,
+	};
+	if (o->spire) {
+		w.w.spire_cpu = sp.cpu;
+		w.w.spire_time = sp.time_name;
+		w.w.spire_work = sp.work_name;
+		w.w.spire_metrics = sp.n;
+	}
+	struct recording_interval_request rq = {
+		.argv = o->argv, .interval_ms = o->interval_ms, .user_only = o->user_only,
+		.spire = o->spire ? &sp : NULL, .budget = budget, .events = o->events,
+		.sink = { .ctx = &w, .interval = write_interval }, .log = *gus_terminal_log(),
+	};
 	struct collect_result res;
-	bool user_only = o->user_only;
-	enum collect_status st;
-	for (;;) {
-		int prc = o->spire ? collect_plan_spire(sp.time_enc, sp.time_name, sp.work_enc, sp.work_name, sp.enc,
-							sp.names, sp.n, budget, user_only, &plan, err, sizeof(err))
-				   : collect_plan_events(o->events, user_only, &plan, err, sizeof(err));
-		if (prc) {
-			gus_error("%s", err);
-			outfile_close(&of, false);
-			goto out;
-		}
-		st = collect_count_intervals(&plan, o->argv, o->interval_ms, &sink, NULL, &res, err, sizeof(err));
-		if (st == COLLECT_NO_PERMISSION && !user_only && !w.started) {
-			gus_warn("kernel-space counting is not allowed here; counting user space only");
-			user_only = true;
-			collect_plan_free(&plan);
-			continue;
-		}
-		break;
-	}
-	if (st == COLLECT_EXEC_FAILED) {
-		gus_error("%s", err);
+	enum recording_status st = recording_count_intervals(&rq, &plan, &res);
+	if (st != RECORDING_OK) {
 		outfile_close(&of, false);
-		rc = res.exec_errno == ENOENT ? GUS_EXIT_NOT_FOUND : GUS_EXIT_CANNOT_EXECUTE;
-		goto out;
-	}
-	if (st != COLLECT_OK) {
-		gus_error("%s", err);
-		outfile_close(&of, false);
-		rc = st == COLLECT_NO_PMU ? GUS_EXIT_NO_PMU : st == COLLECT_NO_PERMISSION ? GUS_EXIT_NO_PERMISSION
-										    : GUS_EXIT_ERROR;
+		rc = gus_exit_for(st);
 		goto out;
 	}
 	int exit_status = collect_exit_code(res.wait_status);
-	iv_finish(&w, &res, exit_status);
+	w.w.groups = plan.n_groups;
+	merge_intervals_finish(&w.w, res.seconds, res.interrupted, exit_status);
 	rc = outfile_close(&of, true) ? GUS_EXIT_ERROR : exit_status;
 out:
 	collect_plan_free(&plan);
@@ -732,7 +442,7 @@ int cmd_stat(int argc, char **argv)
 			gus_error("%s", err);
 			goto out;
 		}
-		print_perf_command(stdout, t, &plan, o.argv, o.user_only);
+		recording_print_perf_command(stdout, t, &plan, o.argv, o.user_only);
 		rc = GUS_EXIT_OK;
 		goto out;
 	}

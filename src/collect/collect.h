@@ -86,6 +86,8 @@ int collect_plan_events(const char *list, bool user_only, struct collect_plan *p
 /* General counters usable per group on this machine: libpfm4's count less
  * one when the NMI watchdog holds a counter; note says why. */
 int collect_counter_budget(const struct collect_pmu_info *pmu, char *note, size_t notelen);
+/* a clock (task-clock, cpu-clock): perf prints its count in msec */
+bool collect_event_is_clock(const struct collect_event *e);
 
 struct collect_result {
 	int wait_status;	/* as from waitpid */

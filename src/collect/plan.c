@@ -232,3 +232,9 @@ fail:
 	collect_plan_free(plan);
 	return -1;
 }
+
+bool collect_event_is_clock(const struct collect_event *e)
+{
+	return e->attr.type == PERF_TYPE_SOFTWARE &&
+	       (e->attr.config == PERF_COUNT_SW_TASK_CLOCK || e->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+}

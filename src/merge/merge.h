@@ -238,6 +238,35 @@ void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, si
 			    const struct spire_sampleset *ss, const struct spire_analysis *a,
 			    const struct spire_metricset *metrics, const char *title);
 
+/* ------------------------------------------------ gus stat -I's output --- */
+/* what the output says of an event of the counted plan */
+struct merge_interval_event {
+	bool msec;		/* a clock: perf prints it in milliseconds */
+	int group;		/* its event group, -1 when unknown */
+};
+
+struct merge_intervals {
+	FILE *f;
+	enum merge_format fmt;
+	char sep;
+	unsigned interval_ms;
+	char *const *argv;		/* the program (JSON) */
+	int cmd_argc;			/* the whole command line (CSV's first comment) */
+	char *const *cmd_argv;
+	/* gus stat --spire: its T, W and CPU (NULL time: not SPIRE) */
+	const char *spire_cpu, *spire_time, *spire_work;
+	size_t spire_metrics;
+	int groups;			/* the plan's event groups */
+	unsigned long intervals;	/* written so far */
+	bool started;
+};
+/* One interval's counts CS at T seconds; EV (NULL: nothing known) says
+ * what each event is. -1 on a write error. */
+int merge_intervals_row(struct merge_intervals *w, double t, const struct td_countset *cs,
+			const struct merge_interval_event *ev);
+/* the closing lines: how long, how many intervals, how the program ended */
+void merge_intervals_finish(struct merge_intervals *w, double seconds, bool interrupted, int exit_status);
+
 /* ------------------------------------------------- gus report's model --- */
 /* Everything gus report shows of a recording, assembled by the report
  * module (report.h) and rendered here: merge_render_report writes it as

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <limits.h>
+#include <stdio.h>
 
 #include "collect.h"
 #include "ipt.h"
@@ -159,6 +160,50 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
 					  stream_sink sink, void *ctx, struct recording_trace_result *tr);
 
+
+/* ------------------------------------------------------------- gus stat --- */
+struct merge_run_info;
+struct recording_count_request {
+	char **argv;		/* the program */
+	const struct td_table *table;	/* the TMA set: NEEDED events of TABLE, as collect_plan_tma takes them */
+	const bool *needed;
+	int budget;
+	bool use_pfm;
+	const char *events;	/* else -e LIST */
+	bool user_only, no_multiplex;
+	struct recording_log log;
+};
+/* Counts RQ's program once (all groups multiplexed), or once per group
+ * with NO_MULTIPLEX; a permission error counting the kernel too retries
+ * user space only, as perf does. PLAN and CS get what was counted, RUN how
+ * (runs, seconds, exit status, interrupted, user space only); *COUNTED
+ * whether anything was. RECORDING_OK, or the status with the message
+ * logged. */
+enum recording_status recording_count(const struct recording_count_request *rq, struct collect_plan *plan,
+				      struct td_countset *cs, struct merge_run_info *run, bool *counted);
+
+struct recording_interval_request {
+	char **argv;
+	unsigned interval_ms;
+	bool user_only;
+	const struct recording_spire_pick *spire;	/* --spire (BUDGET metrics per group), else EVENTS */
+	int budget;
+	const char *events;
+	struct collect_interval_sink sink;	/* every interval */
+	struct recording_log log;
+};
+/* gus stat -I: counts RQ's program every INTERVAL_MS into SINK (PLAN is
+ * filled before the first interval). RES: how the program ended. */
+enum recording_status recording_count_intervals(const struct recording_interval_request *rq,
+						struct collect_plan *plan, struct collect_result *res);
+
+/* The perf stat command that counts the same set elsewhere, for gus stat
+ * --import (and the line saying so). */
+void recording_print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan, char **argv,
+				  bool user_only);
+/* The same for SPIRE's interval counts, with how to train and analyze. */
+void recording_print_spire_command(FILE *out, unsigned interval_ms, bool user_only, char **argv,
+				   const struct recording_spire_pick *sp, int budget);
 
 /* ----------------------------------------------------------- gus record --- */
 enum recording_tracer { RECORDING_TRACER_AUTO, RECORDING_TRACER_PT, RECORDING_TRACER_QEMU, RECORDING_TRACER_NONE };

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gus stat's counting (recording.h): the TMA set or -e events counted in
+ * one run (or one per group), interval counting for -I and --spire, and
+ * the perf commands that count the same on another machine. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "rec_internal.h"
+#include "spire.h"
+#include "topdown.h"
+
+void recording_print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan, char **argv,
+				  bool user_only)
+{
+	fprintf(out, "perf stat -x, -e '");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct collect_event *ce = &plan->ev[i];
+		bool first = i == 0 || plan->ev[i - 1].group != ce->group;
+		bool last = i + 1 == plan->n || plan->ev[i + 1].group != ce->group;
+		int e = td_table_find_event(t, ce->name);
+		const struct td_event *ev = &t->events[e];
+		fprintf(out, "%s%s", i && first ? "," : "", first ? "{" : ",");
+		if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
+			fprintf(out, "%s%s", ev->aliases[0], user_only ? ":u" : "");	/* slots, topdown-*, cycles */
+		} else {
+			uint64_t c = ev->config;
+			char lower[128];
+			size_t k;
+			for (k = 0; ev->name[k] && k + 1 < sizeof(lower); k++)
+				lower[k] = (char)(ev->name[k] >= 'A' && ev->name[k] <= 'Z' ? ev->name[k] + 32 : ev->name[k]);
+			lower[k] = 0;
+			fprintf(out, "cpu/event=0x%02x,umask=0x%02x", (unsigned)(c & 0xff),
+				(unsigned)((c >> 8) & 0xff));
+			if ((c >> 24) & 0xff)
+				fprintf(out, ",cmask=%u", (unsigned)((c >> 24) & 0xff));
+			if (c & (1ull << 18))
+				fprintf(out, ",edge=1");
+			if (c & (1ull << 21))
+				fprintf(out, ",any=1");
+			if (c & (1ull << 23))
+				fprintf(out, ",inv=1");
+			if (ev->config1)
+				fprintf(out, ",frontend=0x%llx", (unsigned long long)ev->config1);
+			fprintf(out, ",name=%s/%s", lower, user_only ? "u" : "");
+		}
+		if (last)
+			fputc('}', out);
+	}
+	fprintf(out, "' -o counts.csv -- ");
+	if (argv && argv[0])
+		for (int i = 0; argv[i]; i++)
+			fprintf(out, "%s%s", i ? " " : "", argv[i]);
+	else
+		fprintf(out, "PROGRAM ARGS");
+	fprintf(out, "\n# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
+}
+
+void recording_print_spire_command(FILE *out, unsigned interval_ms, bool user_only, char **argv,
+				   const struct recording_spire_pick *sp, int budget)
+{
+	const char *mod = user_only ? ":u" : "";
+	fprintf(out, "perf stat -I %u -x, -e '", interval_ms);
+	for (size_t i = 0; i < sp->n; i++) {
+		if (i % (size_t)budget == 0)
+			fprintf(out, "%s{%s%s,%s%s", i ? "}," : "", sp->time_name, mod, sp->work_name, mod);
+		fprintf(out, ",%s%s", sp->names[i], mod);
+	}
+	fprintf(out, "}' -o samples.csv -- ");
+	if (argv && argv[0])
+		for (int i = 0; argv[i]; i++)
+			fprintf(out, "%s%s", i ? " " : "", argv[i]);
+	else
+		fprintf(out, "PROGRAM ARGS");
+	fputc('\n', out);
+	fprintf(out, "# %zu metric%s in groups of %d, each with its own %s and %s", sp->n, sp->n == 1 ? "" : "s",
+		budget, sp->time_name, sp->work_name);
+	if (sp->cpu)
+		fprintf(out, ", for %s", sp->cpu);
+	fputc('\n', out);
+	if (sp->left_out[0])
+		fprintf(out, "# left out: %s (AnyThread: needs kernel.perf_event_paranoid <= 0 and SMT on; "
+			"add with --metrics)\n", sp->left_out);
+	/* gus spire reads T and W from the file's records; perf writes no
+	 * "# time:" comment, so other events than the defaults are named */
+	char tw[512] = "";
+	if (strcmp(sp->time_name, SPIRE_DEFAULT_TIME) || strcmp(sp->work_name, SPIRE_DEFAULT_WORK))
+		snprintf(tw, sizeof(tw), " --time %s --work %s", sp->time_name, sp->work_name);
+	fprintf(out, "# then train on such files from many programs:  gus spire train -o model.spire%s%s%s "
+		"samples.csv ...\n", sp->cpu ? " --cpu " : "", sp->cpu ? sp->cpu : "", tw);
+	fprintf(out, "# or analyze one with a trained model:        gus spire analyze -m model.spire%s%s "
+		"samples.csv\n", sp->cpu ? " --cpu " : "", sp->cpu ? sp->cpu : "");
+}
+
+enum recording_status recording_count(const struct recording_count_request *rq, struct collect_plan *plan,
+				      struct td_countset *cs, struct merge_run_info *run, bool *counted)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_result res;
+	const struct recording_log *log = &rq->log;
+	bool user_only = rq->user_only;
+	*counted = false;
+	for (;;) {
+		int prc = rq->table ? collect_plan_tma(rq->table, rq->needed, rq->budget, rq->use_pfm, user_only, plan, err,
+						       sizeof(err))
+				    : collect_plan_events(rq->events, user_only, plan, err, sizeof(err));
+		if (prc) {
+			rec_error(log, "%s", err);
+			return RECORDING_ERROR;
+		}
+		int groups = rq->no_multiplex ? plan->n_groups : 1;
+		enum collect_status st = COLLECT_OK;
+		for (int g = 0; g < groups; g++) {
+			st = collect_count(plan, rq->no_multiplex ? g : -1, rq->argv, cs, &res, err, sizeof(err));
+			if (st != COLLECT_OK)
+				break;
+			run->runs = g + 1;
+			run->seconds += res.seconds;
+			run->exit_status = collect_exit_code(res.wait_status);
+			run->interrupted = res.interrupted;
+			*counted = true;
+			if (res.interrupted) {
+				if (g + 1 < groups)
+					rec_warn(log, "interrupted: %d of %d runs done; the rest of the tree is not computable",
+						 g + 1, groups);
+				break;
+			}
+		}
+		if (st == COLLECT_NO_PERMISSION && !user_only && !*counted) {
+			rec_warn(log, "kernel-space counting is not allowed here; counting user space only");
+			user_only = true;
+			collect_plan_free(plan);
+			continue;
+		}
+		run->user_only = user_only;
+		if (st != COLLECT_OK && !*counted) {
+			rec_error(log, "%s", err);
+			return rec_status(st, res.exec_errno);
+		}
+		if (st != COLLECT_OK)
+			rec_warn(log, "%s", err);
+		return RECORDING_OK;
+	}
+}
+
+/* counts the intervals given to the caller's sink: kernel counting is
+ * given up for user space only before any was */
+struct interval_relay {
+	const struct collect_interval_sink *sink;
+	unsigned long n;
+};
+
+static int relay_interval(void *ctx, double t, const struct td_countset *cs)
+{
+	struct interval_relay *r = ctx;
+	r->n++;
+	return r->sink->interval(r->sink->ctx, t, cs);
+}
+
+enum recording_status recording_count_intervals(const struct recording_interval_request *rq,
+						struct collect_plan *plan, struct collect_result *res)
+{
+	char err[COLLECT_ERRLEN];
+	const struct recording_log *log = &rq->log;
+	const struct recording_spire_pick *sp = rq->spire;
+	struct interval_relay relay = { .sink = &rq->sink };
+	struct collect_interval_sink sink = { .ctx = &relay, .interval = relay_interval };
+	bool user_only = rq->user_only;
+	enum collect_status st;
+	for (;;) {
+		int prc = sp ? collect_plan_spire(sp->time_enc, sp->time_name, sp->work_enc, sp->work_name, sp->enc,
+						  sp->names, sp->n, rq->budget, user_only, plan, err, sizeof(err))
+			     : collect_plan_events(rq->events, user_only, plan, err, sizeof(err));
+		if (prc) {
+			rec_error(log, "%s", err);
+			return RECORDING_ERROR;
+		}
+		st = collect_count_intervals(plan, rq->argv, rq->interval_ms, &sink, NULL, res, err, sizeof(err));
+		if (st == COLLECT_NO_PERMISSION && !user_only && !relay.n) {
+			rec_warn(log, "kernel-space counting is not allowed here; counting user space only");
+			user_only = true;
+			collect_plan_free(plan);
+			continue;
+		}
+		break;
+	}
+	if (st != COLLECT_OK) {
+		rec_error(log, "%s", err);
+		return rec_status(st, res->exec_errno);
+	}
+	return RECORDING_OK;
+}
