@@ -33,6 +33,14 @@ int cmd_spire(int argc, char **argv);
 struct recording_log;
 enum recording_status;
 const struct recording_log *gus_terminal_log(void);
+/* The same with progress on standard error ("[ gus COMMAND: ... ]"): one
+ * line redrawn on a terminal (cleared at the end with CLEAR_AT_END, else
+ * kept), elsewhere one line per phase; none with QUIET. P holds its state. */
+struct gus_progress {
+	const char *command;
+	bool tty, clear_at_end;
+};
+struct recording_log gus_progress_log(struct gus_progress *p, const char *command, bool quiet, bool clear_at_end);
 int gus_exit_for(enum recording_status st);
 /* The machine model for this CPU ("spr" for Golden Cove servers, else
  * "skx"), from /proc/cpuinfo. */

@@ -148,6 +148,37 @@ const struct recording_log *gus_terminal_log(void)
 	return &log;
 }
 
+/* one status line on a terminal, redrawn as the work goes on; elsewhere
+ * only the phase lines (a report has none: nothing then) */
+static void terminal_progress(void *ctx, bool phase, const char *text)
+{
+	struct gus_progress *p = ctx;
+	if (!phase && !p->tty)
+		return;
+	if (p->tty)
+		fprintf(stderr, "\r\033[K[ gus %s: %s ]", p->command, text);
+	else
+		fprintf(stderr, "[ gus %s: %s ]\n", p->command, text);
+	fflush(stderr);
+}
+
+static void terminal_progress_end(void *ctx)
+{
+	struct gus_progress *p = ctx;
+	if (p->tty) {
+		fputs(p->clear_at_end ? "\r\033[K" : "\n", stderr);
+		fflush(stderr);
+	}
+}
+
+struct recording_log gus_progress_log(struct gus_progress *p, const char *command, bool quiet, bool clear_at_end)
+{
+	*p = (struct gus_progress){ .command = command, .tty = isatty(2), .clear_at_end = clear_at_end };
+	return (struct recording_log){ .ctx = p, .message = terminal_message,
+				       .progress = quiet ? NULL : terminal_progress,
+				       .progress_end = quiet ? NULL : terminal_progress_end };
+}
+
 int gus_exit_for(enum recording_status st)
 {
 	switch (st) {

@@ -265,32 +265,6 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 }
 
 /* ------------------------------------------------------------ messages --- */
-struct terminal {
-	bool tty;
-};
-
-/* one status line, redrawn on a terminal; elsewhere only phase lines */
-static void show_progress(void *ctx, bool phase, const char *text)
-{
-	struct terminal *t = ctx;
-	if (!phase && !t->tty)
-		return;
-	if (t->tty)
-		fprintf(stderr, "\r\033[K[ gus record: %s ]", text);
-	else
-		fprintf(stderr, "[ gus record: %s ]\n", text);
-	fflush(stderr);
-}
-
-static void end_progress(void *ctx)
-{
-	struct terminal *t = ctx;
-	if (t->tty) {
-		fputc('\n', stderr);
-		fflush(stderr);
-	}
-}
-
 /* ---------------------------------------------------------------- main --- */
 int cmd_record(int argc, char **argv)
 {
@@ -308,15 +282,13 @@ int cmd_record(int argc, char **argv)
 		snprintf(exe, sizeof exe, "%s", abs);
 		free(abs);
 	}
-	struct terminal term = { .tty = isatty(2) };
+	struct gus_progress progress;
 	rq->exe = exe;
 	rq->tma_dir = gus_tma_dir();
 	rq->machines_dir = gus_data_dir("machines");
 	rq->spire_dir = gus_data_dir("spire");
 	rq->machine = gus_host_machine();
-	rq->log = (struct recording_log){ .ctx = &term, .message = gus_terminal_log()->message,
-					   .progress = opts.quiet ? NULL : show_progress,
-					   .progress_end = opts.quiet ? NULL : end_progress };
+	rq->log = gus_progress_log(&progress, "record", opts.quiet, false);
 	struct recording_summary sum;
 	enum recording_status st = recording_run(rq, &sum);
 	bool kept = st == RECORDING_OK || sum.write_failed;

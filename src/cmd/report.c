@@ -173,29 +173,6 @@ static int write_svgs(const struct report_opts *o, const struct merge_report *r)
 }
 
 /* --------------------------------------------------------------- main --- */
-struct terminal {
-	bool tty, quiet;
-};
-
-static void show_progress(void *ctx, bool phase, const char *text)
-{
-	struct terminal *t = ctx;
-	(void)phase;
-	if (!t->tty)
-		return;
-	fprintf(stderr, "\r\033[K[ gus report: %s ]", text);
-	fflush(stderr);
-}
-
-static void end_progress(void *ctx)
-{
-	struct terminal *t = ctx;
-	if (t->tty) {
-		fprintf(stderr, "\r\033[K");
-		fflush(stderr);
-	}
-}
-
 /* the recording is not there: the partial file of a gus record that did
  * not finish, or a hint to record one */
 static void hint_missing(const char *input)
@@ -218,13 +195,12 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? GUS_EXIT_OK : rc;
-	struct terminal term = { .tty = isatty(2) && !o.quiet };
+	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
 		.region = o.region, .no_cache = o.no_cache, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
 		.machines_dir = gus_data_dir("machines"), .spire_dir = gus_data_dir("spire"),
-		.log = { .ctx = &term, .message = gus_terminal_log()->message,
-			 .progress = o.quiet ? NULL : show_progress, .progress_end = o.quiet ? NULL : end_progress },
+		.log = gus_progress_log(&progress, "report", o.quiet, true),
 	};
 	struct report *rep;
 	enum recording_status st = report_build(&rq, &rep);

@@ -102,20 +102,33 @@ static struct gusdata *gusdata_alloc(const char *path)
 }
 
 /* ------------------------------------------------- where it is written --- */
-bool gusdata_is_recording(const char *path)
+/* The first 100 bytes of PATH, the SQLite header, into H: how many were
+ * read (less for a short file), -1 when it cannot be read or is not a
+ * regular file. */
+static ssize_t read_header(const char *path, unsigned char h[100])
 {
-	unsigned char h[72];
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return false;
+		return -1;
 	struct stat st;
-	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, h, sizeof h) : -1;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, h, 100) : -1;
+	int e = errno;
 	close(fd);
-	if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16))
-		return false;
-	/* the header's application id: a big-endian 32-bit number at 68 */
-	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
-	return app == GUSDATA_APPLICATION_ID;
+	errno = e;
+	return n;
+}
+
+/* the header's application id: a big-endian 32-bit number at 68 */
+static uint32_t header_app_id(const unsigned char h[100])
+{
+	return (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
+}
+
+bool gusdata_is_recording(const char *path)
+{
+	unsigned char h[100];
+	ssize_t n = read_header(path, h);
+	return n >= 72 && !memcmp(h, "SQLite format 3", 16) && header_app_id(h) == GUSDATA_APPLICATION_ID;
 }
 
 /* What is at PATH (and PATH.old) may give way to a new recording: nothing,
@@ -401,13 +414,7 @@ static int check_header(const char *path, const struct stat *stt, char *err, siz
 		gusdata_set_err(err, errlen, "%s is empty: not a recording (nothing was ever written to it)", path);
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		gusdata_set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	ssize_t n = read(fd, h, sizeof h);
-	close(fd);
+	ssize_t n = read_header(path, h);
 	if (n < 0) {
 		gusdata_set_err(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -418,8 +425,7 @@ static int check_header(const char *path, const struct stat *stt, char *err, siz
 					? ", or a recording cut short" : "");
 		return -1;
 	}
-	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
-	if (app != GUSDATA_APPLICATION_ID) {
+	if (header_app_id(h) != GUSDATA_APPLICATION_ID) {
 		gusdata_set_err(err, errlen, "%s: not a gus.data recording (an SQLite database of another application)",
 				path);
 		return -1;

@@ -14,7 +14,7 @@ static void rec_vmsg(const struct recording_log *log, enum recording_msg kind, c
 		log->message(log->ctx, kind, text);
 }
 
-void rec_msg(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
+void recording_say(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

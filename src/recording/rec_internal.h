@@ -5,10 +5,8 @@
 
 #include "recording.h"
 
-void rec_msg(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-#define rec_warn(log, ...) rec_msg(log, RECORDING_MSG_WARNING, __VA_ARGS__)
-#define rec_error(log, ...) rec_msg(log, RECORDING_MSG_ERROR, __VA_ARGS__)
+#define rec_warn(log, ...) recording_say(log, RECORDING_MSG_WARNING, __VA_ARGS__)
+#define rec_error(log, ...) recording_say(log, RECORDING_MSG_ERROR, __VA_ARGS__)
 /* an option's value is wrong: logged, RECORDING_USAGE */
 enum recording_status rec_usage(const struct recording_log *log, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -53,6 +53,10 @@ struct recording_log {
 	void (*progress_end)(void *ctx);
 };
 
+/* A message through LOG (nothing when it has no MESSAGE). */
+void recording_say(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ------------------------------------------------------ the host's TMA --- */
 struct td_table;
 /* The TMA table ARCH names, or the one of this CPU (libpfm4's PMU) from

@@ -165,20 +165,8 @@ static void report_progress_end(struct report *rp)
 		rp->o->log.progress_end(rp->o->log.ctx);
 }
 
-static void say(const struct report *rp, enum recording_msg kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(const struct report *rp, enum recording_msg kind, const char *fmt, ...)
-{
-	char text[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	if (rp->o->log.message)
-		rp->o->log.message(rp->o->log.ctx, kind, text);
-}
-#define report_warn(rp, ...) say(rp, RECORDING_MSG_WARNING, __VA_ARGS__)
-#define report_error(rp, ...) say(rp, RECORDING_MSG_ERROR, __VA_ARGS__)
+#define report_warn(rp, ...) recording_say(&(rp)->o->log, RECORDING_MSG_WARNING, __VA_ARGS__)
+#define report_error(rp, ...) recording_say(&(rp)->o->log, RECORDING_MSG_ERROR, __VA_ARGS__)
 
 /* ----------------------------------------------------------- measured --- */
 static int add_count(void *ctx, const struct gusdata_count *c)
@@ -733,7 +721,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 			for (size_t i = 0; i < rp->nrv && k < sizeof list; i++)
 				k += (size_t)snprintf(list + k, sizeof list - k, "\n  %d  %s", rp->rv[i].r.rank,
 						      rp->rv[i].name);
-			say(rp, RECORDING_MSG_ERROR, "--region: no region '%s' in %s; its regions:%s", o->region, o->input,
+			report_error(rp, "--region: no region '%s' in %s; its regions:%s", o->region, o->input,
 			    rp->nrv ? list : " none");
 			rc = RECORDING_USAGE;
 			goto out;
