@@ -164,15 +164,22 @@ check_contains "$rep" "$p" "... pointing at the partial file"
 check_status $st 0 "a dead recorder's partial file does not block the next recording"
 test -e "$p"; ok $? "... and is left for the user"
 
-# killed during the trace run
-"$GUS" record -q --max-insns 100000000 -o k2.data -- "$SPIN" spin 10 >/dev/null 2>&1 &
+# killed during the trace run, once it has stored a chunk (a slow,
+# sanitized gus takes a while to get there)
+wait_for_trace() {	# wait_for_trace NAME: the partial file of NAME, once it has a trace chunk
+	i=0
+	while [ $i -lt 1200 ]; do
+		p=$(partials "$1")
+		[ -n "$p" ] && [ "$(meta "$p" record.stage)" = tracing ] &&
+			[ "$($SQL "$p" 'select count(*) from trace_chunks' 2>/dev/null)" -gt 0 ] 2>/dev/null && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "# $1: no trace chunk after 120 s" >&2
+	return 1
+}
+"$GUS" record -q -F 1000 --max-insns 100000000 -o k2.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
 g=$!
-i=0
-while [ $i -lt 400 ]; do
-	p=$(partials k2.data)
-	[ -n "$p" ] && [ "$(meta "$p" record.stage)" = tracing ] && [ "$($SQL "$p" 'select count(*) from trace_chunks' 2>/dev/null)" -gt 0 ] 2>/dev/null && break
-	sleep 0.1; i=$((i + 1))
-done
+wait_for_trace k2.data
 kill -KILL $g; wait $g 2>/dev/null
 rep=$("$GUS" report -q -i "$p" --json -o k2.json 2>&1); st=$?
 check_status $st 0 "SIGKILL in the trace run: the partial recording reports"
@@ -186,14 +193,9 @@ test -n "$sim"; ok $? "SIGKILL in the trace run: the hottest region is simulated
 check_lacks "$(cat k2.json)" "has no mapping" "SIGKILL in the trace run: no false 'no mapping'"
 
 # SIGINT during the trace run: a finished recording that says so
-perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' "$GUS" record -q --max-insns 100000000 -o int2.data -- "$SPIN" spin 10 >/dev/null 2>&1 &
+perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' "$GUS" record -q -F 1000 --max-insns 100000000 -o int2.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
 g=$!
-i=0
-while [ $i -lt 400 ]; do
-	p=$(partials int2.data)
-	[ -n "$p" ] && [ "$(meta "$p" record.stage)" = tracing ] && [ "$($SQL "$p" 'select count(*) from trace_chunks' 2>/dev/null)" -gt 0 ] 2>/dev/null && break
-	sleep 0.1; i=$((i + 1))
-done
+wait_for_trace int2.data
 kill -INT $g; wait $g; st=$?
 test -f int2.data && test -z "$(partials int2.data)"; ok $? "SIGINT in the trace run: the recording is in place (status $st)"
 rep=$("$GUS" report -q -i int2.data 2>&1)
