@@ -8,6 +8,9 @@
 . "$TESTDIR/cli/lib.sh"
 SQL="sqlite3 -batch"
 W="$WORKLOADS/divide"
+# traced under QEMU: the bundled workloads, which are built without
+# sanitizers (WORKLOAD is not, in the sanitized build)
+AW="$WORKLOADS/arraywalk"
 SPIN="$WORKLOAD"
 
 # meta VALUE of KEY in recording FILE
@@ -116,7 +119,7 @@ check_contains "$(cat err)" "symbolic link to nothing" "said so"
 # ------------------------------------------------------ two writers ------
 # the first is writing (its partial file locked): the second is refused
 # before it runs, the first is unharmed
-"$GUS" record -q -o same.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
+"$GUS" record -q --tracer none -o same.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
 first=$!
 i=0
 while [ -z "$(partials same.data)" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -177,7 +180,7 @@ wait_for_trace() {	# wait_for_trace NAME: the partial file of NAME, once it has 
 	echo "# $1: no trace chunk after 120 s" >&2
 	return 1
 }
-"$GUS" record -q -F 1000 --max-insns 100000000 -o k2.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
+"$GUS" record -q -F 1000 --max-insns 100000000 -o k2.data -- "$AW" aw hot 5000000 >/dev/null 2>&1 &
 g=$!
 wait_for_trace k2.data
 kill -KILL $g; wait $g 2>/dev/null
@@ -193,7 +196,7 @@ test -n "$sim"; ok $? "SIGKILL in the trace run: the hottest region is simulated
 check_lacks "$(cat k2.json)" "has no mapping" "SIGKILL in the trace run: no false 'no mapping'"
 
 # SIGINT during the trace run: a finished recording that says so
-perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' "$GUS" record -q -F 1000 --max-insns 100000000 -o int2.data -- "$SPIN" spin 3 >/dev/null 2>&1 &
+perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' "$GUS" record -q -F 1000 --max-insns 100000000 -o int2.data -- "$AW" aw hot 5000000 >/dev/null 2>&1 &
 g=$!
 wait_for_trace int2.data
 kill -INT $g; wait $g; st=$?
