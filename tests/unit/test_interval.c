@@ -161,10 +161,16 @@ static void test_live(void)
 			tap_near(sn, total.c[i].running, 0.5, "%s: ... and to the total running time", total.c[i].event);
 		}
 		tap_ok(total.c[0].raw > 0.2e9, "task-clock total %.0f ns for 0.3 s of CPU", total.c[0].raw);
-		double busy = 0;
-		for (size_t k = 1; k < last; k++)
-			busy += r->raw[k][0] > 0.02e9;
-		tap_ok(busy >= 2, "the full intervals in the middle saw the CPU busy (%g of them > 20 ms)", busy);
+		/* how much CPU each interval gets depends on the machine's load:
+		 * what holds is that the middle intervals count it as it runs */
+		double busy = 0, middle = 0;
+		for (size_t k = 1; k < last; k++) {
+			busy += r->raw[k][0] > 0;
+			middle += r->raw[k][0];
+		}
+		tap_ok(busy >= 2 && middle >= 0.5 * total.c[0].raw,
+		       "the full intervals in the middle saw the CPU busy (%g of them, %.0f%% of the task-clock)", busy,
+		       100 * middle / total.c[0].raw);
 	}
 out:
 	td_countset_free(&total);
