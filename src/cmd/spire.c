@@ -136,133 +136,6 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 }
 
 /* ------------------------------------------------------------- inputs --- */
-static bool is_sqlite_file(const char *path)
-{
-	char head[16] = { 0 };
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	size_t got = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	return got == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
-}
-
-/* T and W as the first input names them (a recording's meta, or the
- * "# time:" and "# work:" lines gus stat -I --spire writes), so that
- * training needs no --time/--work for samples of other events. */
-static void first_input_tw(const char *path, char *time, char *work, size_t n)
-{
-	char err[512];
-	time[0] = work[0] = 0;
-	if (is_sqlite_file(path)) {
-		struct gusdata *d;
-		if (gusdata_open(path, false, &d, err, sizeof err))
-			return;
-		const char *t = gusdata_meta(d, "spire.time");
-		snprintf(time, n, "%s", t ? t : "");
-		const char *w = gusdata_meta(d, "spire.work");
-		snprintf(work, n, "%s", w ? w : "");
-		gusdata_close(d);
-		return;
-	}
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : NULL;
-	char line[512];
-	while (f && fgets(line, sizeof line, f) && line[0] == '#') {
-		line[strcspn(line, "\r\n")] = 0;
-		if (!strncmp(line, "# time: ", 8))
-			snprintf(time, n, "%s", line + 8);
-		else if (!strncmp(line, "# work: ", 8))
-			snprintf(work, n, "%s", line + 8);
-	}
-	if (f)
-		fclose(f);
-}
-
-static size_t sample_count(const struct spire_sampleset *ss)
-{
-	size_t n = 0;
-	for (size_t k = 0; k < ss->n; k++)
-		n += ss->metrics[k].n;
-	return n;
-}
-
-/* One input into SS; its own CPU (from its "# cpu:" line or meta, NULL
- * when it names none) into *FILE_CPU. 0, or -1 with the error printed. */
-static int load_one(const char *path, struct spire_sampleset *ss, char **file_cpu)
-{
-	char err[SPIRE_ERRLEN];
-	int rc = -1;
-	/* the importers set the CPU only when the set has none */
-	char *before = ss->cpu;
-	ss->cpu = NULL;
-	if (is_sqlite_file(path)) {
-		struct gusdata *d;
-		if (gusdata_open(path, false, &d, err, sizeof(err))) {
-			gus_error("%s", err);
-		} else if (!gusdata_meta(d, "spire.time")) {
-			gus_error("%s: the recording has no SPIRE interval counts (record with gus record --spire)", path);
-			gusdata_close(d);
-		} else {
-			rc = recording_spire_samples(d, ss, err, sizeof(err));
-			if (rc)
-				gus_error("%s", err);
-			gusdata_close(d);
-		}
-	} else {
-		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-		if (!f) {
-			gus_error("cannot open %s: %s", path, strerror(errno));
-		} else {
-			rc = spire_import_perf_intervals(f, f == stdin ? "<stdin>" : path, ss, err, sizeof(err));
-			if (rc)
-				gus_error("%s", err);
-			if (f != stdin)
-				fclose(f);
-		}
-	}
-	*file_cpu = ss->cpu;
-	ss->cpu = before;
-	return rc;
-}
-
-/* Reads every FILE into SS. The CPU: each file's own "# cpu:" line (or a
- * recording's meta), else --cpu; files that disagree are refused. */
-static int load_inputs(const struct spire_opts *o, struct spire_sampleset *ss)
-{
-	char *cpu = NULL;	/* the inputs' CPU so far */
-	int rc = -1;
-	for (size_t i = 0; i < o->nfiles; i++) {
-		const char *path = o->files[i];
-		size_t before = sample_count(ss);
-		char *file_cpu = NULL;
-		int r = load_one(path, ss, &file_cpu);
-		const char *fcpu = file_cpu ? file_cpu : o->cpu;
-		if (!r && sample_count(ss) == before)
-			gus_warn("%s: no usable sample (every metric needs T and W counted in its group)", path);
-		if (r) {
-			/* printed */
-		} else if (fcpu && o->cpu && strcasecmp(fcpu, o->cpu)) {
-			gus_error("%s: the samples say they come from a %s CPU, --cpu says %s", path, fcpu, o->cpu);
-			r = -1;
-		} else if (fcpu && cpu && strcasecmp(fcpu, cpu)) {
-			gus_error("%s: samples from a %s CPU cannot be mixed with samples from a %s CPU", path, fcpu,
-				  cpu);
-			r = -1;
-		} else if (fcpu && !cpu && !(cpu = strdup(fcpu))) {
-			r = -1;
-		}
-		free(file_cpu);
-		if (r)
-			goto out;
-	}
-	if (cpu && spire_sampleset_set_cpu(ss, cpu))
-		goto out;
-	rc = 0;
-out:
-	free(cpu);
-	return rc;
-}
-
 static void report_skips(const struct spire_sampleset *ss)
 {
 	const struct spire_skips *k = &ss->skips;
@@ -361,11 +234,11 @@ static int spire_train_cmd(const struct spire_opts *o)
 	size_t nkeys = 0, skipped = 0;
 	int rc = GUS_EXIT_ERROR;
 	char time[512], work[512];
-	first_input_tw(o->files[0], time, work, sizeof time);
+	recording_spire_first_tw(o->files[0], time, work, sizeof time);
 	if (spire_sampleset_init(&ss, o->time_event ? o->time_event : time[0] ? time : NULL,
 				 o->work_event ? o->work_event : work[0] ? work : NULL))
 		return GUS_EXIT_ERROR;
-	if (load_inputs(o, &ss))
+	if (recording_spire_load((const char *const *)o->files, o->nfiles, o->cpu, &ss, gus_terminal_log()))
 		goto out;
 	set = metricset_for(ss.cpu);
 	if (o->metrics && !(keys = select_keys(o->metrics, set, &nkeys)))
@@ -484,7 +357,7 @@ static int spire_analyze_cmd(const struct spire_opts *o)
 				 o->work_event ? o->work_event : m.work_event))
 		goto out;
 	have_ss = true;
-	if (load_inputs(o, &ss))
+	if (recording_spire_load((const char *const *)o->files, o->nfiles, o->cpu, &ss, gus_terminal_log()))
 		goto out;
 	set = metricset_for(m.cpu ? m.cpu : ss.cpu);
 	if (o->metrics) {

@@ -109,6 +109,17 @@ enum recording_status recording_spire_prepare(const struct recording_spire_reque
 struct gusdata;
 struct spire_sampleset;
 int recording_spire_samples(struct gusdata *d, struct spire_sampleset *ss, char *err, size_t errlen);
+/* The samples of FILES (recordings, or perf stat -I -x, output; "-" is
+ * standard input) into SS. The CPU: each file's own "# cpu:" line or a
+ * recording's meta, else GIVEN_CPU (may be NULL); files that disagree are
+ * refused. RECORDING_OK or RECORDING_ERROR, the message logged; a file
+ * without a usable sample is warned about. */
+enum recording_status recording_spire_load(const char *const *files, size_t nfiles, const char *given_cpu,
+					   struct spire_sampleset *ss, const struct recording_log *log);
+/* T and W as the first input names them (a recording's meta, or the
+ * "# time:" and "# work:" lines gus stat -I --spire writes) into TIME and
+ * WORK (N bytes each; "" when it names none). */
+void recording_spire_first_tw(const char *path, char *time, char *work, size_t n);
 
 /* NAME as execvp would find it (through PATH when it has no '/'), into
  * OUT; RECORDING_NOT_FOUND or RECORDING_CANNOT_EXECUTE with the message
