@@ -18,7 +18,7 @@ out=${FUZZ_OUT:-$bindir/fuzz-out}
 # only slow it down); $FUZZ_FLAGS adds libFuzzer flags (e.g. -runs=N)
 fuzz_max_len() {
 	case $1 in
-	hex) echo 1024 ;;
+	hex) echo 256 ;;
 	csv|machine|spire_model) echo 4096 ;;
 	tma) echo 6144 ;;
 	interval|spire_metrics|streamcodec|ptring|qemu|ipt) echo 8192 ;;
