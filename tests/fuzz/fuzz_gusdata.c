@@ -5,6 +5,7 @@
  * simulation from the stored trace, the cache of results), twice: a
  * text report that fills the cache, then a JSON one with a SPIRE model
  * and SVG files that reads it back. Output goes to /dev/null. */
+#include <dirent.h>
 #include <getopt.h>
 #include <unistd.h>
 
@@ -12,6 +13,27 @@
 #include "fuzz.h"
 
 static char dir[256], path[300], wal[310], shm[310], journal[320], svgdir[300], model[4096];
+
+static void clean(void);
+
+/* the scratch directory (and the SVG files of the last input) go at exit */
+static void remove_dir(void)
+{
+	clean();
+	DIR *d = opendir(svgdir);
+	if (d) {
+		struct dirent *e;
+		char p[600];
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				snprintf(p, sizeof p, "%s/%s", svgdir, e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+		rmdir(svgdir);
+	}
+	rmdir(dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -31,6 +53,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(shm, sizeof shm, "%s-shm", path);
 	snprintf(journal, sizeof journal, "%s-journal", path);
 	snprintf(svgdir, sizeof svgdir, "%s/svg", dir);
+	atexit(remove_dir);
 	return 0;
 }
 

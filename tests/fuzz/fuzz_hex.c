@@ -10,6 +10,12 @@
 
 static struct sim_machine *machine;
 
+/* freed at exit, so that LeakSanitizer reports only what inputs leak */
+static void free_machine(void)
+{
+	sim_machine_free(machine);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
@@ -20,6 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_hex: %s\n", err);
 		exit(1);
 	}
+	atexit(free_machine);
 	return 0;
 }
 

@@ -10,6 +10,13 @@
 static struct spire_sampleset samples;
 static FILE *devnull;
 
+/* freed at exit, so that LeakSanitizer reports only what inputs leak */
+static void free_samples(void)
+{
+	spire_sampleset_free(&samples);
+	fclose(devnull);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
@@ -25,6 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)
 		abort();
+	atexit(free_samples);
 	return 0;
 }
 
