@@ -41,3 +41,21 @@ enum recording_status rec_status(enum collect_status st, int exec_errno)
 	default: return RECORDING_ERROR;
 	}
 }
+
+void recording_progress(const struct recording_log *log, bool phase, const char *fmt, ...)
+{
+	if (!log || !log->progress)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	log->progress(log->ctx, phase, line);
+}
+
+void recording_progress_end(const struct recording_log *log)
+{
+	if (log && log->progress_end)
+		log->progress_end(log->ctx);
+}

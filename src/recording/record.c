@@ -77,25 +77,8 @@ static void record_meta(struct gusdata *d, char **argv, const char *exe)
 /* the log of the recording being made: one at a time per process */
 static const struct recording_log *rec_log;
 
-/* a phase line, or an update of the current phase's line */
-static void progress(bool phase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(bool phase, const char *fmt, ...)
-{
-	if (!rec_log || !rec_log->progress)
-		return;
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	rec_log->progress(rec_log->ctx, phase, line);
-}
-
-static void progress_end(void)
-{
-	if (rec_log && rec_log->progress_end)
-		rec_log->progress_end(rec_log->ctx);
-}
+#define progress(phase, ...) recording_progress(rec_log, phase, __VA_ARGS__)
+#define progress_end() recording_progress_end(rec_log)
 
 static void pt_progress(void *ctx, uint64_t bytes)
 {

@@ -56,6 +56,11 @@ struct recording_log {
 /* A message through LOG (nothing when it has no MESSAGE). */
 void recording_say(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A progress line through LOG (PHASE: a new phase; nothing when quiet),
+ * and the end of the current phase's line. */
+void recording_progress(const struct recording_log *log, bool phase, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void recording_progress_end(const struct recording_log *log);
 
 /* ------------------------------------------------------ the host's TMA --- */
 struct td_table;

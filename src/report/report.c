@@ -146,25 +146,8 @@ static void describe_cut(struct report *rp, char *buf, size_t n)
 		snprintf(buf, n, "gus record was stopped or failed: parts are missing");
 }
 
-static void report_progress(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report_progress(struct report *rp, const char *fmt, ...)
-{
-	if (!rp->o->log.progress)
-		return;
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	rp->o->log.progress(rp->o->log.ctx, false, line);
-}
-
-static void report_progress_end(struct report *rp)
-{
-	if (rp->o->log.progress_end)
-		rp->o->log.progress_end(rp->o->log.ctx);
-}
-
+#define report_progress(rp, ...) recording_progress(&(rp)->o->log, false, __VA_ARGS__)
+#define report_progress_end(rp) recording_progress_end(&(rp)->o->log)
 #define report_warn(rp, ...) recording_say(&(rp)->o->log, RECORDING_MSG_WARNING, __VA_ARGS__)
 #define report_error(rp, ...) recording_say(&(rp)->o->log, RECORDING_MSG_ERROR, __VA_ARGS__)
 
