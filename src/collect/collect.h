@@ -244,9 +244,21 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 /* ----------------------------------------------------- QEMU tracer ------ */
 /* The program run under qemu-x86_64 with gus's TCG plugin, which streams
  * the executed instructions (and their data addresses) to gus over a pipe
- * (qemu.c; the plugin is qemu_plugin.c). */
+ * (qemu.c; the plugin is qemu_plugin.c). With follow_children, forked
+ * children connect to a Unix socket of gus's, and programs exec'd through
+ * the guest-side shim gus-qemu-exec.so (LD_PRELOAD in the guest) run under
+ * qemu-x86_64 with the plugin too; static programs, and programs that run
+ * without the shim's LD_PRELOAD, are not followed past their execs. */
 
 #include "stream.h"
+
+/* An object whose code is traced: a file, identified when it is mapped by
+ * its device and inode (stat), and ranges of FILE OFFSETS [start, end) in it. */
+struct collect_qemu_object {
+	const char *path;
+	const struct stream_range *ranges;	/* file offsets */
+	size_t nranges;
+};
 
 struct collect_qemu_opts {
 	const char *qemu;	/* NULL: $GUS_QEMU, else qemu-x86_64 from PATH */
@@ -266,18 +278,36 @@ struct collect_qemu_opts {
 	void (*started)(void *ctx, uint64_t load_bias);
 	/* block counts at exit: runtime address, instructions, executions */
 	void (*block)(void *ctx, uint64_t addr, uint32_t ninsns, uint64_t count);
+	/* traced objects (at most 256); used instead of ranges when nobjects > 0 */
+	const struct collect_qemu_object *objects;
+	size_t nobjects;
+	/* object OBJECT (index into objects) is mapped in traced process PROC
+	 * (0: the program, 1, 2...: children and exec'd programs in the order
+	 * they connect) at runtime [start, start+len) from file offset pgoff:
+	 * called before any record inside that mapping is passed to sink */
+	void (*mapped)(void *ctx, size_t object, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff);
+	/* forked children and exec'd programs are traced too (exec'd ones
+	 * with objects only: link-time ranges describe the program alone).
+	 * Records of all processes go to the same sink, one process's thread
+	 * per batch; the first record after a batch of another process or
+	 * thread carries STREAM_ENTRY. The run ends when the program and all
+	 * its descendants have ended (gus is their subreaper meanwhile). */
+	bool follow_children;
 };
 
 struct collect_qemu_stats {
 	uint64_t insns;		/* records streamed */
+	unsigned procs;		/* processes that sent a stream (the program's included) */
 	uint64_t load_bias;	/* runtime address - link-time address of the program */
 	uint64_t mem_dropped;	/* data accesses beyond STREAM_MAX_MEM of one instruction */
 	bool truncated;		/* max_insns reached */
 };
 
 /* COLLECT_EXEC_FAILED when qemu-x86_64 is missing (the message names the
- * package), COLLECT_ERROR when the program is not an x86-64 ELF; the
- * program's exit status in RES as with collect_count. */
+ * package), COLLECT_ERROR when the program is not an x86-64 ELF (with
+ * objects or follow_children: nor a #! script, whose interpreter is run as
+ * the kernel would); the program's exit status in RES as with
+ * collect_count. */
 enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
 				     struct collect_qemu_stats *st, struct collect_result *res,
 				     char *err, size_t errlen);

@@ -68,6 +68,24 @@ static const char gusdata_schema3[] =
 	"CREATE TABLE IF NOT EXISTS interval_counts (id INTEGER PRIMARY KEY, time REAL NOT NULL,"
 	" event TEXT NOT NULL, value REAL, enabled REAL, running REAL);";
 
+/* schema 4: objects (build-ids of the regions' files) and where the
+ * traced run mapped them */
+static const char gusdata_schema4_regions[] = "ALTER TABLE regions ADD COLUMN build_id TEXT;";
+static const char gusdata_schema4[] =
+	"CREATE TABLE IF NOT EXISTS trace_maps (id INTEGER PRIMARY KEY, proc INTEGER NOT NULL,"
+	" object TEXT NOT NULL, build_id TEXT, start INTEGER NOT NULL, len INTEGER NOT NULL,"
+	" pgoff INTEGER NOT NULL);";
+
+/* schema 4's column, which an upgrade adds only once */
+static bool regions_have_build_id(struct gusdata *d)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->db, "SELECT build_id FROM regions LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_finalize(st);
+	return true;
+}
+
 static void gusdata_set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void gusdata_set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -269,7 +287,8 @@ int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char 
 		 " PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF;",
 		 GUSDATA_APPLICATION_ID, GUSDATA_SCHEMA_VERSION);
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
-	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
+	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
 		gusdata_discard(d);
 		return -1;
@@ -505,8 +524,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	/* every table this version reads must be there */
 	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks",
 					      "sample_mmaps", "samples", "counts", "regions", "trace_chunks",
-					      "results", "interval_counts" };
-	size_t ntables = version >= 3 ? 13 : version >= 2 ? 12 : 6;
+					      "results", "interval_counts", "trace_maps" };
+	size_t ntables = version >= 4 ? 14 : version >= 3 ? 13 : version >= 2 ? 12 : 6;
 	for (size_t i = 0; i < ntables; i++) {
 		sqlite3_stmt *st;
 		int found = 0;
@@ -527,7 +546,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		char sql[64];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;", GUSDATA_SCHEMA_VERSION);
 		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
-		    gusdata_exec(d, sql) ||
+		    (!regions_have_build_id(d) && gusdata_exec(d, gusdata_schema4_regions)) ||
+		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -1129,11 +1149,61 @@ int gusdata_foreach_interval_count(struct gusdata *d,
 	return rc;
 }
 
+/* --------------------------------------------------------- trace maps --- */
+int gusdata_add_trace_map(struct gusdata *d, const struct gusdata_trace_map *m)
+{
+	if (d->version < 4)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO trace_maps (proc, object, build_id, start, len, pgoff)"
+					   " VALUES (?,?,?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, m->proc);
+	sqlite3_bind_text(st, 2, m->object, -1, SQLITE_STATIC);
+	if (m->build_id && m->build_id[0])
+		sqlite3_bind_text(st, 3, m->build_id, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	gusdata_bind_u64(st, 4, m->start);
+	gusdata_bind_u64(st, 5, m->len);
+	gusdata_bind_u64(st, 6, m->pgoff);
+	return gusdata_step_done(st);
+}
+
+int gusdata_foreach_trace_map(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_trace_map *m), void *ctx)
+{
+	if (d->version < 4)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT proc, object, build_id, start, len, pgoff FROM trace_maps"
+					   " ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_trace_map m = {
+			.proc = sqlite3_column_int64(st, 0),
+			.object = gusdata_column_text(st, 1),
+			.build_id = gusdata_column_text(st, 2),
+			.start = gusdata_column_u64(st, 3),
+			.len = gusdata_column_u64(st, 4),
+			.pgoff = gusdata_column_u64(st, 5),
+		};
+		if (!m.object)
+			continue;
+		if ((rc = fn(ctx, &m)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* ------------------------------------------------------------ regions --- */
 int gusdata_add_region(struct gusdata *d, struct gusdata_region *r)
 {
 	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO regions (rank, kind, name, file, start, end, head,"
-					   " parent, samples, share) VALUES (?,?,?,?,?,?,?,?,?,?)");
+					   " parent, samples, share, build_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, r->rank);
@@ -1146,6 +1216,10 @@ int gusdata_add_region(struct gusdata *d, struct gusdata_region *r)
 	sqlite3_bind_int64(st, 8, r->parent);
 	gusdata_bind_u64(st, 9, r->samples);
 	sqlite3_bind_double(st, 10, r->share);
+	if (r->build_id && r->build_id[0])
+		sqlite3_bind_text(st, 11, r->build_id, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 11);
 	if (gusdata_step_done(st))
 		return -1;
 	r->id = sqlite3_last_insert_rowid(d->db);
@@ -1156,8 +1230,10 @@ int gusdata_foreach_region(struct gusdata *d, int (*fn)(void *ctx, const struct 
 {
 	if (d->version < 2)
 		return 0;
-	sqlite3_stmt *st = gusdata_prepare(d, "SELECT id, rank, kind, name, file, start, end, head, parent,"
-					   " samples, share FROM regions ORDER BY rank, id");
+	sqlite3_stmt *st = gusdata_prepare(d, d->version >= 4 ? "SELECT id, rank, kind, name, file, start, end, head,"
+					   " parent, samples, share, build_id FROM regions ORDER BY rank, id"
+					   : "SELECT id, rank, kind, name, file, start, end, head, parent,"
+					   " samples, share, NULL FROM regions ORDER BY rank, id");
 	if (!st)
 		return -1;
 	int rc = 0, step;
@@ -1174,6 +1250,7 @@ int gusdata_foreach_region(struct gusdata *d, int (*fn)(void *ctx, const struct 
 			.parent = sqlite3_column_int64(st, 8),
 			.samples = gusdata_column_u64(st, 9),
 			.share = sqlite3_column_double(st, 10),
+			.build_id = gusdata_column_text(st, 11),
 		};
 		if (!r.kind || !r.name || !r.file)
 			continue;

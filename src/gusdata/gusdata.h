@@ -12,7 +12,7 @@
 
 #include "stream.h"
 
-#define GUSDATA_SCHEMA_VERSION 3
+#define GUSDATA_SCHEMA_VERSION 4
 /* SQLite application_id of a gus.data file ("GUSD") */
 #define GUSDATA_APPLICATION_ID 0x47555344
 
@@ -180,10 +180,22 @@ struct gusdata_region {
 	int64_t parent;		/* a loop's function region, 0 for none */
 	uint64_t samples;
 	double share;		/* of all samples */
+	const char *build_id;	/* FILE's GNU build-id in hex; NULL: none, or a recording before schema 4 */
 };
 int gusdata_add_region(struct gusdata *d, struct gusdata_region *r);
 /* by rank */
 int gusdata_foreach_region(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_region *r), void *ctx);
+
+/* Where the traced run (QEMU) mapped the objects of the hot regions:
+ * process PROC (0: the program, then its children in the order they were
+ * traced) had OBJECT's file offsets [pgoff, pgoff+len) at runtime START. */
+struct gusdata_trace_map {
+	int64_t proc;
+	const char *object, *build_id;
+	uint64_t start, len, pgoff;
+};
+int gusdata_add_trace_map(struct gusdata *d, const struct gusdata_trace_map *m);
+int gusdata_foreach_trace_map(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_trace_map *m), void *ctx);
 
 /* The instruction stream of the hot regions from the QEMU tracer, in
  * chunks of encoded records (streamcodec.c); runtime addresses. */

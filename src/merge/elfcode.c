@@ -81,71 +81,29 @@ static int read_range(Elf *e, const char *path, uint64_t start, uint64_t end, st
 	return -1;
 }
 
-/* SYM among the function symbols: the full table first, the dynamic one
- * when stripped. 0 found, -1 with ERR. */
-/* Calls FN on every named function symbol of the tables of TYPE
- * (SHT_SYMTAB or SHT_DYNSYM) until it returns non-zero, which is returned.
- * *ANY: a table of that type exists. */
-static int walk_functions(Elf *e, unsigned type, int (*fn)(void *ctx, const GElf_Sym *s, const char *name),
-			  void *ctx, bool *any)
+/* SYM's [start, start+size) among the functions of PATH as merge_symtab
+ * names them (mangled or demangled, in the file, its debug file or
+ * .dynsym, or "OBJECT+0xADDR" for code without a symbol). 0 found, -1 with
+ * ERR. */
+static int find_function(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
+			 size_t errlen)
 {
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
-			continue;
-		*any = true;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; d && i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			int rc = fn(ctx, &s, name);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-struct function_search {
-	const char *sym;
-	GElf_Sym *best;
-};
-
-static int match_function(void *ctx, const GElf_Sym *s, const char *name)
-{
-	struct function_search *f = ctx;
-	if (strcmp(name, f->sym))
-		return 0;
-	*f->best = *s;
-	return 1;
-}
-
-/* SYM among the function symbols: the full table first, the dynamic one
- * when stripped. 0 found, -1 with ERR. */
-static int find_function(Elf *e, const char *path, const char *sym, GElf_Sym *best, char *err, size_t errlen)
-{
-	bool any_symtab = false;
-	struct function_search f = { sym, best };
-	memset(best, 0, sizeof *best);
-	bool found = walk_functions(e, SHT_SYMTAB, match_function, &f, &any_symtab) ||
-		     walk_functions(e, SHT_DYNSYM, match_function, &f, &any_symtab);
-	if (!found) {
+	struct merge_symtab *st = merge_symtab_load(path, err, errlen);
+	if (!st)
+		return -1;
+	int rc = merge_symtab_by_name(st, sym, start, size, NULL);
+	if (rc)
 		snprintf(err, errlen, "%s: no function '%s'%s", path, sym,
-			 any_symtab ? "" : " (the file has no symbol table)");
+			 merge_symtab_any(st) ? "" : " (the file has no symbol table)");
+	merge_symtab_free(st);
+	if (rc)
 		return -1;
-	}
-	if (best->st_size > UINT64_MAX - best->st_value || best->st_size > (1u << 30)) {
+	if (*size > UINT64_MAX - *start || *size > (1u << 30)) {
 		snprintf(err, errlen, "%s: function '%s' has an impossible size (%llu bytes)", path, sym,
-			 (unsigned long long)best->st_size);
+			 (unsigned long long)*size);
 		return -1;
 	}
-	if (!best->st_size) {
+	if (!*size) {
 		snprintf(err, errlen, "%s: function '%s' has no size in the symbol table; use --range", path, sym);
 		return -1;
 	}
@@ -159,10 +117,10 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 	Elf *e = mg_open_elf(path, &fd, err, errlen);
 	if (!e)
 		return -1;
-	GElf_Sym best;
-	int rc = find_function(e, path, sym, &best, err, errlen);
+	uint64_t start, size;
+	int rc = find_function(path, sym, &start, &size, err, errlen);
 	if (!rc)
-		rc = read_range(e, path, best.st_value, best.st_value + best.st_size, out, err, errlen);
+		rc = read_range(e, path, start, start + size, out, err, errlen);
 	if (!rc)
 		snprintf(out->name, sizeof out->name, "%s", sym);
 	elf_end(e);
@@ -173,19 +131,7 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
 		     size_t errlen)
 {
-	int fd;
-	Elf *e = mg_open_elf(path, &fd, err, errlen);
-	if (!e)
-		return -1;
-	GElf_Sym best;
-	int rc = find_function(e, path, sym, &best, err, errlen);
-	if (!rc) {
-		*start = best.st_value;
-		*size = best.st_size;
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
+	return find_function(path, sym, start, size, err, errlen);
 }
 
 int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
@@ -219,90 +165,6 @@ int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, ui
 	return rc;
 }
 
-/* ---------------------------------------------------------- symtab --- */
-struct mg_sym {
-	uint64_t start, size;
-	char *name;
-};
-
-struct merge_symtab {
-	struct mg_sym *v;
-	size_t n, cap;
-};
-
-static int add_symbol(void *ctx, const GElf_Sym *s, const char *name)
-{
-	struct merge_symtab *st = ctx;
-	if (st->n == st->cap) {
-		st->cap = st->cap ? 2 * st->cap : 256;
-		st->v = realloc(st->v, st->cap * sizeof *st->v);
-		if (!st->v)
-			abort();
-	}
-	st->v[st->n++] = (struct mg_sym){ s->st_value, s->st_size, strdup(name) };
-	return 0;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct mg_sym *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen)
-{
-	int fd;
-	Elf *e = mg_open_elf(path, &fd, err, errlen);
-	if (!e)
-		return NULL;
-	struct merge_symtab *st = calloc(1, sizeof *st);
-	if (!st)
-		abort();
-	/* the full table when it names functions, else the dynamic one */
-	bool any = false;
-	walk_functions(e, SHT_SYMTAB, add_symbol, st, &any);
-	if (!st->n)
-		walk_functions(e, SHT_DYNSYM, add_symbol, st, &any);
-	elf_end(e);
-	close(fd);
-	/* a stripped file has no function symbols (and no array) */
-	if (st->n)
-		qsort(st->v, st->n, sizeof *st->v, sym_cmp);
-	return st;
-}
-
-void merge_symtab_free(struct merge_symtab *st)
-{
-	if (!st)
-		return;
-	for (size_t i = 0; i < st->n; i++)
-		free(st->v[i].name);
-	free(st->v);
-	free(st);
-}
-
-const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, uint64_t *offset)
-{
-	if (!st || !st->n)
-		return NULL;
-	size_t lo = 0, hi = st->n;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (st->v[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	/* aliases share a start: any of them names the address */
-	const struct mg_sym *s = &st->v[lo];
-	if (addr < s->start || (s->size && addr - s->start >= s->size))
-		return NULL;
-	if (!s->size && lo + 1 < st->n && addr >= st->v[lo + 1].start)
-		return NULL;
-	*offset = addr - s->start;
-	return s->name;
-}
-
 int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,
 		    size_t errlen)
 {
@@ -331,23 +193,177 @@ void merge_code_free(struct merge_code *c)
 	c->bytes = NULL;
 }
 
-const char *merge_symtab_find(const struct merge_symtab *st, uint64_t addr, uint64_t *start, uint64_t *size)
+int merge_elf_file_offset(const char *path, uint64_t addr, uint64_t *off, char *err, size_t errlen)
 {
-	uint64_t off;
-	const char *name = merge_symtab_lookup(st, addr, &off);
-	if (!name)
-		return NULL;
-	*start = addr - off;
-	/* the symbol lookup found: its size, or up to the next symbol */
-	*size = 0;
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i].start == *start && st->v[i].size > *size)
-			*size = st->v[i].size;
-	if (!*size)
-		for (size_t i = 0; i < st->n; i++)
-			if (st->v[i].start > *start) {
-				*size = st->v[i].start - *start;
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	size_t nph = 0;
+	int rc = -1;
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			/* the bytes the file holds: a range in .bss has no offset */
+			if (addr >= ph.p_vaddr && addr - ph.p_vaddr <= ph.p_filesz) {
+				*off = ph.p_offset + (addr - ph.p_vaddr);
+				rc = 0;
 				break;
 			}
-	return name;
+		}
+	if (rc)
+		snprintf(err, errlen, "%s: address 0x%llx is in no loadable segment", path, (unsigned long long)addr);
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int merge_elf_build_id(const char *path, char *hex, size_t n, char *err, size_t errlen)
+{
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	hex[0] = 0;
+	Elf_Scn *scn = NULL;
+	while (!hex[0] && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + name_off, "GNU", 4))
+				continue;
+			const unsigned char *b = (const unsigned char *)d->d_buf + desc_off;
+			for (size_t i = 0; i < nh.n_descsz && 2 * i + 2 < n; i++)
+				snprintf(hex + 2 * i, 3, "%02x", b[i]);
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+/* --------------------------------------------------- shared libraries --- */
+/* DT_NEEDED names and DT_RUNPATH/DT_RPATH of PATH; 0, -1 when unreadable */
+static int dynamic_entries(const char *path, char ***needed, size_t *n, char **runpath)
+{
+	char err[512];
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, sizeof err);
+	*needed = NULL;
+	*n = 0;
+	*runpath = NULL;
+	if (!e)
+		return -1;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				break;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			const char *s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED) {
+				char **v = realloc(*needed, (*n + 1) * sizeof *v);
+				if (!v || !(v[*n] = strdup(s)))
+					abort();
+				*needed = v;
+				(*n)++;
+			} else if (!*runpath || dyn.d_tag == DT_RUNPATH) {
+				free(*runpath);
+				if (!(*runpath = strdup(s)))
+					abort();
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+/* NAME in the directories of the colon-separated LIST ($ORIGIN: the
+ * directory of ORIGIN) */
+static bool search_dirs(const char *list, const char *origin, const char *name, char *out, size_t n)
+{
+	if (!list)
+		return false;
+	const char *slash = strrchr(origin, '/');
+	int olen = slash ? (int)(slash - origin) : 1;
+	const char *odir = slash ? origin : ".";
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ":");
+		char dir[4096];
+		if (len >= 7 && !strncmp(p, "$ORIGIN", 7))
+			snprintf(dir, sizeof dir, "%.*s%.*s", olen, odir, (int)(len - 7), p + 7);
+		else if (len >= 9 && !strncmp(p, "${ORIGIN}", 9))
+			snprintf(dir, sizeof dir, "%.*s%.*s", olen, odir, (int)(len - 9), p + 9);
+		else
+			snprintf(dir, sizeof dir, "%.*s", (int)len, p);
+		if (len && snprintf(out, n, "%s/%s", dir, name) < (int)n && access(out, R_OK) == 0)
+			return true;
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+int merge_elf_libraries(const char *program, char ***paths, size_t *n)
+{
+	static const char system_dirs[] = "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+					  "/lib:/usr/lib:/usr/local/lib";
+	*paths = NULL;
+	*n = 0;
+	/* breadth first from the program, as the dynamic loader orders them */
+	char **queue = malloc(sizeof *queue);
+	if (!queue || !(queue[0] = strdup(program)))
+		abort();
+	size_t nq = 1;
+	for (size_t q = 0; q < nq && nq < 256; q++) {
+		char **needed, *runpath;
+		size_t nn;
+		if (dynamic_entries(queue[q], &needed, &nn, &runpath))
+			continue;
+		for (size_t i = 0; i < nn; i++) {
+			char path[4096];
+			bool found = strchr(needed[i], '/') ? snprintf(path, sizeof path, "%s", needed[i]) > 0
+							 : search_dirs(runpath, queue[q], needed[i], path, sizeof path) ||
+							   search_dirs(getenv("LD_LIBRARY_PATH"), queue[q], needed[i],
+								       path, sizeof path) ||
+							   search_dirs(system_dirs, queue[q], needed[i], path, sizeof path);
+			bool seen = false;
+			for (size_t j = 0; found && j < nq; j++)
+				seen |= !strcmp(queue[j], path);
+			if (found && !seen) {
+				char **v = realloc(queue, (nq + 1) * sizeof *v);
+				if (!v || !(v[nq] = strdup(path)))
+					abort();
+				queue = v;
+				nq++;
+			}
+			free(needed[i]);
+		}
+		free(needed);
+		free(runpath);
+	}
+	free(queue[0]);
+	if (nq > 1)
+		memmove(queue, queue + 1, (nq - 1) * sizeof *queue);
+	*paths = queue;
+	*n = nq - 1;
+	return 0;
 }

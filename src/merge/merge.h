@@ -51,7 +51,10 @@ int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge
 		    size_t errlen);
 void merge_code_free(struct merge_code *c);
 
-/* Function symbols of an ELF file, for naming addresses (gus script). */
+/* Function symbols of an ELF file, found as perf finds them (symtab.c):
+ * its .symtab, else its separate debug file (build-id, .gnu_debuglink,
+ * debuginfod), else .dynsym; names demangled; bounds of code without a
+ * symbol from its .eh_frame FDE. Addresses are link-time addresses. */
 struct merge_symtab;
 struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen);
 void merge_symtab_free(struct merge_symtab *st);
@@ -61,9 +64,43 @@ const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, ui
 /* the function holding ADDR with its START and SIZE (up to the next
  * symbol when the table gives none), or NULL */
 const char *merge_symtab_find(const struct merge_symtab *st, uint64_t addr, uint64_t *start, uint64_t *size);
+/* The function holding ADDR: a symbol, else the FDE of .eh_frame holding
+ * it (NAME NULL, FROM_CFI). -1: neither. */
+struct merge_function {
+	const char *name;	/* demangled as perf shows it; NULL from CFI */
+	const char *mangled;	/* as in the symbol table */
+	uint64_t start, size;
+	bool from_cfi;
+};
+int merge_symtab_function(const struct merge_symtab *st, uint64_t addr, struct merge_function *f);
+/* "liblzma.so.5+0x15b40": code at ADDR named by its object, as perf does */
+void merge_symtab_offset_name(const struct merge_symtab *st, uint64_t addr, char *buf, size_t n);
+/* a function by NAME: mangled, demangled (with or without parameters), or
+ * "OBJECT+0xADDR" of code without a symbol. 0 found; *MANGLED may be NULL. */
+int merge_symtab_by_name(const struct merge_symtab *st, const char *name, uint64_t *start, uint64_t *size,
+			 const char **mangled);
+bool merge_symtab_any(const struct merge_symtab *st);	/* names any function */
+/* a C++ or Rust symbol as gus and perf show it (no parameters); false
+ * when MANGLED is not a mangled name */
+bool merge_demangle(const char *mangled, char *buf, size_t n);
+/* the file's GNU build-id in hex, NULL when it has none */
+const char *merge_symtab_build_id(const struct merge_symtab *st);
+/* where the names came from: "symtab", "debuginfo" (*DEBUG_FILE: which),
+ * "dynsym", "none" */
+const char *merge_symtab_source(const struct merge_symtab *st, const char **debug_file);
 /* A symbol's [start, start+size) by name; -1 with ERR naming PATH and SYM. */
 int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_t *size, char *err,
 		     size_t errlen);
+/* The shared libraries PROGRAM needs, found as the dynamic loader finds
+ * them (DT_RUNPATH/DT_RPATH with $ORIGIN, LD_LIBRARY_PATH, the system
+ * directories), breadth first; *PATHS malloc'ed (each too). */
+int merge_elf_libraries(const char *program, char ***paths, size_t *n);
+/* PATH's GNU build-id in hex into HEX ("" when it has none); -1 with ERR
+ * when PATH cannot be read as an x86-64 ELF file. */
+int merge_elf_build_id(const char *path, char *hex, size_t n, char *err, size_t errlen);
+/* The file offset of link-time ADDR of PATH (its PT_LOAD segment); the
+ * end of a range may be the segment's end. -1 with ERR. */
+int merge_elf_file_offset(const char *path, uint64_t addr, uint64_t *off, char *err, size_t errlen);
 /* The load bias of PATH mapped at MAP_START from file offset PGOFF (an
  * executable mmap record): runtime address - link-time address. */
 int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
@@ -169,7 +206,8 @@ const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines",
 struct merge_region {
 	char kind[12];		/* "function" or "loop" */
 	char name[320];		/* "sum_array", "sum_array loop 0x1180-0x11a4" */
-	char file[4096];
+	char file[4096];	/* the object, or "[vdso]", "[anonymous code]" */
+	char build_id[129];	/* FILE's GNU build-id in hex, "" when it has none */
 	uint64_t start, end;	/* link-time [start, end) in FILE */
 	uint64_t head;		/* a loop's first instruction (iterations), a function's entry */
 	long parent;		/* a loop's function in the ranked list, -1 when not kept */
@@ -182,7 +220,8 @@ struct merge_regions;
 struct merge_regions *merge_regions_new(const struct sim_machine *m);
 void merge_regions_free(struct merge_regions *r);
 /* a sample of WEIGHT (its period) at link-time ADDR of FILE; FILE NULL:
- * nowhere known (kernel, anonymous code): counted in the total only */
+ * nowhere known (kernel): counted in the total only; FILE "[vdso]" or
+ * "[anonymous code]": a region of its own, never simulated */
 int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight);
 /* The TOP hottest regions (functions and loops together) into *OUT
  * (malloc'ed, *N of them); *TOTAL the weight of all samples. Files that

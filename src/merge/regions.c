@@ -78,7 +78,11 @@ static long file_index(struct merge_regions *r, const char *path)
 	f->path = strdup(path);
 	if (!f->path)
 		return -1;
-	f->syms = merge_symtab_load(path, f->why, sizeof(f->why));
+	/* "[vdso]", "[anonymous code]": no file to read */
+	if (path[0] == '[')
+		snprintf(f->why, sizeof(f->why), "%s", path);
+	else
+		f->syms = merge_symtab_load(path, f->why, sizeof(f->why));
 	return (long)r->nfiles++;
 }
 
@@ -114,7 +118,23 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 	if (fi < 0)
 		return -1;
 	uint64_t start = 0, size = 0;
-	const char *name = r->files[fi].syms ? merge_symtab_find(r->files[fi].syms, addr, &start, &size) : NULL;
+	/* a symbol, else the FDE of .eh_frame that holds ADDR: stripped code
+	 * still gets functions of its own, named by their address */
+	struct merge_function mf;
+	const struct merge_symtab *st = r->files[fi].syms;
+	const char *name = NULL;
+	char offname[320];
+	bool known = st && !merge_symtab_function(st, addr, &mf);
+	if (known) {
+		start = mf.start;
+		size = mf.size;
+		if (mf.name)
+			name = mf.name;
+		else {
+			merge_symtab_offset_name(st, mf.start, offname, sizeof offname);
+			name = offname;
+		}
+	}
 	struct rg_func *f = func_for(r, (size_t)fi, name, start, size);
 	if (!f)
 		return -1;
@@ -200,9 +220,16 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		fr->samples = f->samples;
 		fr->share = fshare;
 		fr->parent = -1;
+		if (file->syms && merge_symtab_build_id(file->syms))
+			snprintf(fr->build_id, sizeof(fr->build_id), "%s", merge_symtab_build_id(file->syms));
 		if (!f->name) {
-			snprintf(fr->name, sizeof(fr->name), "[unknown] in %s", base_name(file->path));
-			if (!file->syms && !file->warned && warn) {
+			/* no symbol and no FDE: code gus cannot bound (the vDSO,
+			 * JIT code, hand-written assembly without CFI) */
+			if (file->path[0] == '[')
+				snprintf(fr->name, sizeof(fr->name), "%s", file->path);
+			else
+				snprintf(fr->name, sizeof(fr->name), "[unknown] in %s", base_name(file->path));
+			if (!file->syms && !file->warned && warn && file->path[0] != '[') {
 				warn(warn_ctx, file->why);
 				file->warned = true;
 			}
@@ -233,6 +260,7 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 			snprintf(lr->name, sizeof(lr->name), "%s loop 0x%llx-0x%llx", f->name,
 				 (unsigned long long)loops[l].start, (unsigned long long)loops[l].end);
 			snprintf(lr->file, sizeof(lr->file), "%s", file->path);
+			memcpy(lr->build_id, fr->build_id, sizeof(lr->build_id));
 			lr->start = loops[l].start;
 			lr->end = loops[l].end;
 			lr->head = loops[l].start;

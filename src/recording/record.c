@@ -190,8 +190,17 @@ struct maps {
 static int collect_map(void *ctx, const struct gusdata_mmap *m)
 {
 	struct maps *ms = ctx;
-	/* only executable file mappings hold code a sample can name */
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+	/* executable mappings: files, and the vDSO and anonymous (JIT) code,
+	 * which get regions of their own that say what they are */
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	const char *file = m->filename;
+	if (!strcmp(file, "[vdso]"))
+		;
+	else if (!file[0] || !strncmp(file, "//anon", 6) || !strncmp(file, "[anon", 5) ||
+		 !strncmp(file, "/memfd:", 7) || !strcmp(file, "[heap]") || !strcmp(file, "[stack]"))
+		file = "[anonymous code]";
+	else if (file[0] != '/')
 		return 0;
 	if (ms->n == ms->cap) {
 		ms->cap = ms->cap ? 2 * ms->cap : 64;
@@ -206,7 +215,7 @@ static int collect_map(void *ctx, const struct gusdata_mmap *m)
 	e->start = m->start;
 	e->end = m->start + m->len;
 	e->pgoff = m->pgoff;
-	if (!(e->file = strdup(m->filename)))
+	if (!(e->file = strdup(file)))
 		return -1;
 	ms->n++;
 	return 0;
@@ -243,6 +252,8 @@ static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
 		rb->unmapped += w;
 		return merge_regions_add(rb->regions, NULL, 0, w);
 	}
+	if (hit->file[0] == '[')
+		return merge_regions_add(rb->regions, hit->file, s->ip - hit->start, w);
 	if (!hit->bias_known && !hit->bias_bad) {
 		char err[512];
 		if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
@@ -289,7 +300,7 @@ static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsi
 			.rank = (int)i + 1, .kind = r->kind, .name = r->name, .file = r->file,
 			.start = r->start, .end = r->end, .head = r->head,
 			.parent = r->parent >= 0 && (size_t)r->parent < i ? ids[r->parent] : 0,
-			.samples = r->samples, .share = r->share,
+			.samples = r->samples, .share = r->share, .build_id = r->build_id,
 		};
 		if (gusdata_add_region(d, &g)) {
 			gusdata_commit(d);
@@ -309,44 +320,130 @@ out:
 }
 
 /* --------------------------------------------------------- trace runs --- */
-/* The program's own code among the hot regions: the ranges a tracer
- * follows (functions whole; a loop alone when its function is not kept). */
-static size_t trace_ranges(const struct merge_region *r, size_t n, const char *exe, struct stream_range *out,
-			   size_t max)
+/* What run 2 traces: the hot regions of every object the samples found
+ * (the program, its libraries, the programs it ran), functions whole, a
+ * loop alone when its function is not kept. Each range is known by its
+ * object and its link-time addresses there, and by the file offsets that
+ * the tracers match against the mappings of the traced run, which lays
+ * things out anew. */
+struct trace_range {
+	size_t object;			/* index into trace_plan.objects */
+	uint64_t link_start, link_end;
+	uint64_t off_start, off_end;
+};
+
+struct trace_object {
+	char *path, *build_id;
+	struct stream_range offsets[MAX_TRACE_RANGES];	/* file offsets of its ranges */
+	size_t n;
+};
+
+struct trace_plan {
+	struct trace_range r[MAX_TRACE_RANGES];
+	size_t n;
+	struct trace_object objects[MAX_TRACE_RANGES];
+	size_t nobjects;
+	size_t skipped;			/* regions in no file (vDSO, anonymous code) */
+};
+
+static void trace_plan_free(struct trace_plan *p)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n && k < max; i++) {
-		if (strcmp(r[i].file, exe) || r[i].end <= r[i].start)
+	for (size_t i = 0; i < p->nobjects; i++) {
+		free(p->objects[i].path);
+		free(p->objects[i].build_id);
+	}
+}
+
+static size_t plan_object(struct trace_plan *p, const char *path, const char *build_id)
+{
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (!strcmp(p->objects[i].path, path))
+			return i;
+	struct trace_object *o = &p->objects[p->nobjects];
+	memset(o, 0, sizeof *o);
+	if (!(o->path = strdup(path)) || !(o->build_id = strdup(build_id ? build_id : "")))
+		abort();
+	return p->nobjects++;
+}
+
+static void plan_traces(const struct merge_region *r, size_t n, struct trace_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	for (size_t i = 0; i < n && p->n < MAX_TRACE_RANGES; i++) {
+		if (r[i].end <= r[i].start)
 			continue;
+		if (r[i].file[0] != '/') {
+			p->skipped++;
+			continue;
+		}
 		bool covered = false;
 		for (size_t j = 0; j < n; j++)
-			if (j != i && !strcmp(r[j].file, exe) && r[j].start <= r[i].start && r[j].end >= r[i].end &&
+			if (j != i && !strcmp(r[j].file, r[i].file) && r[j].start <= r[i].start && r[j].end >= r[i].end &&
 			    (r[j].end - r[j].start > r[i].end - r[i].start || j < i))
 				covered = true;
-		if (!covered)
-			out[k++] = (struct stream_range){ r[i].start, r[i].end };
+		if (covered)
+			continue;
+		uint64_t off_start, off_last;
+		char err[512];
+		/* the last byte, not the end: a function may end its segment */
+		if (merge_elf_file_offset(r[i].file, r[i].start, &off_start, err, sizeof err) ||
+		    merge_elf_file_offset(r[i].file, r[i].end - 1, &off_last, err, sizeof err) ||
+		    off_last - off_start != r[i].end - 1 - r[i].start) {
+			rec_warn(rec_log, "%s: not traced: %s", r[i].name, err);
+			continue;
+		}
+		size_t obj = plan_object(p, r[i].file, r[i].build_id);
+		struct trace_object *o = &p->objects[obj];
+		o->offsets[o->n++] = (struct stream_range){ off_start, off_last + 1 };
+		p->r[p->n++] = (struct trace_range){ obj, r[i].start, r[i].end, off_start, off_last + 1 };
 	}
-	return k;
 }
+
+/* A range of the plan at its runtime place in one traced process. */
+struct live_range {
+	uint64_t start, end;
+	size_t range;			/* index into trace_plan.r */
+};
 
 struct qemu_store {
 	struct gusdata *d;
 	struct gusdata_trace_writer *w;
-	const struct stream_range *link;	/* link-time ranges */
-	size_t nranges;
-	uint64_t bias;
+	const struct trace_plan *plan;
+	struct live_range *live;
+	size_t nlive, caplive;
 	uint64_t kept[MAX_TRACE_RANGES];
 	uint64_t max, stored;
 	size_t full;		/* ranges that have their max */
 	bool failed, enough;
 };
 
-static void qemu_started(void *ctx, uint64_t load_bias)
+/* before any record inside it: where an object of the plan is mapped */
+static void qemu_mapped(void *ctx, size_t object, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff)
 {
 	struct qemu_store *q = ctx;
-	q->bias = load_bias;
+	if (object >= q->plan->nobjects)
+		return;
+	const struct trace_object *o = &q->plan->objects[object];
 	/* now, not at the end: a recording cut during this run is read too */
-	gusdata_set_meta_u64(q->d, "trace.load_bias", load_bias);
+	struct gusdata_trace_map m = { .proc = proc, .object = o->path, .build_id = o->build_id,
+				       .start = start, .len = len, .pgoff = pgoff };
+	if (gusdata_add_trace_map(q->d, &m))
+		q->failed = true;
+	for (size_t i = 0; i < q->plan->n; i++) {
+		const struct trace_range *t = &q->plan->r[i];
+		if (t->object != object || t->off_start < pgoff || t->off_end > pgoff + len)
+			continue;
+		if (q->nlive == q->caplive) {
+			q->caplive = q->caplive ? 2 * q->caplive : 16;
+			struct live_range *v = realloc(q->live, q->caplive * sizeof *v);
+			if (!v) {
+				q->failed = true;
+				return;
+			}
+			q->live = v;
+		}
+		q->live[q->nlive++] = (struct live_range){ start + (t->off_start - pgoff), start + (t->off_end - pgoff), i };
+	}
 }
 
 /* records of a range past --max-insns are dropped: the hottest function
@@ -357,12 +454,14 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	struct stream_insn keep[256];
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t link = v[i].ip - q->bias;
-		size_t r;
-		for (r = 0; r < q->nranges; r++)
-			if (link >= q->link[r].start && link < q->link[r].end)
+		size_t l;
+		for (l = 0; l < q->nlive; l++)
+			if (v[i].ip >= q->live[l].start && v[i].ip < q->live[l].end)
 				break;
-		if (r == q->nranges || q->kept[r] >= q->max)
+		if (l == q->nlive)
+			continue;
+		size_t r = q->live[l].range;
+		if (q->kept[r] >= q->max)
 			continue;
 		if (++q->kept[r] == q->max)
 			q->full++;
@@ -381,44 +480,50 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
 	/* every range has what the report simulates: the rest of the run
 	 * would add nothing, so it is stopped */
-	if (q->full == q->nranges) {
+	if (q->full == q->plan->n) {
 		q->enough = true;
 		return 1;
 	}
-	return 0;
+	return q->failed ? -1 : 0;
 fail:
 	q->failed = true;
 	return -1;
 }
 
-static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct stream_range *ranges,
-			   size_t nranges)
+static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan)
 {
 	char err[COLLECT_ERRLEN];
-	struct qemu_store q = { .d = d, .link = ranges, .nranges = nranges, .max = o->max_insns };
+	struct qemu_store q = { .d = d, .plan = plan, .max = o->max_insns };
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;
+	struct collect_qemu_object objects[MAX_TRACE_RANGES];
+	for (size_t i = 0; i < plan->nobjects; i++)
+		objects[i] = (struct collect_qemu_object){ .path = plan->objects[i].path,
+							   .ranges = plan->objects[i].offsets,
+							   .nranges = plan->objects[i].n };
 	struct collect_qemu_opts qo = {
-		.ranges = ranges,
-		.nranges = nranges,
+		.objects = objects,
+		.nobjects = plan->nobjects,
+		.follow_children = true,
+		.mapped = qemu_mapped,
 		.data_addresses = !o->no_mem,
 		/* no overall cap: a range that fills early must not starve the
 		 * others; the sink stops the run once all are full */
 		.max_insns = 0,
 		.sink = qemu_sink,
 		.ctx = &q,
-		.started = qemu_started,
 	};
 	struct collect_qemu_stats qs;
 	struct collect_result res;
 	memset(&res, 0, sizeof res);
-	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s)", o->argv[0],
-		 nranges);
+	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s) in %zu object(s)",
+		 o->argv[0], plan->n, plan->nobjects);
 	gusdata_set_meta(d, "tracer", "qemu");
 	gusdata_set_meta_u64(d, "trace.max_insns", o->max_insns);
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
 	int wrc = gusdata_trace_writer_close(q.w);
+	free(q.live);
 	char write_err[200];
 	snprintf(write_err, sizeof write_err, "%s", gusdata_errmsg(d));
 	progress_end();
@@ -449,18 +554,23 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	return 0;
 }
 
-static int trace_with_pt(struct gusdata *d, struct recording_request *o, const char *exe, const struct stream_range *ranges,
-			 size_t nranges, const struct collect_pt_info *info)
+static int trace_with_pt(struct gusdata *d, struct recording_request *o, const char *exe, const struct trace_plan *plan,
+			 const struct collect_pt_info *info)
 {
 	char err[COLLECT_ERRLEN];
 	struct collect_pt_filter auto_filters[RECORDING_MAX_FILTERS];
 	size_t nauto = 0;
-	/* the hot functions as hardware filters when the PMU has enough of
-	 * them; otherwise the whole run, restricted when decoding */
+	size_t nranges = plan ? plan->n : 0;
+	/* the hot functions as hardware filters, in whichever object they are,
+	 * when the PMU has enough of them; otherwise the whole run, restricted
+	 * when decoding */
 	if (!o->nfilters && nranges && nranges <= info->caps_addr_filters && nranges <= RECORDING_MAX_FILTERS) {
-		for (size_t i = 0; i < nranges; i++)
+		for (size_t i = 0; i < nranges; i++) {
+			const char *file = plan->objects[plan->r[i].object].path;
 			auto_filters[nauto++] = (struct collect_pt_filter){
-				.start = ranges[i].start, .size = ranges[i].end - ranges[i].start, .file = NULL };
+				.start = plan->r[i].link_start, .size = plan->r[i].link_end - plan->r[i].link_start,
+				.file = strcmp(file, exe) ? (char *)file : NULL };
+		}
 		o->pt.filters = auto_filters;
 		o->pt.nfilters = nauto;
 	}
@@ -962,8 +1072,9 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		spire_run(d, &o, &spick, spire_budget);
 
 	/* run 2: the stream of the program's hot code */
-	struct stream_range ranges[MAX_TRACE_RANGES];
-	size_t nranges = trace_ranges(regions, nregions, exe, ranges, MAX_TRACE_RANGES);
+	struct trace_plan tplan;
+	plan_traces(regions, nregions, &tplan);
+	size_t nranges = tplan.n;
 	if (gusdata_set_meta(d, "record.stage", "tracing")) {
 		rec_error(rec_log, "writing into %s failed: %s; no trace run (the first run's data is kept)",
 			  gusdata_path(d), gusdata_errmsg(d));
@@ -973,16 +1084,17 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	else if (o.tracer == RECORDING_TRACER_NONE)
 		gusdata_set_meta(d, "missing.trace", "--tracer none");
 	else if (!nranges && o.nfilters && o.tracer == RECORDING_TRACER_PT)
-		write_failed = trace_with_pt(d, &o, exe, ranges, 0, &info) != 0;
+		write_failed = trace_with_pt(d, &o, exe, NULL, &info) != 0;
 	else if (!nranges)
-		gusdata_set_meta(d, "missing.trace", nregions ? "no named hot region in the program's own code: the "
-								"hot code is in shared libraries or in code without "
-								"symbols, which the tracer does not follow"
+		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in code that can be traced: the samples "
+								"fell in the vDSO, anonymous (JIT) code or code "
+								"without symbols or unwind tables"
 							      : "no hot region to trace");
 	else if (o.tracer == RECORDING_TRACER_QEMU)
-		write_failed = trace_with_qemu(d, &o, ranges, nranges) != 0;
+		write_failed = trace_with_qemu(d, &o, &tplan) != 0;
 	else
-		write_failed = trace_with_pt(d, &o, exe, ranges, nranges, &info) != 0;
+		write_failed = trace_with_pt(d, &o, exe, &tplan, &info) != 0;
+	trace_plan_free(&tplan);
 
 	/* done even after a failed write: what failed is said in missing.* */
 	if (gusdata_set_meta(d, "record.stage", "done") || gusdata_set_meta(d, "record.complete", "yes")) {

@@ -149,6 +149,8 @@ struct recording_trace_opts {
 
 struct recording_trace_region {
 	char program[PATH_MAX];	/* the ELF file the addresses belong to */
+	bool in_library;	/* PROGRAM is a library of EXE that holds --function */
+	char exe[PATH_MAX];	/* the program run, when IN_LIBRARY */
 	char name[400];		/* what the report calls the region */
 	bool restricted;	/* function or range given */
 	struct stream_range link;	/* link-time [start, end) */

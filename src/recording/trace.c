@@ -66,6 +66,38 @@ static enum recording_status recording_program(const struct recording_trace_opts
 	return 0;
 }
 
+/* --function F not in the program: the first of its libraries (in the
+ * dynamic loader's order) that has F; R->program becomes that library */
+static int find_in_libraries(const struct recording_trace_opts *o, struct recording_trace_region *r, uint64_t *start,
+			     uint64_t *size)
+{
+	char **libs;
+	size_t n;
+	int rc = -1;
+	if (merge_elf_libraries(r->program, &libs, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char err[1024];
+		if (rc && !merge_elf_symbol(libs[i], o->function, start, size, err, sizeof err)) {
+			snprintf(r->exe, sizeof r->exe, "%s", r->program);
+			snprintf(r->program, sizeof r->program, "%s", libs[i]);
+			r->in_library = true;
+			rc = 0;
+			/* a recording: where its trace run had the library */
+			struct gusdata *d;
+			struct bias_search b = { .exe = r->program };
+			if (o->recording && !gusdata_open(o->recording, false, &d, err, sizeof err)) {
+				gusdata_foreach_mmap(d, bias_of_mapping, &b);
+				gusdata_close(d);
+			}
+			r->bias = b.found ? b.bias : 0;
+		}
+		free(libs[i]);
+	}
+	free(libs);
+	return rc;
+}
+
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
 					      struct recording_trace_region *r)
 {
@@ -82,8 +114,9 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 	char err[1024];
 	if (o->function) {
 		uint64_t start, size;
-		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err)) {
-			rec_error(&o->log, "%s", err);
+		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err) &&
+		    find_in_libraries(o, r, &start, &size)) {
+			rec_error(&o->log, "%s, nor in the libraries it needs", err);
 			return RECORDING_USAGE;
 		}
 		r->link = (struct stream_range){ start, start + size };
@@ -133,6 +166,8 @@ struct qemu_wrap {
 	struct recording_trace_region *r;
 	stream_sink sink;
 	void *ctx;
+	struct stream_range offsets;	/* a library's region: its file offsets */
+	bool placed;
 };
 
 static int qemu_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
@@ -145,17 +180,46 @@ static void qemu_wrap_started(void *ctx, uint64_t bias)
 {
 	struct qemu_wrap *w = ctx;
 	struct recording_trace_region *r = w->r;
+	if (r->in_library)
+		return;
 	r->bias = bias;
 	r->run = (struct stream_range){ r->link.start + bias, r->link.end + bias };
 	r->head = r->run.start;
+}
+
+/* a library's region is placed by the first mapping of it that holds it */
+static void qemu_wrap_mapped(void *ctx, size_t object, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff)
+{
+	struct qemu_wrap *w = ctx;
+	struct recording_trace_region *r = w->r;
+	(void)object, (void)proc;
+	if (w->placed || w->offsets.start < pgoff || w->offsets.end > pgoff + len)
+		return;
+	r->bias = start + (w->offsets.start - pgoff) - r->link.start;
+	r->run = (struct stream_range){ r->link.start + r->bias, r->link.end + r->bias };
+	r->head = r->run.start;
+	w->placed = true;
 }
 
 static enum recording_status run_qemu(const struct recording_trace_opts *o, struct recording_trace_region *r, stream_sink sink, void *ctx,
 		    struct recording_trace_result *tr)
 {
 	char err[COLLECT_ERRLEN];
-	struct qemu_wrap w = { r, sink, ctx };
+	struct qemu_wrap w = { r, sink, ctx, { 0, 0 }, false };
+	struct collect_qemu_object lib = { .path = r->program, .ranges = &w.offsets, .nranges = 1 };
+	if (r->in_library) {
+		uint64_t last;
+		if (merge_elf_file_offset(r->program, r->link.start, &w.offsets.start, err, sizeof err) ||
+		    merge_elf_file_offset(r->program, r->link.end - 1, &last, err, sizeof err)) {
+			rec_error(&o->log, "%s", err);
+			return RECORDING_ERROR;
+		}
+		w.offsets.end = last + 1;
+	}
 	struct collect_qemu_opts qo = {
+		.objects = r->in_library ? &lib : NULL,
+		.nobjects = r->in_library ? 1 : 0,
+		.mapped = qemu_wrap_mapped,
 		.ranges = r->restricted ? &r->link : NULL,
 		.nranges = r->restricted ? 1 : 0,
 		.data_addresses = o->data_addresses,
@@ -175,6 +239,8 @@ static enum recording_status run_qemu(const struct recording_trace_opts *o, stru
 		return RECORDING_ERROR;
 	}
 	qemu_wrap_started(&w, tr->qemu_stats.load_bias);
+	if (r->in_library && !w.placed)
+		rec_warn(&o->log, "the program never mapped %s", r->program);
 	tr->exit_status = collect_exit_code(tr->res.wait_status);
 	warn_program_status(o, tr->res.wait_status, tr->res.interrupted);
 	if (tr->qemu_stats.mem_dropped)

@@ -28,7 +28,7 @@
 /* ------------------------------------------------------------ the data --- */
 struct region_view {
 	struct gusdata_region r;	/* strings below */
-	char kind[16], name[320], file[PATH_MAX];
+	char kind[16], name[320], file[PATH_MAX], build_id[129];
 	/* the simulation */
 	bool simulated, from_cache;
 	struct sim_code *code;
@@ -37,8 +37,12 @@ struct region_view {
 	char why_no_model[PATH_MAX + 1200];
 	struct merge_verdict verdict;
 	char source[PATH_MAX + 64];	/* file:line of its first instruction */
-	char stream_note[128];		/* what is wrong with its stream (damaged chunks) */
+	char stream_note[PATH_MAX + 256];	/* what is wrong with its stream (damaged chunks, a changed file) */
 	struct report *rp;		/* srcline_of's context */
+	/* where the traced run had it: runtime - link-time address */
+	uint64_t bias;
+	bool have_bias;
+	bool changed;			/* its file is not the one recorded (build-id): no lines from it */
 };
 
 struct report {
@@ -65,8 +69,6 @@ struct report {
 	uint64_t samples;	/* stored, whatever the meta says */
 	bool damage_said;
 	char stage[16];		/* record.stage of a recording gus record did not finish, else "" */
-	uint64_t bias;		/* runtime - link-time address of the program in the trace */
-	bool have_bias;
 	/* source lines */
 	struct merge_srclines *lines;
 	char lines_file[PATH_MAX];
@@ -280,9 +282,11 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 	snprintf(v->kind, sizeof v->kind, "%s", g->kind);
 	snprintf(v->name, sizeof v->name, "%s", g->name);
 	snprintf(v->file, sizeof v->file, "%s", g->file);
+	snprintf(v->build_id, sizeof v->build_id, "%s", g->build_id ? g->build_id : "");
 	v->r.kind = v->kind;
 	v->r.name = v->name;
 	v->r.file = v->file;
+	v->r.build_id = v->build_id;
 	return 0;
 }
 
@@ -297,6 +301,10 @@ static bool region_selected(const struct report *rp, const struct region_view *v
 	long rank = strtol(want, &end, 10);
 	if (end != want && !*end)
 		return rank == v->r.rank;
+	/* a mangled name selects the region of its demangled one */
+	char demangled[1024];
+	if (merge_demangle(want, demangled, sizeof demangled))
+		want = demangled;
 	if (!strcmp(v->name, want))
 		return true;
 	size_t n = strlen(want);
@@ -311,12 +319,14 @@ static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
 {
 	struct region_view *v = ctx;
 	struct report *rp = v->rp;
+	if (v->changed || v->file[0] != '/')
+		return false;
 	open_lines(rp, v->file);
 	if (!rp->lines)
 		return false;
 	const char *file;
 	int line;
-	if (!merge_srcline(rp->lines, addr - (rp->have_bias ? rp->bias : 0), &file, &line))
+	if (!merge_srcline(rp->lines, addr - (v->have_bias ? v->bias : 0), &file, &line))
 		return false;
 	const char *base = strrchr(file, '/');
 	snprintf(buf, n, "%s:%d", base ? base + 1 : file, line);
@@ -345,15 +355,92 @@ static void open_lines(struct report *rp, const char *file)
 }
 
 /* ---------------------------------------------------------- simulated --- */
-static int pt_bias_of(void *ctx, const struct gusdata_mmap *m)
+/* Where the traced run had each region: the tracer's mappings of the
+ * region's object (QEMU: trace_maps; Intel PT: the sideband's executable
+ * mmaps), matched by file offset, since the second run lays objects out
+ * anew. The first mapping that holds the region is used. */
+static void place_region(struct region_view *v, const char *object, uint64_t start, uint64_t len, uint64_t pgoff,
+			 bool by_offset)
+{
+	if (v->have_bias || strcmp(v->file, object) || v->r.end <= v->r.start)
+		return;
+	char err[512];
+	if (!by_offset) {
+		/* a sideband mmap: the ELF segment at PGOFF gives the bias */
+		uint64_t bias;
+		if (!merge_elf_load_bias(object, start, pgoff, &bias, err, sizeof err) && v->r.start + bias >= start &&
+		    v->r.end + bias <= start + len) {
+			v->bias = bias;
+			v->have_bias = true;
+		}
+		return;
+	}
+	uint64_t off;
+	if (merge_elf_file_offset(object, v->r.start, &off, err, sizeof err) || off < pgoff || off - pgoff >= len)
+		return;
+	v->bias = start + (off - pgoff) - v->r.start;
+	v->have_bias = true;
+}
+
+static int place_by_trace_map(void *ctx, const struct gusdata_trace_map *m)
 {
 	struct report *rp = ctx;
-	if (rp->have_bias || !(m->prot & PROT_EXEC) || strcmp(m->filename, rp->exe))
-		return 0;
-	char err[256];
-	if (!merge_elf_load_bias(m->filename, m->start, m->pgoff, &rp->bias, err, sizeof err))
-		rp->have_bias = true;
+	for (size_t i = 0; i < rp->nrv; i++)
+		place_region(&rp->rv[i], m->object, m->start, m->len, m->pgoff, true);
 	return 0;
+}
+
+static int place_by_mmap(void *ctx, const struct gusdata_mmap *m)
+{
+	struct report *rp = ctx;
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	for (size_t i = 0; i < rp->nrv; i++)
+		place_region(&rp->rv[i], m->filename, m->start, m->len, m->pgoff, false);
+	return 0;
+}
+
+static void place_regions(struct report *rp)
+{
+	uint64_t bias;
+	if (!strcmp(rp->tracer, "qemu")) {
+		gusdata_foreach_trace_map(rp->d, place_by_trace_map, rp);
+		/* a recording of schema 3 or before: the program's load bias */
+		if (gusdata_meta_u64(rp->d, "trace.load_bias", &bias))
+			for (size_t i = 0; i < rp->nrv; i++)
+				if (!rp->rv[i].have_bias && !strcmp(rp->rv[i].file, rp->exe)) {
+					rp->rv[i].bias = bias;
+					rp->rv[i].have_bias = true;
+				}
+	} else if (!strcmp(rp->tracer, "pt")) {
+		gusdata_foreach_mmap(rp->d, place_by_mmap, rp);
+	}
+}
+
+/* A region's file must be the one recorded: a rebuilt program has other
+ * code and lines at the same addresses. Said once per file. */
+static void check_build_ids(struct report *rp)
+{
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct region_view *v = &rp->rv[i];
+		if (!v->r.build_id || !v->r.build_id[0] || v->file[0] != '/')
+			continue;
+		char now[129], err[512];
+		bool readable = !merge_elf_build_id(v->file, now, sizeof now, err, sizeof err);
+		if (readable && !strcmp(now, v->r.build_id))
+			continue;
+		v->changed = true;
+		snprintf(v->stream_note, sizeof v->stream_note, "%s changed since the recording: its code and lines "
+			 "are not used", v->file);
+		bool said = false;
+		for (size_t j = 0; j < i; j++)
+			said |= rp->rv[j].changed && !strcmp(rp->rv[j].file, v->file);
+		if (!said)
+			report_warn(rp, "%s: %s (build-id %s when recorded, %s now): its source lines and code are not "
+				    "used; the trace's own bytes still are", v->file,
+				    readable ? "the file changed since the recording" : "the file is gone",
+				    v->r.build_id, readable ? (now[0] ? now : "none") : err);
+	}
 }
 
 static void cache_key(const struct report *rp, const struct region_view *v, char *key, size_t n)
@@ -366,8 +453,8 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 {
 	char err[1024];
 	if (!strcmp(rp->tracer, "qemu")) {
-		tc->lo = v->r.start + rp->bias;
-		tc->hi = v->r.end + rp->bias;
+		tc->lo = v->r.start + v->bias;
+		tc->hi = v->r.end + v->bias;
 		uint64_t damaged;
 		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
 			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
@@ -384,7 +471,7 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 				 "%llu damaged trace chunk(s), read up to the damage", (unsigned long long)damaged);
 		return 0;
 	}
-	struct stream_range run = { v->r.start + rp->bias, v->r.end + rp->bias };
+	struct stream_range run = { v->r.start + v->bias, v->r.end + v->bias };
 	struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
 				      .max_insns = 2000000 };
 	struct ipt_stats st;
@@ -419,9 +506,19 @@ static void simulate_region(struct report *rp, struct region_view *v)
 				 v->name, err);
 		}
 	}
-	if (strcmp(v->file, rp->exe)) {
+	if (!strcmp(v->file, "[vdso]")) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
-			 "not traced: the region is in %s, the tracer follows the program's own code", v->file);
+			 "not simulated: the vDSO (the kernel's code in the process) is not traced");
+		return;
+	}
+	if (v->file[0] != '/') {
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "not simulated: anonymous executable memory (JIT code) has no file to trace it by");
+		return;
+	}
+	if (v->r.end <= v->r.start) {
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "not simulated: no symbol and no unwind table (.eh_frame) bounds this code in %s", v->file);
 		return;
 	}
 	if (!strcmp(rp->tracer, "none") || (!strcmp(rp->tracer, "qemu") && !rp->trace_records)) {
@@ -430,9 +527,9 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 missing_fact(rp, "missing.trace", why, sizeof why) ? why : "the recording has no trace");
 		return;
 	}
-	if (!rp->have_bias) {
-		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the trace has no mapping of %s",
-			 rp->exe);
+	if (!v->have_bias) {
+		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the traced run never mapped "
+			 "this part of %s", v->file);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
@@ -456,7 +553,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
 		.threshold = 0.01, .search = true, .threads = rp->o->threads,
 	};
-	struct sim_source src = simrun_source(&tc, v->r.head + rp->bias);
+	struct sim_source src = simrun_source(&tc, v->r.head + v->bias);
 	if (sim_analyze(rp->m, tc.code, &src, &ao, &v->an, err, sizeof err)) {
 		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", err);
 		goto out;
@@ -469,11 +566,10 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	else
 		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region, no data addresses "
 			 "(memory dependencies from address expressions)", tc.n);
-	if (v->stream_note[0]) {
-		size_t l = strlen(stream);
-		snprintf(stream + l, sizeof stream - l, "; %s", v->stream_note);
-	}
-	v->stream = strdup(stream);
+	if (v->stream_note[0] && asprintf(&v->stream, "%s; %s", stream, v->stream_note) < 0)
+		v->stream = NULL;
+	if (!v->stream)
+		v->stream = strdup(stream);
 	v->code = tc.code;
 	tc.code = NULL;
 	v->simulated = true;
@@ -513,7 +609,7 @@ static void short_reason(const char *why, char *out, size_t n)
 static void region_source_line(struct report *rp, struct region_view *v)
 {
 	char buf[PATH_MAX];
-	if (srcline_of(v, v->r.head + rp->bias, buf, sizeof buf))
+	if (srcline_of(v, v->r.head + v->bias, buf, sizeof buf))
 		snprintf(v->source, sizeof v->source, "%s", buf);
 }
 
@@ -620,7 +716,7 @@ static int fill_model(struct report *rp)
 			.share = v->r.share, .source = v->source, .selected = region_selected(rp, v),
 			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
-			.srcline = srcline_of, .srcline_ctx = v, .bias = rp->bias,
+			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
 		};
 	}
 	m->regions = rp->mr;
@@ -710,14 +806,10 @@ enum recording_status report_build(const struct report_request *o, struct report
 			goto out;
 		}
 	}
-	/* runtime addresses of the program in the trace */
-	uint64_t bias;
-	if (!strcmp(rp->tracer, "qemu") && gusdata_meta_u64(rp->d, "trace.load_bias", &bias)) {
-		rp->bias = bias;
-		rp->have_bias = true;
-	} else if (!strcmp(rp->tracer, "pt")) {
-		gusdata_foreach_mmap(rp->d, pt_bias_of, rp);
-	}
+	/* where the traced run had each region, and whether its file is
+	 * still the one recorded */
+	place_regions(rp);
+	check_build_ids(rp);
 	for (size_t i = 0; i < rp->nrv; i++) {
 		struct region_view *rv = &rp->rv[i];
 		rv->rp = rp;

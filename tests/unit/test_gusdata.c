@@ -87,6 +87,29 @@ static int collect_iv(void *ctx, const struct gusdata_interval_count *c)
 	return 0;
 }
 
+struct objects_seen {
+	int regions, maps;
+	bool build_id_ok, map_ok;
+};
+
+static int region_seen(void *ctx, const struct gusdata_region *r)
+{
+	struct objects_seen *os = ctx;
+	os->regions++;
+	os->build_id_ok = r->build_id && !strcmp(r->build_id, "72a44fc3");
+	return 0;
+}
+
+static int map_seen(void *ctx, const struct gusdata_trace_map *m)
+{
+	struct objects_seen *os = ctx;
+	os->maps++;
+	os->map_ok = m->proc == 1 && !strcmp(m->object, "/usr/lib/x86_64-linux-gnu/liblzma.so.5") &&
+		     m->build_id && !strcmp(m->build_id, "72a44fc3") && m->start == 0x7f0000003000 && m->len == 0x20000 &&
+		     m->pgoff == 0x3000;
+	return 0;
+}
+
 int main(void)
 {
 	char err[512];
@@ -367,8 +390,38 @@ int main(void)
 	tap_ok(gusdata_foreach_interval_count(d, collect_iv, &ivs) == 0 && ivs.n == 0,
 	       "and has no interval counts");
 	gusdata_close(d);
-	tap_ok(gusdata_open(iv, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 3 &&
-	       gusdata_add_interval_count(d, &ic[0]) == 0, "opened writable, it is upgraded to schema 3");
+	tap_ok(gusdata_open(iv, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == GUSDATA_SCHEMA_VERSION &&
+	       gusdata_add_interval_count(d, &ic[0]) == 0, "opened writable, it is upgraded to the current schema");
+	gusdata_close(d);
+
+	/* schema 4: the regions' objects by build-id, the traced run's maps */
+	char objs[256];
+	snprintf(objs, sizeof(objs), "%s/objects.data", dir);
+	tap_ok(gusdata_create(objs, 0, &d, err, sizeof(err)) == 0, "a recording for objects");
+	struct gusdata_region rg = { .rank = 1, .kind = "function", .name = "liblzma.so.5+0x15aea",
+				     .file = "/usr/lib/x86_64-linux-gnu/liblzma.so.5", .start = 0x15aea, .end = 0x15d00,
+				     .head = 0x15aea, .samples = 10, .share = 0.5, .build_id = "72a44fc3" };
+	struct gusdata_trace_map tm = { .proc = 1, .object = rg.file, .build_id = "72a44fc3", .start = 0x7f0000003000,
+					.len = 0x20000, .pgoff = 0x3000 };
+	tap_ok(gusdata_add_region(d, &rg) == 0 && gusdata_add_trace_map(d, &tm) == 0, "a region and a trace map stored");
+	tap_ok(gusdata_finish(d, err, sizeof(err)) == 0, "and landed");
+	tap_ok(gusdata_open(objs, false, &d, err, sizeof(err)) == 0, "read back");
+	struct objects_seen os = { 0 };
+	tap_ok(gusdata_foreach_region(d, region_seen, &os) == 0 && os.regions == 1 && os.build_id_ok,
+	       "the region keeps its object's build-id");
+	tap_ok(gusdata_foreach_trace_map(d, map_seen, &os) == 0 && os.maps == 1 && os.map_ok,
+	       "the trace map reads back whole");
+	gusdata_close(d);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'DROP TABLE trace_maps; ALTER TABLE regions DROP COLUMN build_id;"
+		 " PRAGMA user_version = 3;'", objs);
+	tap_ok(system(cmd) == 0, "sqlite3 made a schema-3 file");
+	os = (struct objects_seen){ 0 };
+	tap_ok(gusdata_open(objs, false, &d, err, sizeof(err)) == 0 && gusdata_foreach_region(d, region_seen, &os) == 0 &&
+	       os.regions == 1 && !os.build_id_ok && gusdata_foreach_trace_map(d, map_seen, &os) == 0 && os.maps == 0,
+	       "a schema-3 file reads read-only: its regions without build-ids, no trace maps");
+	gusdata_close(d);
+	tap_ok(gusdata_open(objs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 4 &&
+	       gusdata_add_trace_map(d, &tm) == 0, "opened writable, it is upgraded to schema 4");
 	gusdata_close(d);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Function names and bounds of an ELF file, found as perf finds them:
+ * libdwfl reads the file's own .symtab, else the one of its separate debug
+ * file (by build-id under /usr/lib/debug/.build-id/, by .gnu_debuglink, or
+ * from debuginfod when DEBUGINFOD_URLS is set), else .dynsym (and the
+ * MiniDebugInfo of .gnu_debugdata). Names are demangled (libiberty). Code
+ * that no symbol covers still has bounds: the FDE of .eh_frame that holds
+ * it, which every compiler emits for unwinding, stripped or not. */
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libiberty/demangle.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "merge.h"
+#include "mg_internal.h"
+
+struct mg_sym {
+	uint64_t start, size;
+	char *name;		/* as shown: demangled without parameters, like perf */
+	char *mangled;		/* as in the table (== name when not mangled) */
+	char *full;		/* demangled with parameters, NULL when not mangled */
+};
+
+struct merge_symtab {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;		/* .eh_frame, NULL when the file has none */
+	Dwarf_Addr cfi_bias;	/* dwfl address - link-time address */
+	char *path, *base;
+	char build_id[2 * 64 + 1];
+	char debug_file[4096];	/* where the symbols came from when not PATH */
+	char source[16];	/* "symtab", "debuginfo", "dynsym", "none" */
+	struct mg_sym *v;
+	size_t n, cap;
+	char namebuf[320];	/* "liblzma.so.5+0x15b40" of the last CFI lookup */
+};
+
+static char *debuginfo_path;	/* NULL: libdwfl's default (/usr/lib/debug) */
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* perf shows names without their parameters ("ns::mul<double, 200>");
+ * the full form is kept for matching what a user copies from elsewhere */
+static void demangle(const char *mangled, char **shown, char **full)
+{
+	*shown = NULL;
+	*full = NULL;
+	if (strncmp(mangled, "_Z", 2) && strncmp(mangled, "_R", 2))
+		return;
+	*full = cplus_demangle(mangled, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	*shown = cplus_demangle(mangled, DMGL_AUTO);
+	if (!*shown && *full)
+		*shown = strdup(*full);
+}
+
+static void add_symbol(struct merge_symtab *st, uint64_t start, uint64_t size, const char *name)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 256;
+		st->v = realloc(st->v, st->cap * sizeof *st->v);
+		if (!st->v)
+			abort();
+	}
+	struct mg_sym *s = &st->v[st->n++];
+	memset(s, 0, sizeof *s);
+	s->start = start;
+	s->size = size;
+	if (!(s->mangled = strdup(name)))
+		abort();
+	demangle(name, &s->name, &s->full);
+	if (!s->name && !(s->name = strdup(name)))
+		abort();
+}
+
+/* by address; among aliases the global one first, then the shorter name:
+ * "memcpy" rather than "__memcpy_avx_unaligned_erms"... perf picks the
+ * same way */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct mg_sym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->mangled, y->mangled);
+}
+
+static void free_symbols(struct merge_symtab *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		free(st->v[i].name);
+		free(st->v[i].mangled);
+		free(st->v[i].full);
+	}
+	free(st->v);
+	st->v = NULL;
+	st->n = st->cap = 0;
+}
+
+struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen)
+{
+	/* the checks of every other reader: an x86-64 executable or library */
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return NULL;
+	elf_end(e);
+	close(fd);
+
+	struct merge_symtab *st = calloc(1, sizeof *st);
+	if (!st)
+		abort();
+	if (!(st->path = strdup(path)))
+		abort();
+	const char *slash = strrchr(path, '/');
+	st->base = slash ? st->path + (slash + 1 - path) : st->path;
+	snprintf(st->source, sizeof st->source, "none");
+	st->dwfl = dwfl_begin(&offline_callbacks);
+	if (!st->dwfl) {
+		snprintf(err, errlen, "%s: libdwfl: %s", path, dwfl_errmsg(-1));
+		merge_symtab_free(st);
+		return NULL;
+	}
+	st->mod = dwfl_report_offline(st->dwfl, st->base, path, -1);
+	dwfl_report_end(st->dwfl, NULL, NULL);
+	if (!st->mod) {
+		snprintf(err, errlen, "%s: libdwfl: %s", path, dwfl_errmsg(-1));
+		merge_symtab_free(st);
+		return NULL;
+	}
+	const unsigned char *bits;
+	GElf_Addr bid_addr;
+	int nbid = dwfl_module_build_id(st->mod, &bits, &bid_addr);
+	for (int i = 0; i < nbid && i < 64; i++)
+		snprintf(st->build_id + 2 * i, 3, "%02x", bits[i]);
+
+	Dwarf_Addr mod_bias = 0;
+	dwfl_module_getelf(st->mod, &mod_bias);
+	int nsym = dwfl_module_getsymtab(st->mod);
+	bool from_symtab = false;
+	for (int i = 0; i < nsym; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(st->mod, i, &s, &addr, &shndx, &elf, &bias);
+		unsigned type = GELF_ST_TYPE(s.st_info);
+		if (!name || !*name || (type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		if (addr < mod_bias || s.st_size > (1u << 30))
+			continue;
+		add_symbol(st, addr - mod_bias, s.st_size, name);
+	}
+	/* which table named them: libdwfl tells through the file it read */
+	const char *debugfile = NULL;
+	dwfl_module_info(st->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (st->n) {
+		Dwarf_Addr b;
+		Elf *symelf = dwfl_module_getelf(st->mod, &b);
+		size_t shstrndx;
+		Elf_Scn *scn = NULL;
+		/* .symtab in the file itself? */
+		if (symelf && !elf_getshdrstrndx(symelf, &shstrndx))
+			while ((scn = elf_nextscn(symelf, scn))) {
+				GElf_Shdr sh;
+				if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+					from_symtab = true;
+					break;
+				}
+			}
+		if (from_symtab)
+			snprintf(st->source, sizeof st->source, "symtab");
+		else if (debugfile && strcmp(debugfile, path)) {
+			snprintf(st->source, sizeof st->source, "debuginfo");
+			snprintf(st->debug_file, sizeof st->debug_file, "%s", debugfile);
+		} else
+			snprintf(st->source, sizeof st->source, "dynsym");
+	}
+	if (st->n)
+		qsort(st->v, st->n, sizeof *st->v, sym_cmp);
+	st->cfi = dwfl_module_eh_cfi(st->mod, &st->cfi_bias);
+	return st;
+}
+
+void merge_symtab_free(struct merge_symtab *st)
+{
+	if (!st)
+		return;
+	free_symbols(st);
+	if (st->dwfl)
+		dwfl_end(st->dwfl);
+	free(st->path);
+	free(st);
+}
+
+const char *merge_symtab_build_id(const struct merge_symtab *st)
+{
+	return st && st->build_id[0] ? st->build_id : NULL;
+}
+
+const char *merge_symtab_source(const struct merge_symtab *st, const char **debug_file)
+{
+	if (debug_file)
+		*debug_file = st->debug_file[0] ? st->debug_file : NULL;
+	return st->source;
+}
+
+/* the symbol holding ADDR: index, or -1 */
+static long symbol_at(const struct merge_symtab *st, uint64_t addr)
+{
+	if (!st || !st->n)
+		return -1;
+	size_t lo = 0, hi = st->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (st->v[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr < st->v[lo].start)
+		return -1;
+	/* aliases share a start: the first of them with a size that holds
+	 * ADDR names it */
+	size_t first = lo;
+	while (first > 0 && st->v[first - 1].start == st->v[lo].start)
+		first--;
+	for (size_t i = first; i <= lo; i++)
+		if (st->v[i].size && addr - st->v[i].start < st->v[i].size)
+			return (long)i;
+	/* a symbol without a size reaches up to the next one */
+	for (size_t i = first; i <= lo; i++)
+		if (!st->v[i].size && (lo + 1 == st->n || addr < st->v[lo + 1].start))
+			return (long)i;
+	/* a sized symbol before: ADDR may be in an earlier, longer one */
+	for (size_t i = first; i-- > 0 && i + 64 > first;)
+		if (st->v[i].size && addr - st->v[i].start < st->v[i].size)
+			return (long)i;
+	return -1;
+}
+
+const char *merge_symtab_lookup(const struct merge_symtab *st, uint64_t addr, uint64_t *offset)
+{
+	long i = symbol_at(st, addr);
+	if (i < 0)
+		return NULL;
+	*offset = addr - st->v[i].start;
+	return st->v[i].name;
+}
+
+static uint64_t symbol_size(const struct merge_symtab *st, size_t i)
+{
+	if (st->v[i].size)
+		return st->v[i].size;
+	for (size_t j = i + 1; j < st->n; j++)
+		if (st->v[j].start > st->v[i].start)
+			return st->v[j].start - st->v[i].start;
+	return 0;
+}
+
+int merge_symtab_function(const struct merge_symtab *st, uint64_t addr, struct merge_function *f)
+{
+	memset(f, 0, sizeof *f);
+	long i = symbol_at(st, addr);
+	if (i >= 0) {
+		f->name = st->v[i].name;
+		f->mangled = st->v[i].mangled;
+		f->start = st->v[i].start;
+		f->size = symbol_size(st, (size_t)i);
+		f->from_cfi = false;
+		return 0;
+	}
+	if (!st || !st->cfi)
+		return -1;
+	Dwarf_Frame *frame;
+	if (dwarf_cfi_addrframe(st->cfi, addr, &frame))
+		return -1;
+	Dwarf_Addr start, end;
+	bool signalp;
+	int rc = dwarf_frame_info(frame, &start, &end, &signalp) < 0 ? -1 : 0;
+	free(frame);
+	if (rc || end <= start || addr < start || addr >= end || end - start > (1u << 30))
+		return -1;
+	/* the FDE must not reach into a named function: it is then not the
+	 * whole story of this code (hand-written CFI); the symbol wins */
+	f->start = start;
+	f->size = end - start;
+	f->from_cfi = true;
+	f->name = NULL;
+	f->mangled = NULL;
+	return 0;
+}
+
+void merge_symtab_offset_name(const struct merge_symtab *st, uint64_t addr, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s+0x%llx", st->base, (unsigned long long)addr);
+}
+
+/* NAME as a user may write it: mangled, demangled as shown, or demangled
+ * with its parameters */
+static bool name_matches(const struct mg_sym *s, const char *name)
+{
+	return !strcmp(s->mangled, name) || !strcmp(s->name, name) || (s->full && !strcmp(s->full, name));
+}
+
+int merge_symtab_by_name(const struct merge_symtab *st, const char *name, uint64_t *start, uint64_t *size,
+			 const char **mangled)
+{
+	/* a name shown by gus or perf may be ambiguous (overloads without
+	 * their parameters): the first, in address order */
+	for (size_t i = 0; st && i < st->n; i++)
+		if (name_matches(&st->v[i], name)) {
+			*start = st->v[i].start;
+			*size = symbol_size(st, i);
+			if (mangled)
+				*mangled = st->v[i].mangled;
+			return 0;
+		}
+	/* perf's "OBJECT+0xADDR" or gus's own name of code without a symbol */
+	size_t bl = strlen(st->base);
+	if (!strncmp(name, st->base, bl) && !strncmp(name + bl, "+0x", 3)) {
+		char *end;
+		unsigned long long a = strtoull(name + bl + 3, &end, 16);
+		struct merge_function f;
+		if (!*end && !merge_symtab_function(st, a, &f) && f.start == a) {
+			*start = f.start;
+			*size = f.size;
+			if (mangled)
+				*mangled = NULL;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool merge_symtab_any(const struct merge_symtab *st)
+{
+	return st && st->n;
+}
+
+const char *merge_symtab_find(const struct merge_symtab *st, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	long i = symbol_at(st, addr);
+	if (i < 0)
+		return NULL;
+	*start = st->v[i].start;
+	*size = symbol_size(st, (size_t)i);
+	return st->v[i].name;
+}
+
+bool merge_demangle(const char *mangled, char *buf, size_t n)
+{
+	char *shown, *full;
+	demangle(mangled, &shown, &full);
+	free(full);
+	if (!shown)
+		return false;
+	snprintf(buf, n, "%s", shown);
+	free(shown);
+	return true;
+}

@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every object a program runs: names as perf finds them (C++ demangled,
+# separate debug info, stripped code bounded by its .eh_frame FDEs), regions
+# in shared libraries, build-ids checked, and the tracer following the
+# libraries, forked children and exec'd programs of the program.
+. "$TESTDIR/cli/lib.sh"
+SQL="sqlite3 -batch"
+CC=${CC_FOR_TESTS:-gcc}
+CXX=${CXX_FOR_TESTS:-g++}
+cd "$TMP" || exit 1
+
+# --------------------------------------------------------------- C++ names --
+cat > mul.cc <<'EOF'
+#include <cstdio>
+#include <cstdlib>
+namespace ns {
+template <typename T, int N> struct Mat { T a[N][N]; };
+template <typename T, int N>
+__attribute__((noinline)) void mul(Mat<T, N> &c, const Mat<T, N> &a, const Mat<T, N> &b)
+{
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			T s = 0;
+			for (int k = 0; k < N; k++)
+				s += a.a[i][k] * b.a[k][j];
+			c.a[i][j] = s;
+		}
+}
+}
+static ns::Mat<double, 120> A, B, C;
+int main(int argc, char **argv)
+{
+	int reps = argc > 1 ? atoi(argv[1]) : 40;
+	for (int i = 0; i < 120; i++)
+		for (int j = 0; j < 120; j++) {
+			A.a[i][j] = i + j;
+			B.a[i][j] = i - j;
+		}
+	for (int r = 0; r < reps; r++)
+		ns::mul<double, 120>(C, A, B);
+	printf("%f\n", C.a[10][10]);
+	return 0;
+}
+EOF
+if $CXX -O2 -g -o mul mul.cc 2>/dev/null; then
+	mangled=$(nm mul | awk '/ [TW] _ZN2ns3mul/ {print $3}')
+	out1=$("$GUS" sim --bin mul --function 'ns::mul<double, 120>' 2>&1); st=$?
+	check_status $st 0 "C++: --function takes the name as perf shows it"
+	check_contains "$out1" "mul:ns::mul<double, 120>, innermost loop" "C++: the simulation is named demangled"
+	out2=$("$GUS" sim --bin mul --function "$mangled" 2>&1); st=$?
+	check_status $st 0 "C++: --function takes the mangled name"
+	out3=$("$GUS" sim --bin mul --function 'void ns::mul<double, 120>(ns::Mat<double, 120>&, ns::Mat<double, 120> const&, ns::Mat<double, 120> const&)' 2>&1); st=$?
+	check_status $st 0 "C++: --function takes the demangled name with its parameters"
+	c1=$(printf '%s\n' "$out1" | grep 'cycles per iteration')
+	c2=$(printf '%s\n' "$out2" | grep 'cycles per iteration')
+	test -n "$c1" && test "$c1" = "$c2"; ok $? "C++: both names select the same code"
+	"$GUS" record -q --tracer none -o mul.data -- ./mul 300 >/dev/null 2>&1
+	out=$("$GUS" report -i mul.data 2>&1)
+	check_contains "$out" "function  ns::mul<double, 120>" "C++: the report's regions are demangled"
+	check_lacks "$out" "_ZN2ns" "C++: no mangled name in the report"
+	out=$("$GUS" report -i mul.data --region "$mangled" 2>&1); st=$?
+	check_status $st 0 "C++: --region takes the mangled name"
+	check_contains "$out" "== Region 1: ns::mul<double, 120>" "C++: --region by the mangled name selects the region"
+	out=$("$GUS" report -i mul.data --json 2>&1)
+	check_contains "$out" '"ns::mul<double, 120>' "C++: JSON names the region demangled"
+else
+	echo "# skip: no C++ compiler ($CXX)"
+fi
+
+# ---------------------------------------------------- stripped, CFI only --
+cp "$WORKLOADS/divide" walk-stripped
+strip walk-stripped
+"$GUS" record -q --tracer none -o strip.data -- ./walk-stripped >/dev/null 2>&1; st=$?
+check_status $st 0 "stripped: recorded"
+out=$("$GUS" report -i strip.data 2>&1)
+check_contains "$out" "function  walk-stripped+0x" "stripped: a function bounded by its FDE, named OBJECT+0xADDR as perf does"
+check_contains "$out" "loop      walk-stripped+0x" "stripped: the loops inside it"
+check_lacks "$out" "[unknown] in walk-stripped" "stripped: the object is not one region"
+fname=$($SQL strip.data "select name from regions where kind='function' and name like 'walk-stripped+%' order by rank limit 1")
+out=$("$GUS" sim --bin walk-stripped --function "$fname" 2>&1); st=$?
+check_status $st 0 "stripped: gus sim --function takes the OBJECT+0xADDR name"
+check_contains "$out" "walk-stripped:$fname" "stripped: ... and simulates that function"
+
+# no symbol and no unwind table: said, and never simulated as another region
+cat > nocfi.c <<'EOF'
+#include <stdlib.h>
+static volatile long sink;
+__attribute__((noinline)) static long spin(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }
+int main(int argc, char **argv) { sink = spin(argc > 1 ? atol(argv[1]) : 200000000L); return 0; }
+EOF
+$CC -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -o nocfi nocfi.c && strip nocfi
+"$GUS" record -q --tracer none -o nocfi.data -- ./nocfi >/dev/null 2>&1
+out=$("$GUS" report -i nocfi.data 2>&1)
+check_contains "$out" "[unknown] in nocfi" "no symbol, no FDE: named as unknown code of its object"
+
+# ------------------------------------------------- separate debug info --
+libc=$(ldd "$WORKLOADS/arraywalk" | awk '/libc.so.6/ {print $3}')
+bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ {print $3}')
+dbg="/usr/lib/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+if [ -n "$bid" ] && [ -r "$dbg" ]; then
+	# libc.so.6 has no .symtab of its own: its local names come from libc6-dbg
+	out=$("$GUS" sim --bin "$libc" --function __memcmp_sse2 2>&1); st=$?
+	check_status $st 0 "debug file: a local function of libc found through its build-id"
+	cat > strs.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void)
+{
+	int n = 6000;
+	char **v = malloc(n * sizeof *v);
+	for (int i = 0; i < n; i++) {
+		v[i] = malloc(64);
+		snprintf(v[i], 64, "prefix-common-string-of-some-length-%08d", (i * 7919) % n);
+	}
+	long lt = 0;
+	for (int r = 0; r < 6; r++)
+		for (int i = 0; i < n; i++)
+			for (int j = i; j < i + 300 && j < n; j++)
+				lt += strcmp(v[i], v[j]) < 0;
+	printf("%ld\n", lt);
+	return 0;
+}
+EOF
+	$CC -O2 -o strs strs.c
+	"$GUS" record -q --tracer none -o strs.data -- ./strs >/dev/null 2>&1
+	top=$($SQL strs.data "select name from regions where kind='function' order by rank limit 1")
+	case "$top" in __strcmp_*|strcmp*) ok 0 "debug file: libc's string function named as perf names it ($top)" ;;
+	*) ok 1 "debug file: libc's string function named as perf names it"; echo "#   top region: $top" ;; esac
+	test "$($SQL strs.data "select count(*) from regions where build_id is not null and file like '%libc.so.6'")" -gt 0
+	ok $? "debug file: the region's object is stored with its build-id"
+else
+	echo "# skip: no separate debug info for $libc (install libc6-dbg)"
+fi
+
+# ------------------------------------------------------ a rebuilt binary --
+cat > rb.c <<'EOF'
+#include <stdlib.h>
+static volatile long sink;
+__attribute__((noinline)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += i % 13 * VERSION; return s; }
+int main(void) { sink = work(150000000L); return 0; }
+EOF
+$CC -O1 -g -DVERSION=3 -o rb rb.c
+"$GUS" record -q --tracer none -o rb.data -- ./rb >/dev/null 2>&1
+out=$("$GUS" report -i rb.data 2>&1)
+check_lacks "$out" "changed since the recording" "build-id: an unchanged program is not said to have changed"
+check_contains "$out" "work (rb.c:" "build-id: the unchanged program's lines are used"
+echo 'int extra(void) { return 1; }' >> rb.c && $CC -O1 -g -DVERSION=5 -o rb rb.c
+out=$("$GUS" report -i rb.data 2>&1)
+check_contains "$out" "rb: the file changed since the recording (build-id" "build-id: a rebuilt program is said to have changed"
+check_lacks "$out" "work (rb.c:" "build-id: the rebuilt program's lines are not used"
+rm -f rb
+out=$("$GUS" report -i rb.data 2>&1)
+check_contains "$out" "rb: the file is gone" "build-id: a deleted program is said to be gone"
+
+done_testing
