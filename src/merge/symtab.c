@@ -24,6 +24,7 @@ struct mg_sym {
 	char *name;		/* as shown: demangled without parameters, like perf */
 	char *mangled;		/* as in the table (== name when not mangled) */
 	char *full;		/* demangled with parameters, NULL when not mangled */
+	int rank;		/* among aliases: 0 global, 1 weak, 2 local */
 };
 
 struct merge_symtab {
@@ -62,7 +63,7 @@ static void demangle(const char *mangled, char **shown, char **full)
 		*shown = strdup(*full);
 }
 
-static void add_symbol(struct merge_symtab *st, uint64_t start, uint64_t size, const char *name)
+static void add_symbol(struct merge_symtab *st, uint64_t start, uint64_t size, const char *name, int rank)
 {
 	if (st->n == st->cap) {
 		st->cap = st->cap ? 2 * st->cap : 256;
@@ -74,6 +75,7 @@ static void add_symbol(struct merge_symtab *st, uint64_t start, uint64_t size, c
 	memset(s, 0, sizeof *s);
 	s->start = start;
 	s->size = size;
+	s->rank = rank;
 	if (!(s->mangled = strdup(name)))
 		abort();
 	demangle(name, &s->name, &s->full);
@@ -81,14 +83,27 @@ static void add_symbol(struct merge_symtab *st, uint64_t start, uint64_t size, c
 		abort();
 }
 
-/* by address; among aliases the global one first, then the shorter name:
- * "memcpy" rather than "__memcpy_avx_unaligned_erms"... perf picks the
- * same way */
+static size_t leading_underscores(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/* By address; among aliases the name perf shows first: a global symbol
+ * before a weak one before a local one, then fewer leading underscores
+ * ("clock_gettime", not "__GI___clock_gettime"), then the longer name. */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct mg_sym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	size_t ux = leading_underscores(x->mangled), uy = leading_underscores(y->mangled);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->mangled), ly = strlen(y->mangled);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	return strcmp(x->mangled, y->mangled);
 }
 
@@ -157,7 +172,8 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 			continue;
 		if (addr < mod_bias || s.st_size > (1u << 30))
 			continue;
-		add_symbol(st, addr - mod_bias, s.st_size, name);
+		unsigned bind = GELF_ST_BIND(s.st_info);
+		add_symbol(st, addr - mod_bias, s.st_size, name, bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 	}
 	/* which table named them: libdwfl tells through the file it read */
 	const char *debugfile = NULL;
@@ -308,7 +324,12 @@ void merge_symtab_offset_name(const struct merge_symtab *st, uint64_t addr, char
  * with its parameters */
 static bool name_matches(const struct mg_sym *s, const char *name)
 {
-	return !strcmp(s->mangled, name) || !strcmp(s->name, name) || (s->full && !strcmp(s->full, name));
+	if (!strcmp(s->mangled, name) || !strcmp(s->name, name) || (s->full && !strcmp(s->full, name)))
+		return true;
+	/* a versioned dynamic symbol ("clock_gettime@@GLIBC_2.17") by its name */
+	const char *at = strchr(s->mangled, '@');
+	size_t n = strlen(name);
+	return at && (size_t)(at - s->mangled) == n && !strncmp(s->mangled, name, n);
 }
 
 int merge_symtab_by_name(const struct merge_symtab *st, const char *name, uint64_t *start, uint64_t *size,

@@ -94,6 +94,54 @@ $CC -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -o nocfi nocfi.c && s
 out=$("$GUS" report -i nocfi.data 2>&1)
 check_contains "$out" "[unknown] in nocfi" "no symbol, no FDE: named as unknown code of its object"
 
+# ----------------------------------------------- the vDSO and JIT code --
+cat > vd.c <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "jit")) {
+		/* mov $0x10000000,%rcx; 1: dec %rcx; jnz 1b; ret */
+		static const unsigned char code[] = { 0x48, 0xb9, 0, 0, 0, 0x10, 0, 0, 0, 0,
+						      0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3 };
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		memcpy(p, code, sizeof code);
+		((void (*)(void))p)();
+		return 0;
+	}
+	struct timespec ts;
+	long s = 0;
+	for (long i = 0; i < 5000000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s += ts.tv_nsec & 1;
+	}
+	printf("%ld\n", s);
+	return 0;
+}
+EOF
+$CC -O2 -o vd vd.c
+"$GUS" record -q --tracer none -o jit.data -- ./vd jit >/dev/null 2>&1
+out=$("$GUS" report -i jit.data 2>&1)
+check_contains "$out" "function  [anonymous code]" "JIT: anonymous executable memory is a region of its own"
+check_contains "$out" "anonymous executable memory (JIT code) has no file to trace it by" "JIT: ... not simulated, and why"
+test "$($SQL jit.data "select count(*) from regions where file='[anonymous code]' and start=0 and end=0")" -eq 1
+ok $? "JIT: gus-data(5) names its file [anonymous code]"
+"$GUS" record -q --tracer none -o vdso.data -- ./vd >/dev/null 2>&1
+out=$("$GUS" report -i vdso.data 2>&1)
+# the vDSO is hot only where the clock can be read in user space
+if contains "$out" "function  [vdso]"; then
+	check_contains "$out" "the vDSO (the kernel's code in the process) is not traced" "vDSO: named, not simulated, and why"
+else
+	echo "# skip: clock_gettime does not run in the vDSO here"
+fi
+check_contains "$out" "function  clock_gettime@@GLIBC_2." "dynamic symbols: versioned names as perf shows them"
+out=$("$GUS" sim --bin "$(ldd ./vd | awk '/libc.so.6/ {print $3}')" --function clock_gettime 2>&1); st=$?
+check_status $st 0 "dynamic symbols: --function takes a versioned symbol by its bare name"
+
 # ------------------------------------------------- separate debug info --
 libc=$(ldd "$WORKLOADS/arraywalk" | awk '/libc.so.6/ {print $3}')
 bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ {print $3}')

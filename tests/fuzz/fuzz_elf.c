@@ -3,7 +3,9 @@
  * by its /proc/self/fd path). Its symbol table (merge_symtab_load and
  * lookups), gus sim --bin's function and range lookup (merge_elf_function,
  * merge_elf_range, merge_elf_symbol), the load bias of an executable
- * mapping, and source lines through libdw (merge_srclines_open,
+ * mapping, and source lines through libdw; function bounds from
+ * .eh_frame (libdw's CFI), the build-id note, file offsets, and the
+ * DT_NEEDED/DT_RUNPATH walk of merge_elf_libraries (merge_srclines_open,
  * merge_srcline) over the function's addresses. */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,7 +49,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st) {
 		merge_symtab_lookup(st, 0x401000, &off);
 		merge_symtab_find(st, 0x1139, &start, &sz);
+		/* a symbol, else the .eh_frame FDE holding the address */
+		struct merge_function f;
+		static const uint64_t probe[] = { 0x1040, 0x1139, 0x1200, 0x401000, 0x401136 };
+		for (size_t i = 0; i < sizeof probe / sizeof *probe; i++)
+			if (!merge_symtab_function(st, probe[i], &f) && f.name)
+				(void)strlen(f.name);
+		char name[320];
+		merge_symtab_offset_name(st, 0x1139, name, sizeof name);
+		merge_symtab_by_name(st, name, &start, &sz, NULL);
+		merge_symtab_by_name(st, "_ZN2ns3mulIdLi200EEEvRNS_3MatIT_XT0_EEERKS3_S6_", &start, &sz, NULL);
+		const char *dbg;
+		merge_symtab_source(st, &dbg);
+		merge_symtab_build_id(st);
 		merge_symtab_free(st);
+	}
+	char hex[129];
+	merge_elf_build_id(path, hex, sizeof hex, err, sizeof err);
+	merge_elf_file_offset(path, 0x1139, &off, err, sizeof err);
+	char **libs;
+	size_t nlibs;
+	if (!merge_elf_libraries(path, &libs, &nlibs)) {
+		for (size_t i = 0; i < nlibs; i++)
+			free(libs[i]);
+		free(libs);
 	}
 	merge_elf_symbol(path, "main", &start, &sz, err, sizeof err);
 	struct merge_code mc = { 0 };
