@@ -33,6 +33,7 @@
 #include "collect_internal.h"
 #include "qemu_wire.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,38 +161,70 @@ struct qthread {
 	int last_mem_idx, last_mem_store;
 };
 
-struct qdec {
+/* what all connections (processes) share: the sink and its state */
+struct qshared {
 	const struct collect_qemu_opts *o;
 	struct collect_qemu_stats *st;
+	bool stopped_by_sink;
+	int sink_rc;
+	uint64_t mem_dropped, unknown;
+	bool have_last;		/* the stretch delivered last: */
+	unsigned last_proc;
+	size_t last_tid;
+	char plugin_error[256];
+};
+
+/* one connection: one process's stream, with its own block ids and threads */
+struct qdec {
+	struct qshared *sh;
+	const struct collect_qemu_opts *o;
+	unsigned proc;		/* 0: the program, then in the order they connect */
 	struct qblock *blocks;
 	size_t nblocks;
 	uint64_t next_block;	/* ids count up from 0: the next new one */
 	struct qthread *threads;
 	size_t nthreads;
-	bool hello, ended, stopped_by_sink;
-	int sink_rc;
+	bool hello, ended;
+	bool exec_pending;	/* EXECVE last: closing without END is an exec */
+	bool biased;		/* its BIAS came */
 	int cur_thread;		/* inside a chunk: its thread, else -1 */
 	uint64_t chunk_left;	/* words of the chunk not yet parsed */
-	uint64_t mem_dropped, unknown;
-	char plugin_error[256];
 };
 
-static int deliver(struct qdec *d, const struct stream_insn *v, size_t n)
+static void qdec_init(struct qdec *d, struct qshared *sh, unsigned proc)
 {
-	if (d->stopped_by_sink || d->st->truncated || !n)
+	memset(d, 0, sizeof(*d));
+	d->sh = sh;
+	d->o = sh->o;
+	d->proc = proc;
+	d->cur_thread = -1;
+}
+
+static int deliver(struct qdec *d, size_t tid, struct stream_insn *v, size_t n)
+{
+	struct qshared *sh = d->sh;
+	if (sh->stopped_by_sink || sh->st->truncated || !n)
 		return 0;
 	uint64_t max = d->o->max_insns;
-	if (max && d->st->insns + n >= max) {
-		n = (size_t)(max - d->st->insns);
-		d->st->truncated = true;
+	if (max && sh->st->insns + n >= max) {
+		n = (size_t)(max - sh->st->insns);
+		sh->st->truncated = true;
 	}
-	d->st->insns += n;
-	if (!n || !d->o->sink)
+	sh->st->insns += n;
+	if (!n)
+		return 0;
+	/* another process's or thread's stretch: control did not flow there */
+	if (sh->have_last && (sh->last_proc != d->proc || sh->last_tid != tid))
+		v[0].flags |= STREAM_ENTRY;
+	sh->have_last = true;
+	sh->last_proc = d->proc;
+	sh->last_tid = tid;
+	if (!d->o->sink)
 		return 0;
 	int rc = d->o->sink(d->o->ctx, v, n);
 	if (rc) {
-		d->stopped_by_sink = true;
-		d->sink_rc = rc;
+		sh->stopped_by_sink = true;
+		sh->sink_rc = rc;
 	}
 	return rc;
 }
@@ -197,7 +233,7 @@ static int deliver(struct qdec *d, const struct stream_insn *v, size_t n)
 static void thread_flush(struct qdec *d, struct qthread *t, bool all)
 {
 	size_t fin = t->has_cur && !all ? t->cur : t->n;
-	deliver(d, t->v, fin);
+	deliver(d, (size_t)(t - d->threads), t->v, fin);
 	if (fin < t->n)
 		memmove(t->v, t->v + fin, (t->n - fin) * sizeof(*t->v));
 	t->n -= fin;
@@ -251,7 +287,7 @@ static int on_exec(struct qdec *d, struct qthread *t, uint64_t w)
 		t->v[t->cur + t->cur_n - 1].flags |= STREAM_TAKEN;
 	if (id >= d->nblocks || !d->blocks[id].tmpl) {
 		/* cannot happen with a well-formed stream: say the records are missing */
-		d->unknown++;
+		d->sh->unknown++;
 		t->has_cur = false;
 		t->gap_next = true;
 		return 0;
@@ -304,7 +340,7 @@ static void on_mem(struct qdec *d, struct qthread *t, uint64_t w)
 	unsigned idx = (unsigned)(w >> 7) & 0x1ff;
 	uint64_t addr = w >> 16;
 	if (!t->has_cur || idx >= t->cur_n) {
-		d->unknown++;
+		d->sh->unknown++;
 		return;
 	}
 	struct stream_insn *r = &t->v[t->cur + idx];
@@ -324,7 +360,7 @@ static void on_mem(struct qdec *d, struct qthread *t, uint64_t w)
 	if (r->nmem == STREAM_MAX_MEM) {
 		/* a merged rep keeps its first iterations' addresses */
 		if (!t->cur_rep)
-			d->mem_dropped++;
+			d->sh->mem_dropped++;
 		return;
 	}
 	r->store_mask |= (uint8_t)(store << r->nmem);
@@ -407,10 +443,14 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 		case QW_BIAS:
 		case QW_CHUNK:
 		case QW_END:
+		case QW_EXECVE:
 			need = 2;
 			break;
 		case QW_COUNT:
 			need = 3;
+			break;
+		case QW_MAP:
+			need = 4;
 			break;
 		case QW_BLOCK:
 			need = 1 + ((h >> 8) & 0xffff) * QW_INSN_WORDS;
@@ -426,16 +466,40 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 		if (n - i < need)
 			break;
 		const uint64_t *m = w + i;
+		/* everything comes after the greeting, once */
+		if ((QW_TYPE(h) == QW_HELLO) == d->hello)
+			return -1;
+		d->exec_pending = false;	/* anything after EXECVE: the exec failed */
 		switch (QW_TYPE(h)) {
 		case QW_HELLO:
-			if (m[1] != QW_MAGIC || ((h >> 8) & 0xff) != QW_VERSION)
+			if (m[1] != QW_MAGIC || ((h >> 8) & 0xff) < QW_VERSION_MIN ||
+			    ((h >> 8) & 0xff) > QW_VERSION || h >> 16)
 				return -1;
 			d->hello = true;
 			break;
 		case QW_BIAS:
-			d->st->load_bias = m[1];
-			if (d->o->started)
-				d->o->started(d->o->ctx, m[1]);
+			/* the program's bias: once, from the program's own stream */
+			if (d->biased)
+				return -1;
+			d->biased = true;
+			if (d->proc == 0) {
+				d->sh->st->load_bias = m[1];
+				if (d->o->started)
+					d->o->started(d->o->ctx, m[1]);
+			}
+			break;
+		case QW_MAP: {
+			/* only objects gus asked for, and a mapping that fits the
+			 * address space */
+			uint64_t obj = h >> 8;
+			if (obj >= d->o->nobjects || !m[2] || m[1] + m[2] < m[1])
+				return -1;
+			if (d->o->mapped)
+				d->o->mapped(d->o->ctx, (size_t)obj, d->proc, m[1], m[2], m[3]);
+			break;
+		}
+		case QW_EXECVE:
+			d->exec_pending = true;
 			break;
 		case QW_BLOCK:
 			if (on_block(d, m))
@@ -462,10 +526,15 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 			break;
 		case QW_ERROR: {
 			size_t len = (size_t)((h >> 8) & 0xffff);
-			if (len >= sizeof(d->plugin_error))
-				len = sizeof(d->plugin_error) - 1;
-			memcpy(d->plugin_error, m + 1, len);
-			d->plugin_error[len] = 0;
+			char *pe = d->sh->plugin_error;
+			if (pe[0])	/* the first one says it */
+				break;
+			if (len >= sizeof(d->sh->plugin_error))
+				len = sizeof(d->sh->plugin_error) - 1;
+			memcpy(pe, m + 1, len);
+			pe[len] = 0;
+			if (!pe[0])
+				snprintf(pe, sizeof(d->sh->plugin_error), "an empty error message");
 			break;
 		}
 		}
@@ -478,7 +547,7 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
  * rest at its start (HAVE updated); -1 on a malformed stream. */
 static int consume(struct qdec *d, uint64_t *buf, size_t *have)
 {
-	if (d->stopped_by_sink)	/* drain only */
+	if (d->sh->stopped_by_sink)	/* drain only */
 		*have = 0;
 	ssize_t used = parse(d, buf, *have / 8);
 	if (used < 0)
@@ -502,12 +571,10 @@ static void qdec_free(struct qdec *d)
 int collect_qemu_decode(const void *data, size_t len, size_t piece, const struct collect_qemu_opts *o,
 			struct collect_qemu_stats *st, char *err, size_t errlen)
 {
+	struct qshared sh = { .o = o, .st = st };
 	struct qdec d;
 	memset(st, 0, sizeof(*st));
-	memset(&d, 0, sizeof(d));
-	d.o = o;
-	d.st = st;
-	d.cur_thread = -1;
+	qdec_init(&d, &sh, 0);
 	if (!piece || piece > READ_BUF)
 		piece = READ_BUF;
 	uint64_t *buf = malloc(READ_BUF);
@@ -538,17 +605,18 @@ int collect_qemu_decode(const void *data, size_t len, size_t piece, const struct
 	}
 	for (size_t i = 0; i < d.nthreads; i++)
 		thread_flush(&d, &d.threads[i], true);
-	st->mem_dropped = d.mem_dropped;
+	st->mem_dropped = sh.mem_dropped;
+	st->procs = d.hello;
 	int rc = -1;
-	if (d.plugin_error[0])
-		snprintf(err, errlen, "%s (plugin)", d.plugin_error);
+	if (sh.plugin_error[0])
+		snprintf(err, errlen, "%s (plugin)", sh.plugin_error);
 	else if (!d.hello)
 		snprintf(err, errlen, "the trace stream does not start with the plugin's greeting");
 	else if (malformed)
 		snprintf(err, errlen, "the trace stream is malformed");
-	else if (d.stopped_by_sink)
-		snprintf(err, errlen, "the trace consumer stopped the recording (code %d)", d.sink_rc);
-	else if (!d.ended)
+	else if (sh.stopped_by_sink)
+		snprintf(err, errlen, "the trace consumer stopped the recording (code %d)", sh.sink_rc);
+	else if (!d.ended && !d.exec_pending)
 		snprintf(err, errlen, "the trace stream ended early; %" PRIu64 " records kept", st->insns);
 	else
 		rc = 0;
@@ -573,50 +641,311 @@ static const char *plugin_path(const struct collect_qemu_opts *o, char *buf, siz
 	return buf;
 }
 
-/* -plugin's value: QEMU's option syntax doubles a comma inside a value */
-static char *plugin_arg(const char *plugin, int fd, uint64_t xlo, const struct collect_qemu_opts *o)
+/* a growing string */
+struct sbuf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+};
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(struct sbuf *b, const char *fmt, ...)
 {
-	size_t cap = 2 * strlen(plugin) + 256 + o->nranges * 36;
-	char *s = malloc(cap), *p = s;
-	if (!s)
-		return NULL;
-	p += sprintf(p, "file=");
-	for (const char *c = plugin; *c; c++) {
-		*p++ = *c;
-		if (*c == ',')
-			*p++ = ',';
+	va_list ap;
+	for (;;) {
+		size_t room = b->cap - b->n;
+		va_start(ap, fmt);
+		int k = b->s ? vsnprintf(b->s + b->n, room, fmt, ap) : -1;
+		va_end(ap);
+		if (k >= 0 && (size_t)k < room) {
+			b->n += (size_t)k;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		while (k >= 0 && cap < b->n + (size_t)k + 1)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
 	}
-	p += sprintf(p, ",fd=%d,xlo=%" PRIx64 ",mem=%s,counts=%s", fd, xlo,
-		     o->data_addresses ? "on" : "off", o->block_counts ? "on" : "off");
+}
+
+/* The plugin's options but file= and fd=, separated by SEP: the -plugin
+ * value (SEP ','), and the one gus-qemu-exec.so passes on (SEP '\n', as
+ * QEMU's -E splits at commas) */
+static void plugin_opts(struct sbuf *b, char sep, uint64_t xlo, const char *sock,
+			const struct collect_qemu_opts *o, const struct stat *objst)
+{
+	if (sock)
+		sb_add(b, "%csock=%s", sep, sock);
+	if (!o->nobjects)
+		sb_add(b, "%cxlo=%" PRIx64, sep, xlo);
+	sb_add(b, "%cmem=%s%ccounts=%s", sep, o->data_addresses ? "on" : "off", sep,
+	       o->block_counts ? "on" : "off");
 	/* the plugin counts a rep instruction's iterations one by one, gus
 	 * merges them: the plugin may stop only well after gus's cut */
 	if (o->max_insns)
-		p += sprintf(p, ",max=%" PRIu64, o->max_insns > UINT64_MAX / 4 ? UINT64_MAX
+		sb_add(b, "%cmax=%" PRIu64, sep, o->max_insns > UINT64_MAX / 4 ? UINT64_MAX
 									: 2 * o->max_insns + 65536);
-	for (size_t i = 0; i < o->nranges; i++)
-		p += sprintf(p, "%s%" PRIx64 "-%" PRIx64, i ? ":" : ",ranges=", o->ranges[i].start,
-			     o->ranges[i].end);
-	return s;
+	if (o->nobjects) {
+		for (size_t i = 0; i < o->nobjects; i++) {
+			sb_add(b, "%cobj=%" PRIx64 ":%" PRIx64, sep, (uint64_t)objst[i].st_dev,
+			       (uint64_t)objst[i].st_ino);
+			for (size_t j = 0; j < o->objects[i].nranges; j++)
+				sb_add(b, ":%" PRIx64 "-%" PRIx64, o->objects[i].ranges[j].start,
+				       o->objects[i].ranges[j].end);
+		}
+	} else
+		for (size_t i = 0; i < o->nranges; i++)
+			sb_add(b, "%s%" PRIx64 "-%" PRIx64, i ? ":" : sep == ',' ? ",ranges=" : "\nranges=",
+			       o->ranges[i].start, o->ranges[i].end);
 }
+
+/* -plugin's value: QEMU's option syntax doubles a comma inside a value */
+static char *plugin_arg(const char *plugin, int fd, uint64_t xlo, const char *sock,
+			const struct collect_qemu_opts *o, const struct stat *objst)
+{
+	struct sbuf b = { 0 };
+	sb_add(&b, "file=");
+	for (const char *c = plugin; *c; c++)
+		sb_add(&b, *c == ',' ? ",," : "%c", *c);
+	sb_add(&b, ",fd=%d", fd);
+	plugin_opts(&b, ',', xlo, sock, o, objst);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* #! scripts, as the kernel runs them (4 levels): *FILE becomes the ELF
+ * that runs, FRONT (argv[0] at first) the arguments before the script's
+ * own argv[1...]: the interpreter as written, its optional argument, the
+ * script's path. -1 with ERR when the interpreter cannot be read. */
+#define MAX_FRONT 16
+static int resolve_script(char **file, char **front, size_t *nfront, bool *owned, const char *prog,
+			  char *err, size_t errlen)
+{
+	for (int level = 0;; level++) {
+		char head[256];
+		int fd = open(*file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0;	/* check_program says why */
+		ssize_t got = read(fd, head, sizeof(head) - 1);
+		close(fd);
+		if (got < 2 || head[0] != '#' || head[1] != '!')
+			return 0;
+		if (level == 4 || *nfront + 3 > MAX_FRONT) {
+			snprintf(err, errlen, "%s: too many levels of #! interpreters", prog);
+			return -1;
+		}
+		head[got] = 0;
+		char *nl = strchr(head, '\n');
+		if (nl)
+			*nl = 0;
+		char *p = head + 2;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char *ie = p;
+		while (*ie && *ie != ' ' && *ie != '\t')
+			ie++;
+		char *arg = *ie ? ie + 1 : ie;
+		*ie = 0;
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+		size_t al = strlen(arg);
+		while (al && (arg[al - 1] == ' ' || arg[al - 1] == '\t' || arg[al - 1] == '\r'))
+			arg[--al] = 0;
+		if (!*p) {
+			snprintf(err, errlen, "%s: a #! line without an interpreter", prog);
+			return -1;
+		}
+		/* FRONT = interp [arg] file FRONT[1...] */
+		char *interp = strdup(p), *a2 = al ? strdup(arg) : NULL;
+		if (!interp || (al && !a2)) {
+			free(interp);
+			free(a2);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		size_t k = al ? 3 : 2;
+		if (owned[0])
+			free(front[0]);
+		memmove(front + k, front + 1, (*nfront - 1) * sizeof(*front));
+		memmove(owned + k, owned + 1, (*nfront - 1) * sizeof(*owned));
+		front[0] = interp;
+		owned[0] = true;
+		if (al) {
+			front[1] = a2;
+			owned[1] = true;
+		}
+		front[k - 1] = *file;	/* the script path, owned */
+		owned[k - 1] = true;
+		*nfront += k - 1;
+		if (!(*file = strdup(interp))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+}
+
+/* ------------------------------------------------------- connections -- */
+
+#define QEMU_MAX_CONNS 4096	/* processes of one run that may send a stream */
+
+struct qconn {
+	int fd;
+	struct qdec d;
+	uint64_t *buf;
+	size_t have;
+	bool done;		/* end of file, END, or dropped */
+	bool malformed;
+};
+
+static struct qconn *qconn_new(int fd, struct qshared *sh, unsigned proc)
+{
+	struct qconn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (!(c->buf = malloc(READ_BUF))) {
+		free(c);
+		return NULL;
+	}
+	c->fd = fd;
+	qdec_init(&c->d, sh, proc);
+	return c;
+}
+
+/* the connection's records handed over, its fd closed, its memory freed
+ * but for what the verdict needs (the program's: HELLO, END, EXECVE) */
+static void qconn_finish(struct qconn *c)
+{
+	for (size_t i = 0; i < c->d.nthreads; i++)
+		thread_flush(&c->d, &c->d.threads[i], true);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->done = true;
+	free(c->buf);
+	c->buf = NULL;
+	qdec_free(&c->d);
+	c->d.blocks = NULL;
+	c->d.threads = NULL;
+	c->d.nblocks = c->d.nthreads = 0;
+}
+
+/* reads what C has; returns -1 on end of file or a malformed stream */
+static int qconn_read(struct qconn *c)
+{
+	ssize_t got = read(c->fd, (char *)c->buf + c->have, READ_BUF - c->have);
+	if (got < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -1;
+	if (got == 0)
+		return -1;
+	c->have += (size_t)got;
+	if (consume(&c->d, c->buf, &c->have) || c->have == READ_BUF) {
+		c->malformed = true;
+		return -1;
+	}
+	return c->d.ended ? -1 : 0;
+}
+
+/* SIGKILL to the children of gus (the descendants of the program that
+ * were reparented to it, and the program itself) */
+static void kill_children(void)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	pid_t me = getpid();
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char path[300], line[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		line[n] = 0;
+		char *rp = strrchr(line, ')');
+		int ppid;
+		char state;
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid == me)
+			kill((pid_t)atoi(e->d_name), SIGKILL);
+	}
+	closedir(dir);
+}
+
+/* gus's own private directory for the socket: 0700, under $TMPDIR or /tmp */
+static int make_socket(char *dir, size_t dirlen, char *path, size_t pathlen, int *lfd)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	for (int i = 0; i < 2; i++) {
+		const char *base = i == 0 && tmp && *tmp && tmp[0] == '/' ? tmp : "/tmp";
+		if ((size_t)snprintf(dir, dirlen, "%s/gus-qemu-XXXXXX", base) >= dirlen ||
+		    strlen(dir) + 3 >= sizeof(a.sun_path) || strpbrk(dir, ",\n")) {
+			if (i == 0)
+				continue;
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		break;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = 0;
+		return -1;
+	}
+	snprintf(path, pathlen, "%s/s", dir);
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		return -1;
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 128)) {
+		int e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	*lfd = s;
+	return 0;
+}
+
+/* ----------------------------------------------------------- the run -- */
 
 enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
 				     struct collect_qemu_stats *st, struct collect_result *res,
 				     char *err, size_t errlen)
 {
 	enum collect_status status = COLLECT_OK;
-	char *qemu = NULL, *prog = NULL, *parg = NULL, plugbuf[4096];
-	uint64_t *buf = NULL;
-	int dp[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	char *qemu = NULL, *prog = NULL, *parg = NULL, *penv = NULL, *preload = NULL, plugbuf[4096];
+	char shimbuf[4200], sockdir[200] = "", sockpath[240] = "";
+	char *front[MAX_FRONT] = { 0 };
+	bool owned[MAX_FRONT] = { 0 };
+	size_t nfront = 1;
+	struct stat *objst = NULL;
+	char **qargv = NULL;
+	int dp[2] = { -1, -1 }, ex[2] = { -1, -1 }, lfd = -1;
 	struct collect_forward fwd = { .installed = false };
 	pid_t pid = -1;
-	struct qdec d;
+	struct qshared sh = { .o = o, .st = st };
+	struct qconn **conns = NULL;
+	size_t nconns = 0;
+	int old_reaper = 0;
+	bool reaper = false;
+	const bool follow = o->follow_children;
 
 	memset(res, 0, sizeof(*res));
 	memset(st, 0, sizeof(*st));
-	memset(&d, 0, sizeof(d));
-	d.o = o;
-	d.st = st;
-	d.cur_thread = -1;
 
 	if (!argv || !argv[0]) {
 		snprintf(err, errlen, "no program to run");
@@ -642,16 +971,51 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	for (size_t i = 0; i < o->nranges; i++)
+	for (size_t i = 0; i < o->nranges && !o->nobjects; i++)
 		if (o->ranges[i].end <= o->ranges[i].start) {
 			snprintf(err, errlen, "empty trace range 0x%" PRIx64 "-0x%" PRIx64,
 				 o->ranges[i].start, o->ranges[i].end);
 			status = COLLECT_ERROR;
 			goto out;
 		}
-	if (o->nranges > MAX_PLUGIN_RANGES) {
+	if (o->nranges > MAX_PLUGIN_RANGES && !o->nobjects) {
 		snprintf(err, errlen, "%zu trace ranges: the QEMU tracer takes at most %d",
 			 o->nranges, MAX_PLUGIN_RANGES);
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	if (o->nobjects > QW_MAX_OBJECTS) {
+		snprintf(err, errlen, "%zu traced objects: the QEMU tracer takes at most %d",
+			 o->nobjects, QW_MAX_OBJECTS);
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	size_t nobjr = 0;
+	if (o->nobjects && !(objst = calloc(o->nobjects, sizeof(*objst)))) {
+		snprintf(err, errlen, "out of memory");
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < o->nobjects; i++) {
+		const struct collect_qemu_object *ob = &o->objects[i];
+		if (!ob->path || stat(ob->path, &objst[i])) {
+			snprintf(err, errlen, "traced object %s: %s", ob->path ? ob->path : "(none)",
+				 strerror(ob->path ? errno : EINVAL));
+			status = COLLECT_ERROR;
+			goto out;
+		}
+		for (size_t j = 0; j < ob->nranges; j++)
+			if (ob->ranges[j].end <= ob->ranges[j].start) {
+				snprintf(err, errlen, "%s: empty trace range of file offsets 0x%" PRIx64
+					 "-0x%" PRIx64, ob->path, ob->ranges[j].start, ob->ranges[j].end);
+				status = COLLECT_ERROR;
+				goto out;
+			}
+		nobjr += ob->nranges;
+	}
+	if (nobjr > 4096) {
+		snprintf(err, errlen, "%zu ranges in the traced objects: the QEMU tracer takes at most 4096",
+			 nobjr);
 		status = COLLECT_ERROR;
 		goto out;
 	}
@@ -662,21 +1026,76 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_EXEC_FAILED;
 		goto out;
 	}
+	front[0] = argv[0];
+	/* a script runs as its interpreter where the ranges are not the
+	 * program's own link-time addresses */
+	if ((o->nobjects || follow) &&
+	    resolve_script(&prog, front, &nfront, owned, argv[0], err, errlen)) {
+		status = COLLECT_ERROR;
+		goto out;
+	}
 	uint64_t xlo = 0;
 	status = check_program(argv[0], prog, &xlo, &res->exec_errno, err, errlen);
 	if (status != COLLECT_OK)
 		goto out;
 
+	/* exec'd programs: through the guest-side shim beside the plugin */
+	const char *shim = NULL;
+	if (follow && o->nobjects) {
+		const char *sl = strrchr(plugin, '/');
+		snprintf(shimbuf, sizeof(shimbuf), "%.*sgus-qemu-exec.so", sl ? (int)(sl - plugin + 1) : 0,
+			 plugin);
+		shim = shimbuf;
+		if (access(shim, R_OK)) {
+			snprintf(err, errlen, "gus's exec shim %s: %s (built with the plugin)", shim,
+				 strerror(errno));
+			status = COLLECT_ERROR;
+			goto out;
+		}
+		if (shim[0] != '/' || qemu[0] != '/' || strpbrk(shim, ",\n") || strpbrk(qemu, ",\n") ||
+		    strpbrk(plugin, ",\n") || plugin[0] != '/') {
+			snprintf(err, errlen, "to follow exec'd programs the paths of qemu, the plugin "
+				 "and gus-qemu-exec.so must be absolute, without commas or newlines "
+				 "(%s, %s)", qemu, plugin);
+			status = COLLECT_ERROR;
+			goto out;
+		}
+	}
+	if (follow) {
+		if (make_socket(sockdir, sizeof(sockdir), sockpath, sizeof(sockpath), &lfd)) {
+			snprintf(err, errlen, "cannot set up the QEMU tracer's socket in %s: %s",
+				 sockdir[0] ? sockdir : "the temporary directory", strerror(errno));
+			status = COLLECT_ERROR;
+			goto out;
+		}
+	}
+
 	if (pipe2(dp, O_CLOEXEC) || pipe2(ex, O_CLOEXEC) ||
-	    !(buf = malloc(READ_BUF)) || !(parg = plugin_arg(plugin, dp[1], xlo, o))) {
+	    !(parg = plugin_arg(plugin, dp[1], xlo, follow ? sockpath : NULL, o, objst))) {
 		snprintf(err, errlen, "cannot set up the QEMU tracer: %s", strerror(errno));
 		status = COLLECT_ERROR;
 		goto out;
 	}
+	if (shim) {
+		struct sbuf b = { 0 }, pl = { 0 };
+		sb_add(&b, "GUS_QEMU_EXEC=%s\n%s\nfile=%s", qemu, shim, plugin);
+		plugin_opts(&b, '\n', xlo, sockpath, o, objst);
+		const char *old = getenv("LD_PRELOAD");
+		sb_add(&pl, "LD_PRELOAD=%s%s%s", shim, old && *old ? ":" : "", old && *old ? old : "");
+		if (b.oom || pl.oom) {
+			free(b.s);
+			free(pl.s);
+			snprintf(err, errlen, "out of memory");
+			status = COLLECT_ERROR;
+			goto out;
+		}
+		penv = b.s;
+		preload = pl.s;
+	}
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
-	char **qargv = calloc(argc + 8, sizeof(*qargv));
+	qargv = calloc(argc + nfront + 16, sizeof(*qargv));
 	if (!qargv) {
 		snprintf(err, errlen, "out of memory");
 		status = COLLECT_ERROR;
@@ -686,11 +1105,34 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	qargv[k++] = qemu;
 	qargv[k++] = (char *)"-plugin";
 	qargv[k++] = parg;
+	if (shim) {
+		qargv[k++] = (char *)"-E";
+		qargv[k++] = preload;
+		qargv[k++] = (char *)"-E";
+		qargv[k++] = penv;
+	}
 	qargv[k++] = (char *)"-0";	/* the program sees its own argv[0] */
-	qargv[k++] = argv[0];
+	qargv[k++] = front[0];
 	qargv[k++] = prog;
+	for (size_t i = 1; i < nfront; i++)
+		qargv[k++] = front[i];
 	for (size_t i = 1; i < argc; i++)
 		qargv[k++] = argv[i];
+
+	if (follow) {
+		/* the program's orphaned descendants come to gus: the run ends
+		 * when none is left */
+		if (prctl(PR_GET_CHILD_SUBREAPER, &old_reaper) == 0 &&
+		    prctl(PR_SET_CHILD_SUBREAPER, 1) == 0)
+			reaper = true;
+	}
+	if (!(conns = calloc(1, sizeof(*conns))) || !(conns[0] = qconn_new(dp[0], &sh, 0))) {
+		snprintf(err, errlen, "out of memory");
+		status = COLLECT_ERROR;
+		goto out;
+	}
+	nconns = 1;
+	dp[0] = -1;	/* conns[0] owns it */
 
 	/* nothing to attach first, so qemu is not held: forwarding starts
 	 * once it is forked */
@@ -699,7 +1141,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	double t0 = collect_now();
 	pid = fork();
 	if (pid == 0) {
-		close(dp[0]);
+		close(conns[0]->fd);
 		close(ex[0]);
 		/* the plugin inside qemu writes to this end */
 		fcntl(dp[1], F_SETFD, 0);
@@ -707,7 +1149,6 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		execv(qemu, qargv);
 		collect_exec_failed(ex[1]);
 	}
-	free(qargv);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", qemu, strerror(errno));
 		status = COLLECT_ERROR;
@@ -718,59 +1159,125 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	close(ex[1]);
 	dp[1] = ex[1] = -1;
 
-	/* Read until END or end of file. A child of the program may hold the
-	 * pipe after qemu is gone, so qemu's exit also ends the reading, after
-	 * what is already in the pipe. */
-	size_t have = 0;	/* bytes in buf */
-	bool eof = false, malformed = false, exited = false;
+	/* Read every connection until END or end of file. Without
+	 * follow_children a child of the program may hold the pipe after qemu
+	 * is gone, so qemu's exit also ends the reading, after what is already
+	 * in the pipe. With it, the reading ends when the program and every
+	 * descendant have ended (they are gus's children then, as its
+	 * subreaper) and every connection is closed. */
+	bool exited = false, tree_done = false, killing = false, malformed = false;
 	int st_wait = 0;
-	while (!eof && !d.ended && !malformed) {
-		struct pollfd pfd = { .fd = dp[0], .events = POLLIN };
-		int pr = poll(&pfd, 1, exited ? 0 : 200);
+	struct pollfd *pfd = NULL;
+	size_t *pconn = NULL, cap_pfd = 0;
+	for (;;) {
+		/* reap */
+		if (!exited || (follow && reaper)) {
+			for (;;) {
+				int ws;
+				pid_t w = follow && reaper ? waitpid(-1, &ws, WNOHANG) : waitpid(pid, &ws, WNOHANG);
+				if (w > 0 && w == pid) {
+					exited = true;
+					st_wait = ws;
+					pid = -1;
+					continue;
+				}
+				if (w > 0)
+					continue;
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w < 0 && errno == ECHILD && exited)
+					tree_done = true;
+				break;
+			}
+		}
+		if (exited && !(follow && reaper))
+			tree_done = true;
+		if ((sh.stopped_by_sink || malformed) && !killing) {
+			killing = true;
+			if (pid > 0)
+				kill(pid, SIGKILL);
+		}
+		if (killing && follow && reaper)
+			kill_children();
+		/* new connections */
+		while (lfd >= 0) {
+			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (c < 0) {
+				if (errno == EINTR || errno == ECONNABORTED)
+					continue;
+				break;
+			}
+			struct qconn **nc = nconns < QEMU_MAX_CONNS ? realloc(conns, (nconns + 1) * sizeof(*conns)) : NULL;
+			if (nc)
+				conns = nc;
+			if (!nc || !(conns[nconns] = qconn_new(c, &sh, (unsigned)nconns))) {
+				close(c);	/* that process goes on untraced */
+				continue;
+			}
+			nconns++;
+		}
+		size_t live = 0;
+		for (size_t i = 0; i < nconns; i++)
+			live += !conns[i]->done;
+		if (!live && tree_done)
+			break;
+		if (!follow && conns[0]->done)
+			break;
+		if (cap_pfd < nconns + 1) {
+			free(pfd);
+			free(pconn);
+			cap_pfd = (nconns + 1) * 2;
+			pfd = malloc(cap_pfd * sizeof(*pfd));
+			pconn = malloc(cap_pfd * sizeof(*pconn));
+			if (!pfd || !pconn) {
+				snprintf(err, errlen, "out of memory");
+				status = COLLECT_ERROR;
+				free(pfd);
+				free(pconn);
+				goto out;
+			}
+		}
+		size_t np = 0;
+		if (lfd >= 0) {
+			pfd[np] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+			pconn[np++] = SIZE_MAX;
+		}
+		for (size_t i = 0; i < nconns; i++)
+			if (!conns[i]->done) {
+				pfd[np] = (struct pollfd){ .fd = conns[i]->fd, .events = POLLIN };
+				pconn[np++] = i;
+			}
+		int pr = poll(pfd, np, tree_done ? 0 : 200);
 		if (pr < 0 && errno != EINTR)
 			break;
-		if (pr == 0) {
-			if (exited)
-				break;
-			pid_t w = waitpid(pid, &st_wait, WNOHANG);
-			if (w == pid) {
-				exited = true;
-				pid = -1;
-			}
+		if (pr == 0 && tree_done)
+			break;	/* every writer has ended and nothing is left */
+		if (pr <= 0)
 			continue;
-		}
-		if (pr < 0)
-			continue;
-		ssize_t got = read(dp[0], (char *)buf + have, READ_BUF - have);
-		if (got < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+		for (size_t j = 0; j < np; j++) {
+			if (pconn[j] == SIZE_MAX || !(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			break;
+			struct qconn *c = conns[pconn[j]];
+			if (qconn_read(c)) {
+				if (c->malformed)
+					malformed = true;
+				/* the program's records, and any process's, kept */
+				qconn_finish(c);
+			}
 		}
-		if (got == 0) {
-			eof = true;
-			break;
-		}
-		have += (size_t)got;
-		if (consume(&d, buf, &have)) {
-			malformed = true;
-			break;
-		}
-		if (d.stopped_by_sink && pid > 0)
-			kill(pid, SIGKILL);
 	}
-	if (d.ended || !d.hello || malformed) {
-		/* nothing more of use: let qemu finish (the plugin's END is its
-		 * last word) or stop a stream that makes no sense */
-		if (malformed && pid > 0)
-			kill(pid, SIGKILL);
-	}
-	for (size_t i = 0; i < d.nthreads; i++)
-		thread_flush(&d, &d.threads[i], true);
-	close(dp[0]);
-	dp[0] = -1;	/* a late writer gets EPIPE rather than blocking */
+	free(pfd);
+	free(pconn);
+	for (size_t i = 0; i < nconns; i++)
+		if (!conns[i]->done)
+			qconn_finish(conns[i]);
+	if (lfd >= 0)
+		close(lfd);
+	lfd = -1;	/* a late connection is refused */
 
 	if (pid > 0) {
+		if (malformed || sh.stopped_by_sink)
+			kill(pid, SIGKILL);
 		while (waitpid(pid, &st_wait, 0) < 0) {
 			if (errno != EINTR) {
 				snprintf(err, errlen, "waiting for %s: %s", qemu, strerror(errno));
@@ -792,15 +1299,18 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		status = COLLECT_EXEC_FAILED;
 		goto out;
 	}
-	st->mem_dropped = d.mem_dropped;
+	const struct qdec *d0 = &conns[0]->d;
+	st->mem_dropped = sh.mem_dropped;
+	for (size_t i = 0; i < nconns; i++)
+		st->procs += conns[i]->d.hello;
 	if (getenv("GUS_QEMU_DEBUG"))
-		fprintf(stderr, "gus: qemu tracer: %" PRIu64 " records, %" PRIu64
+		fprintf(stderr, "gus: qemu tracer: %" PRIu64 " records from %u processes, %" PRIu64
 			" accesses beyond %d per instruction dropped, %" PRIu64 " unknown words\n",
-			st->insns, d.mem_dropped, STREAM_MAX_MEM, d.unknown);
-	if (d.plugin_error[0]) {
-		snprintf(err, errlen, "%s (plugin %s)", d.plugin_error, plugin);
+			st->insns, st->procs, sh.mem_dropped, STREAM_MAX_MEM, sh.unknown);
+	if (sh.plugin_error[0]) {
+		snprintf(err, errlen, "%s (plugin %s)", sh.plugin_error, plugin);
 		status = COLLECT_ERROR;
-	} else if (!d.hello) {
+	} else if (!d0->hello) {
 		snprintf(err, errlen, "%s did not start gus's plugin %s (%s %d%s)", qemu, plugin,
 			 WIFSIGNALED(st_wait) ? "killed by signal" : "exit status",
 			 WIFSIGNALED(st_wait) ? WTERMSIG(st_wait) : WEXITSTATUS(st_wait),
@@ -810,22 +1320,49 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		snprintf(err, errlen, "the trace stream from %s is malformed (a plugin of another "
 			 "gus version?)", plugin);
 		status = COLLECT_ERROR;
-	} else if (d.stopped_by_sink) {
+	} else if (sh.stopped_by_sink) {
 		snprintf(err, errlen, "the trace consumer stopped the recording (code %d); "
-			 "the program was killed", d.sink_rc);
+			 "the program was killed", sh.sink_rc);
 		status = COLLECT_ERROR;
-	} else if (!d.ended && !res->interrupted && !WIFSIGNALED(st_wait)) {
+	} else if (!d0->ended && !d0->exec_pending && !res->interrupted && !WIFSIGNALED(st_wait)) {
 		snprintf(err, errlen, "the trace stream of %s ended early: QEMU died, or the "
 			 "program exec'd another one; %" PRIu64 " records kept", argv[0], st->insns);
 		status = COLLECT_ERROR;
 	}
 out:
+	if (pid > 0 && follow && reaper) {
+		kill(pid, SIGKILL);
+		kill_children();
+	}
 	collect_kill_reap(pid);
+	if (reaper) {
+		/* what is left is reaped before gus stops being the reaper */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		prctl(PR_SET_CHILD_SUBREAPER, old_reaper);
+	}
 	collect_forward_restore(&fwd);
+	if (lfd >= 0)
+		close(lfd);
+	if (sockpath[0])
+		unlink(sockpath);
+	if (sockdir[0])
+		rmdir(sockdir);
 	collect_close_pipe(dp);
 	collect_close_pipe(ex);
-	qdec_free(&d);
-	free(buf);
+	for (size_t i = 0; i < nconns; i++) {
+		if (!conns[i]->done)
+			qconn_finish(conns[i]);
+		free(conns[i]);
+	}
+	free(conns);
+	for (size_t i = 0; i < MAX_FRONT; i++)
+		if (owned[i])
+			free(front[i]);
+	free(qargv);
+	free(objst);
+	free(penv);
+	free(preload);
 	free(parg);
 	free(prog);
 	free(qemu);

@@ -4,10 +4,22 @@
  * the pipe inherited as fd=N (qemu_wire.h describes the stream).
  *
  * Arguments (-plugin file=gus-qemu-plugin.so,fd=N,...):
- *   fd=N            the pipe's write end (required); never stdout/stderr,
- *                   which belong to the program
+ *   fd=N            the pipe's write end; never stdout/stderr, which belong
+ *                   to the program
+ *   sock=PATH       gus's Unix socket: forked children connect to it (and
+ *                   so does this instance when it has no fd=, as a program
+ *                   exec'd through gus-qemu-exec.so does); without it
+ *                   forked children write nothing. fd= or sock= is required.
  *   ranges=S-E:...  hex link-time address ranges [S,E) of the program;
- *                   absent: all code
+ *                   absent (and no obj=): all code
+ *   obj=DEV:INO:S-E:...  a traced object: the file of that device and
+ *                   inode (hex), and hex FILE OFFSET ranges [S,E) in it;
+ *                   one obj= per object, numbered from 0 in order. Its
+ *                   mappings are found as QEMU loads the program (path and
+ *                   start_code, read against the file's program headers)
+ *                   and at every guest mmap with PROT_EXEC of an fd (fstat
+ *                   at the call, the result at its return); each becomes
+ *                   runtime ranges and a MAP message. Instead of ranges=.
  *   xlo=A           hex link-time address of the program's lowest
  *                   executable segment: QEMU's start_code minus it is the
  *                   load bias that relocates the ranges (QEMU's entry_code
@@ -48,15 +60,28 @@
  * instructions after the faulting one appear executed. A fault within
  * traced code is rare and is not worth a callback per instruction.
  *
+ * Runtime ranges are appended under the lock and read by translation
+ * callbacks of any thread without it: an entry is written, then the count
+ * is published with a release store. An object unmapped and something
+ * else mapped at its place stays traced (ranges are never removed).
+ *
  * Threads: each guest thread (a host thread in qemu-user) fills its own
  * buffer with EXEC/MEM words and writes it as one CHUNK under a mutex.
  * Block definitions go to a shared buffer written before any chunk, so a
- * block is always defined before a chunk refers to it. Forked children
- * inherit the plugin but write nothing (their pid differs); the pipe is
- * close-on-exec so that a program exec'ing another does not hold it. */
+ * block is always defined before a chunk refers to it.
+ *
+ * Processes. Without sock= forked children inherit the plugin but write
+ * nothing (their pid differs). With sock= a forked child drops what its
+ * parent had buffered, and when it first has something to write it
+ * connects to gus, sends HELLO and every BIAS, MAP and BLOCK message of
+ * its parent (kept for this), then its own records; its threads are
+ * numbered anew. The pipe is close-on-exec so that an exec'd program does
+ * not hold it; an EXECVE message before the call tells gus that the
+ * connection may close without END. */
 #include "qemu_plugin_api.h"
 #include "qemu_wire.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -64,12 +89,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_version = GUS_QEMU_PLUGIN_API_VERSION;
 
 #define MAX_RANGES 64
+#define MAX_OBJ_RANGES 4096	/* file-offset ranges of all objects */
+#define MAX_RT_RANGES 16384	/* runtime ranges (link-time ones biased, mapped objects) */
 #define TBUF_WORDS (1u << 15)	/* 256 KiB per thread: few, large writes */
 
 struct range {
@@ -93,6 +123,7 @@ struct tbcount {
 
 struct tstate {
 	uint64_t *buf;
+	unsigned vcpu;
 	size_t len;
 	uint32_t tid;
 	bool valid;		/* a record was emitted (prev_* hold) */
@@ -104,9 +135,32 @@ struct tstate {
 };
 
 static int out_fd = -1;
-static pid_t owner_pid;
-static struct range ranges[MAX_RANGES];
+static bool out_is_sock;
+static pid_t owner_pid;	/* the process out_fd belongs to (0: none yet) */
+static const char *sock_path;	/* sock=: where children connect */
+static struct range ranges[MAX_RANGES];	/* ranges=, link-time */
 static size_t nranges;
+
+struct object {
+	uint64_t dev, ino;
+	size_t r0, nr;		/* its ranges: obj_ranges[r0 .. r0+nr) */
+};
+static struct object objects[QW_MAX_OBJECTS];
+static size_t nobjects;
+static struct range obj_ranges[MAX_OBJ_RANGES];	/* file offsets */
+static size_t nobj_ranges;
+
+/* the runtime ranges traced; rt_n is published with a release store */
+static bool filtered;		/* ranges= or obj= given: not all code */
+static struct range rt[MAX_RT_RANGES];
+static size_t rt_n;
+
+/* an mmap with PROT_EXEC of a traced object, between its entry and its
+ * return, per vCPU */
+struct pending_map {
+	int obj1;		/* the object's index + 1; 0: none */
+	uint64_t len, off;
+};
 static bool mem_on = true, counts_on;
 static uint64_t max_records, xlo;
 static bool have_xlo;
@@ -125,8 +179,10 @@ static struct tstate *threads;
 /* bumped inline by every translated block when ranges are given */
 static uint64_t tb_seq;
 
-static uint64_t *defs;		/* pending BLOCK/BIAS messages */
+static uint64_t *defs;		/* pending BLOCK/BIAS/MAP messages */
 static size_t ndefs, capdefs;
+static uint64_t *hist;		/* with sock=: every BIAS/MAP/BLOCK sent, for children */
+static size_t nhist, caphist;
 
 static struct tbcount **tbc_chunks;	/* stable addresses for inline counters */
 static size_t ntbc, ntbc_chunks;
@@ -139,17 +195,35 @@ static size_t ntbc, ntbc_chunks;
 #define MAX_VCPUS 1024
 static struct tstate *vcpu_ts[MAX_VCPUS];
 static __thread struct tstate *tls_ts;
+static __thread struct tstate *my_ts;	/* this thread's, whatever its vCPU (for fork) */
+static struct pending_map vcpu_map[MAX_VCPUS];
+static __thread struct pending_map tls_map;
 
 static inline struct tstate *ts_get(unsigned int vcpu)
 {
 	return vcpu < MAX_VCPUS ? vcpu_ts[vcpu] : tls_ts;
 }
 
+/* a socket never raises SIGPIPE in the program when gus is gone */
+static ssize_t out_write(const void *p, size_t n)
+{
+	return out_is_sock ? send(out_fd, p, n, MSG_NOSIGNAL) : write(out_fd, p, n);
+}
+
+static ssize_t out_writev(struct iovec *iov, int n)
+{
+	if (out_is_sock) {
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		return sendmsg(out_fd, &mh, MSG_NOSIGNAL);
+	}
+	return writev(out_fd, iov, n);
+}
+
 static int write_all(const void *p, size_t n)
 {
 	const char *c = p;
 	while (n) {
-		ssize_t w = write(out_fd, c, n);
+		ssize_t w = out_write(c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -160,17 +234,59 @@ static int write_all(const void *p, size_t n)
 	return 0;
 }
 
-/* caller holds lock */
-static int emit_raw(const uint64_t *w, size_t n)
+/* A connection of its own to sock=, for a forked child or an exec'd
+ * program: HELLO, then what the parent had defined. -1 when gus cannot be
+ * reached. */
+static int connect_gus(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len = strlen(sock_path);
+	if (len >= sizeof(a.sun_path))
+		return -1;
+	memcpy(a.sun_path, sock_path, len + 1);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	int rc;
+	do
+		rc = connect(s, (struct sockaddr *)&a, sizeof(a));
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0) {
+		close(s);
+		return -1;
+	}
+	out_fd = s;
+	out_is_sock = true;
+	owner_pid = getpid();
+	uint64_t hello[2] = { QW_HELLO | (uint64_t)QW_VERSION << 8, QW_MAGIC };
+	if (write_all(hello, sizeof(hello)) || (nhist && write_all(hist, nhist * sizeof(*hist))))
+		return -1;
+	ndefs = 0;	/* the pending definitions were in the history */
+	return 0;
+}
+
+/* caller holds lock: 0 when this process may write (a forked child or an
+ * exec'd program connects first), else -1 and the plugin is dead */
+static int conn_ready(void)
 {
 	if (dead)
 		return -1;
-	if (getpid() != owner_pid) {
-		/* a forked child: its output would mix with the parent's */
+	if (owner_pid && owner_pid == getpid())
+		return 0;
+	/* without sock= a forked child's output would mix with the parent's */
+	if (!sock_path || connect_gus()) {
 		dead = 1;
 		stopped = 1;
 		return -1;
 	}
+	return 0;
+}
+
+/* caller holds lock */
+static int emit_raw(const uint64_t *w, size_t n)
+{
+	if (conn_ready())
+		return -1;
 	if (write_all(w, n * sizeof(*w))) {
 		dead = 1;
 		stopped = 1;
@@ -197,10 +313,32 @@ static void defs_push(const uint64_t *w, size_t n)
 	ndefs += n;
 }
 
-/* caller holds lock */
+/* a definition (BIAS, MAP, BLOCK): also kept for forked children */
+static void defs_push_def(const uint64_t *w, size_t n)
+{
+	defs_push(w, n);
+	if (!sock_path)
+		return;
+	if (nhist + n > caphist) {
+		size_t cap = caphist ? caphist * 2 : 4096;
+		while (cap < nhist + n)
+			cap *= 2;
+		uint64_t *h = realloc(hist, cap * sizeof(*h));
+		if (!h) {
+			stopped = 1;
+			return;
+		}
+		hist = h;
+		caphist = cap;
+	}
+	memcpy(hist + nhist, w, n * sizeof(*w));
+	nhist += n;
+}
+
+/* caller holds lock; a new connection sends them with the history */
 static void defs_flush(void)
 {
-	if (ndefs)
+	if (ndefs && !conn_ready() && ndefs)
 		emit_raw(defs, ndefs);
 	ndefs = 0;
 }
@@ -215,11 +353,11 @@ static void chunk_flush_locked(struct tstate *ts)
 			{ hdr, sizeof(hdr) },
 			{ ts->buf, ts->len * sizeof(uint64_t) },
 		};
-		if (!dead && getpid() == owner_pid) {
+		if (!conn_ready()) {
 			size_t want = iov[0].iov_len + iov[1].iov_len;
 			ssize_t w;
 			do
-				w = writev(out_fd, iov, 2);
+				w = out_writev(iov, 2);
 			while (w < 0 && errno == EINTR);
 			/* a pipe may take a large write in pieces */
 			if (w >= 0 && (size_t)w < want) {
@@ -265,6 +403,7 @@ static struct tstate *tstate_new(unsigned int vcpu)
 	}
 	pthread_mutex_lock(&lock);
 	ts->tid = nthreads++;
+	ts->vcpu = vcpu;
 	ts->next = threads;
 	threads = ts;
 	pthread_mutex_unlock(&lock);
@@ -272,6 +411,7 @@ static struct tstate *tstate_new(unsigned int vcpu)
 		vcpu_ts[vcpu] = ts;
 	else
 		tls_ts = ts;
+	my_ts = ts;
 	return ts;
 }
 
@@ -293,11 +433,11 @@ static void exec_cb(unsigned int vcpu, void *ud)
 	uint64_t seq = tb_seq;
 	unsigned x = 0;
 	if (!ts->valid) {
-		if (nranges)
+		if (filtered)
 			x = QW_X_ENTRY;
 	} else if (ts->fell_out || !ts->prev_tb_end) {
 		x = QW_X_ENTRY;
-	} else if (!nranges || seq == ts->prev_seq + 1 || multi_thread) {
+	} else if (!filtered || seq == ts->prev_seq + 1 || multi_thread) {
 		if (b->tb_start != ts->prev_end)
 			x |= QW_X_PREV_TAKEN;
 		if (b->starts_outside)
@@ -341,20 +481,110 @@ static void mark_cb(unsigned int vcpu, void *ud)
 
 static bool in_ranges(uint64_t a)
 {
-	if (!nranges)
+	if (!filtered)
 		return true;
-	for (size_t i = 0; i < nranges; i++)
-		if (a >= ranges[i].start && a < ranges[i].end)
+	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++)
+		if (a >= rt[i].start && a < rt[i].end)
 			return true;
 	return false;
 }
 
 static bool is_range_end(uint64_t a)
 {
-	for (size_t i = 0; i < nranges; i++)
-		if (a == ranges[i].end)
+	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++)
+		if (a == rt[i].end)
 			return !in_ranges(a);
 	return false;
+}
+
+/* caller holds lock: appends a runtime range, published to the readers */
+static void rt_add(uint64_t start, uint64_t end)
+{
+	if (rt_n == MAX_RT_RANGES || end <= start)
+		return;
+	rt[rt_n] = (struct range){ start, end };
+	__atomic_store_n(&rt_n, rt_n + 1, __ATOMIC_RELEASE);
+}
+
+#define PAGE_DOWN(x) ((x) & ~0xfffull)
+#define PAGE_UP(x) (((x) + 0xfff) & ~0xfffull)
+
+/* caller holds lock: object OBJ mapped at START from file offset OFF for
+ * LEN bytes, of which the file offsets [CLO, CHI) are its content (the
+ * rest of a segment's last page may be another segment's bytes) */
+static void map_object(size_t obj, uint64_t start, uint64_t len, uint64_t off, uint64_t clo,
+		       uint64_t chi)
+{
+	const struct object *o = &objects[obj];
+	for (size_t i = o->r0; i < o->r0 + o->nr; i++) {
+		uint64_t lo = obj_ranges[i].start > clo ? obj_ranges[i].start : clo;
+		uint64_t hi = obj_ranges[i].end < chi ? obj_ranges[i].end : chi;
+		if (lo < hi)
+			rt_add(start + (lo - off), start + (hi - off));
+	}
+	uint64_t m[4] = { QW_MAP | (uint64_t)obj << 8, start, len, off };
+	defs_push_def(m, 4);
+}
+
+static int find_object(uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < nobjects; i++)
+		if (objects[i].dev == dev && objects[i].ino == ino)
+			return (int)i;
+	return -1;
+}
+
+static uint64_t bias_from(uint64_t sc, uint64_t lo)
+{
+	uint64_t b = sc - lo;
+	if (b & 0xfff)	/* QEMU may count from the page */
+		b = (sc & ~0xfffull) - (lo & ~0xfffull);
+	return b;
+}
+
+/* caller holds lock: the binary QEMU loaded (PATH, its lowest executable
+ * segment at SC). Without xlo= the bias comes from the file's own lowest
+ * executable PT_LOAD; when the file is a traced object, each executable
+ * PT_LOAD, relocated, is one of its mappings. */
+static void main_binary(const char *path, uint64_t sc)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct stat sb;
+	Elf64_Ehdr eh;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 4096) {
+		close(fd);
+		return;
+	}
+	int obj = find_object((uint64_t)sb.st_dev, (uint64_t)sb.st_ino);
+	uint64_t lo = UINT64_MAX;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			if (pass == 0) {
+				if (ph.p_vaddr < lo)
+					lo = ph.p_vaddr;
+			} else if (obj >= 0 && ph.p_filesz) {
+				uint64_t a = PAGE_DOWN(ph.p_vaddr + bias);
+				uint64_t e = PAGE_UP(ph.p_vaddr + bias + ph.p_filesz);
+				map_object((size_t)obj, a, e - a, PAGE_DOWN(ph.p_offset), ph.p_offset,
+					   ph.p_offset + ph.p_filesz);
+			}
+		}
+		if (pass == 0 && !have_xlo && lo != UINT64_MAX)
+			bias = bias_from(sc, lo);
+	}
+	close(fd);
 }
 
 /* caller holds lock; from the first translation on, the image is loaded */
@@ -363,18 +593,18 @@ static void bias_init(void)
 	if (bias_done)
 		return;
 	bias_done = true;
-	if (have_xlo) {
-		uint64_t sc = qemu_plugin_start_code();
-		bias = sc - xlo;
-		if (bias & 0xfff)	/* QEMU may count from the page */
-			bias = (sc & ~0xfffull) - (xlo & ~0xfffull);
-	}
-	for (size_t i = 0; i < nranges; i++) {
-		ranges[i].start += bias;
-		ranges[i].end += bias;
+	uint64_t sc = qemu_plugin_start_code();
+	if (have_xlo)
+		bias = bias_from(sc, xlo);
+	for (size_t i = 0; i < nranges; i++)
+		rt_add(ranges[i].start + bias, ranges[i].end + bias);
+	if (nobjects) {
+		char *path = (char *)qemu_plugin_path_to_binary();
+		main_binary(path, sc);
+		free(path);
 	}
 	uint64_t m[2] = { QW_BIAS, bias };
-	defs_push(m, 2);
+	defs_push_def(m, 2);
 }
 
 static struct tbcount *tbcount_new(void)
@@ -411,7 +641,7 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 	}
 	pthread_mutex_unlock(&lock);
-	if (nranges)
+	if (filtered)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &tb_seq, 1);
 	if (stopped || n == 0)
 		return;
@@ -472,22 +702,42 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_lock(&lock);
 	b->id = next_block_id++;
 	msg[0] = QW_BLOCK | (uint64_t)k << 8 | b->id << 24;
-	defs_push(msg, w);
+	defs_push_def(msg, w);
 	pthread_mutex_unlock(&lock);
 	free(msg);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, exec_cb, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
+static inline struct pending_map *pm_get(unsigned int vcpu)
+{
+	return vcpu < MAX_VCPUS ? &vcpu_map[vcpu] : &tls_map;
+}
+
 /* QEMU 7.2 runs no plugin exit callback when a signal kills the program,
  * and none when it execs: what the thread buffered is written before the
  * system calls that may end it that way (a signal the program raises
- * itself; a fault or a signal from outside still loses the buffer). */
+ * itself; a fault or a signal from outside still loses the buffer).
+ * mmap of a traced object with PROT_EXEC: the file is known here (qemu-user
+ * passes the guest's fds through to the host), the address at the return. */
 static void syscall_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
 		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
 		       uint64_t a7, uint64_t a8)
 {
-	(void)id, (void)a1, (void)a2, (void)a3, (void)a4;
-	(void)a5, (void)a6, (void)a7, (void)a8;
+	(void)id, (void)a1, (void)a7, (void)a8;
+	if (num == 9) {	/* mmap(addr, len, prot, flags, fd, off) */
+		struct pending_map *pm = pm_get(vcpu);
+		struct stat sb;
+		int obj;
+		pm->obj1 = 0;
+		if (nobjects && (a3 & 4 /* PROT_EXEC */) && !(a4 & 0x20 /* MAP_ANONYMOUS */) &&
+		    (int)a5 >= 0 && !fstat((int)a5, &sb) &&
+		    (obj = find_object((uint64_t)sb.st_dev, (uint64_t)sb.st_ino)) >= 0) {
+			pm->obj1 = obj + 1;
+			pm->len = a2;
+			pm->off = a6;
+		}
+		return;
+	}
 	switch (num) {
 	case 59:	/* execve */
 	case 60:	/* exit (a thread) */
@@ -504,8 +754,35 @@ static void syscall_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 			defs_flush();
 			pthread_mutex_unlock(&lock);
 		}
+		if (num == 59 || num == 322) {
+			/* the connection may close without END: not a crash. A
+			 * child that never connected has nothing to say. */
+			pthread_mutex_lock(&lock);
+			if (!dead && owner_pid == getpid()) {
+				uint64_t m[2] = { QW_EXECVE, 0 };
+				emit_raw(m, 2);
+			}
+			pthread_mutex_unlock(&lock);
+		}
 		break;
 	}
+}
+
+static void syscall_ret_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
+{
+	(void)id;
+	if (num != 9)
+		return;
+	struct pending_map *pm = pm_get(vcpu);
+	if (!pm->obj1)
+		return;
+	size_t obj = (size_t)(pm->obj1 - 1);
+	pm->obj1 = 0;
+	if ((uint64_t)ret >= (uint64_t)-4096 || !pm->len)	/* -errno */
+		return;
+	pthread_mutex_lock(&lock);
+	map_object(obj, (uint64_t)ret, PAGE_UP(pm->len), pm->off, pm->off, pm->off + pm->len);
+	pthread_mutex_unlock(&lock);
 }
 
 static void vcpu_init_cb(qemu_plugin_id_t id, unsigned int vcpu)
@@ -566,6 +843,18 @@ static void atexit_cb(qemu_plugin_id_t id, void *ud)
 	(void)id;
 	(void)ud;
 	pthread_mutex_lock(&lock);
+	if (sock_path && !dead && owner_pid != getpid() && !counts_on && !announced_total) {
+		/* a forked child or an exec'd program that never connected
+		 * and has nothing buffered: nothing to say */
+		bool any = ndefs != 0;
+		for (struct tstate *ts = threads; ts; ts = ts->next)
+			any |= ts->len != 0;
+		if (!any) {
+			stopped = 1;
+			pthread_mutex_unlock(&lock);
+			return;
+		}
+	}
 	for (struct tstate *ts = threads; ts; ts = ts->next)
 		chunk_flush_locked(ts);
 	if (counts_on)
@@ -590,9 +879,44 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	if (!sock_path || dead) {
+		pthread_mutex_unlock(&lock);
+		dead = 1;
+		stopped = 1;
+		return;
+	}
+	/* The parent's connection and what it buffered are the parent's: the
+	 * child connects on its own when it has something to write, and its
+	 * only thread is this one, numbered 0. */
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	owner_pid = 0;
+	ndefs = 0;
+	announced_total = 0;
+	struct tstate *me = my_ts;
+	for (struct tstate *ts = threads, *next; ts; ts = next) {
+		next = ts->next;
+		if (ts != me) {
+			if (ts->vcpu < MAX_VCPUS && vcpu_ts[ts->vcpu] == ts)
+				vcpu_ts[ts->vcpu] = NULL;
+			free(ts->buf);
+			free(ts);
+		}
+	}
+	threads = me;
+	nthreads = 0;
+	if (me) {
+		me->next = NULL;
+		me->tid = nthreads++;
+		me->len = 0;
+		me->announced = 0;
+		me->valid = false;
+	}
+	/* block counts: the child's own */
+	for (size_t i = 0; i < ntbc; i++)
+		tbc_chunks[i / TBC_CHUNK][i % TBC_CHUNK].count = 0;
 	pthread_mutex_unlock(&lock);
-	dead = 1;
-	stopped = 1;
 }
 
 static void send_error(const char *fmt, const char *what)
@@ -604,6 +928,8 @@ static void send_error(const char *fmt, const char *what)
 	memcpy(&m[1], text, len);
 	m[1 + nw] = QW_END;
 	m[2 + nw] = 0;
+	if (out_fd < 0 && (!sock_path || connect_gus()))
+		return;
 	write_all(m, (3 + nw) * sizeof(uint64_t));
 }
 
@@ -637,6 +963,34 @@ static bool parse_ranges(const char *s)
 	return nranges > 0;
 }
 
+/* DEV:INO[:S-E...], hex */
+static bool parse_object(const char *s)
+{
+	struct object o;
+	const char *e;
+	if (nobjects == QW_MAX_OBJECTS || !parse_hex(s, &e, &o.dev) || *e != ':' ||
+	    !parse_hex(e + 1, &e, &o.ino) || (*e && *e != ':'))
+		return false;
+	o.r0 = nobj_ranges;
+	o.nr = 0;
+	s = *e ? e + 1 : e;
+	while (*s) {
+		struct range r;
+		if (nobj_ranges == MAX_OBJ_RANGES || !parse_hex(s, &e, &r.start) || *e != '-' ||
+		    !parse_hex(e + 1, &e, &r.end) || r.end <= r.start)
+			return false;
+		obj_ranges[nobj_ranges++] = r;
+		o.nr++;
+		if (*e == ':')
+			e++;
+		else if (*e)
+			return false;
+		s = e;
+	}
+	objects[nobjects++] = o;
+	return true;
+}
+
 static bool parse_onoff(const char *v, bool *out)
 {
 	if (!strcmp(v, "on") || !strcmp(v, "true") || !strcmp(v, "1"))
@@ -660,15 +1014,20 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 				bad = argv[i];
 			else
 				out_fd = (int)fd;
-		}
-	if (out_fd < 0 || fcntl(out_fd, F_GETFD) < 0)
-		return -1;	/* nowhere to say why: gus sees no HELLO */
-	owner_pid = getpid();
-	/* a program that execs another must not keep gus's pipe open */
-	fcntl(out_fd, F_SETFD, FD_CLOEXEC);
-	uint64_t hello[2] = { QW_HELLO | (uint64_t)QW_VERSION << 8, QW_MAGIC };
-	if (write_all(hello, sizeof(hello)))
+		} else if (!strncmp(argv[i], "sock=", 5) && argv[i][5])
+			sock_path = strdup(argv[i] + 5);	/* QEMU's copy may not last */
+	if (out_fd >= 0) {
+		if (fcntl(out_fd, F_GETFD) < 0)
+			return -1;	/* nowhere to say why: gus sees no HELLO */
+		owner_pid = getpid();
+		/* a program that execs another must not keep gus's pipe open */
+		fcntl(out_fd, F_SETFD, FD_CLOEXEC);
+		uint64_t hello[2] = { QW_HELLO | (uint64_t)QW_VERSION << 8, QW_MAGIC };
+		if (write_all(hello, sizeof(hello)))
+			return -1;
+	} else if (!sock_path)
 		return -1;
+	/* else an exec'd program: it connects when it has something to say */
 
 	for (int i = 0; i < argc && !bad; i++) {
 		const char *a = argv[i], *v = strchr(a, '=');
@@ -678,8 +1037,10 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 		}
 		v++;
 		const char *e;
-		if (!strncmp(a, "fd=", 3))
+		if (!strncmp(a, "fd=", 3) || !strncmp(a, "sock=", 5))
 			continue;
+		else if (!strncmp(a, "obj=", 4))
+			bad = parse_object(v) ? NULL : a;
 		else if (!strncmp(a, "ranges=", 7))
 			bad = parse_ranges(v) ? NULL : a;
 		else if (!strncmp(a, "xlo=", 4))
@@ -704,10 +1065,17 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 		send_error("gus-qemu-plugin: needs qemu-x86_64 user mode, not '%s'", info->target_name);
 		return -1;
 	}
+	if (nranges && nobjects) {
+		send_error("gus-qemu-plugin: %s", "ranges= and obj= exclude each other");
+		return -1;
+	}
+	filtered = nranges || nobjects;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init_cb);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, trans_cb);
 	qemu_plugin_register_vcpu_syscall_cb(id, syscall_cb);
+	if (nobjects)
+		qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_ret_cb);
 	qemu_plugin_register_atexit_cb(id, atexit_cb, NULL);
 	return 0;
 }

@@ -65,6 +65,8 @@ typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int 
 					      int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
 					      uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 					      uint64_t a8);
+typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_idx,
+						  int64_t num, int64_t ret);
 
 /* the entry points QEMU looks up in the plugin */
 extern GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_version;
@@ -81,6 +83,10 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin
 				      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
 				      void *userdata);
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_cb_t cb);
+/* after every system call that returns (all but exit and a successful
+ * execve), with the guest's result */
+void qemu_plugin_register_vcpu_syscall_ret_cb(qemu_plugin_id_t id,
+					      qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
@@ -97,5 +103,7 @@ bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
  * thread, e.g. a translation callback, since they read the current CPU) */
 uint64_t qemu_plugin_start_code(void);
 uint64_t qemu_plugin_entry_code(void);
+/* the path of the binary QEMU loaded (malloc'd by glib: free() it) */
+const char *qemu_plugin_path_to_binary(void);
 
 #endif

@@ -7,9 +7,21 @@
  * low 4 bits of a message's first word are its type (enum qw_type), the
  * rest is type-specific:
  *
- *   HELLO   w0 = type | version << 8; w1 = QW_MAGIC.  Always first.
+ *   HELLO   w0 = type | version << 8; w1 = QW_MAGIC.  Always first, on
+ *           every connection (the fd= pipe of the program, and each
+ *           connection to sock= of a forked child or an exec'd program).
  *   BIAS    w0 = type; w1 = load bias (runtime - link-time address of the
- *           program), once, at the first translation.
+ *           program QEMU loaded), once, at the first translation.
+ *   MAP     w0 = type | object << 8; w1 = runtime start; w2 = length;
+ *           w3 = file offset (page-aligned start, length and offset):
+ *           traced object OBJECT (the index of its obj= argument) is
+ *           mapped executable at [start, start+length) from that file
+ *           offset: the segments of the binary QEMU loaded (at the first
+ *           translation) and every guest mmap with PROT_EXEC of the file
+ *           (matched by device and inode). Sent before any BLOCK inside it.
+ *   EXECVE  w0 = type; w1 = 0. The process calls execve: if the call
+ *           succeeds the connection closes without END (the new program,
+ *           when followed, connects anew); if it fails the stream goes on.
  *   BLOCK   w0 = type | ninsns << 8 | id << 24 (ids count up from 0);
  *           then per instruction 4 words: vaddr, size | sflags << 8, and
  *           the 16 instruction bytes (the first size of them valid).
@@ -38,6 +50,12 @@
  *   ERROR   w0 = type | length << 8, then the message text padded to words.
  *           The plugin refused its arguments (it sends END after it).
  *
+ * Each connection is one process: block ids and thread numbers are its
+ * own. A forked child does not write to its parent's connection: it opens
+ * its own to sock= (when it first has something to send), sends HELLO,
+ * then again every BIAS, MAP and BLOCK message its parent had sent before
+ * the fork (it refers to those blocks), then its own stream.
+ *
  * Static flags of a block's instruction (sflags): QW_S_FALL_OUT: the
  * translated block goes on with instructions outside the ranges after this
  * one, so it falls through (not taken) and the next record is an entry.
@@ -49,7 +67,8 @@
 
 #include <stdint.h>
 
-#define QW_VERSION 1
+#define QW_VERSION 2
+#define QW_VERSION_MIN 1	/* version 1: no MAP, no EXECVE (gus reads it still) */
 #define QW_MAGIC 0x31554d4551535547ull	/* "GUSQEMU1" in little-endian bytes */
 
 enum qw_type {
@@ -62,6 +81,8 @@ enum qw_type {
 	QW_COUNT,
 	QW_END,
 	QW_ERROR,
+	QW_MAP,
+	QW_EXECVE,
 };
 
 #define QW_TYPE(w) ((unsigned)((w) & 0xf))
@@ -81,6 +102,7 @@ enum {
 
 #define QW_INSN_WORDS 4
 #define QW_MAX_BLOCK_INSNS 0xffff	/* ninsns field width; QEMU's blocks hold at most 512 */
+#define QW_MAX_OBJECTS 256	/* obj= arguments */
 #define QW_MEM_ADDR_MASK 0xffffffffffffull
 
 #endif

@@ -108,7 +108,207 @@ out:
 	return rc;
 }
 
+/* mappings reported by the mapped callback */
+struct maps {
+	struct mapping {
+		size_t obj;
+		unsigned proc;
+		uint64_t start, len, pgoff;
+		size_t at;	/* records delivered before it */
+	} m[256];
+	size_t n;
+	struct rec *r;
+};
+static struct maps maps;
+
+static void mapped(void *ctx, size_t obj, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff)
+{
+	struct rec *r = ctx;
+	if (maps.n < 256)
+		maps.m[maps.n++] = (struct mapping){ obj, proc, start, len, pgoff, r ? r->n : 0 };
+}
+
+/* a symbol as a range of file offsets, through its PT_LOAD */
+static int lookup_off(const char *path, const char *name, struct stream_range *r)
+{
+	uint64_t a, z;
+	if (lookup(path, name, &a, &z))
+		return -1;
+	int fd = open(path, O_RDONLY);
+	Elf64_Ehdr eh;
+	int rc = -1;
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type == PT_LOAD && a >= ph.p_vaddr && a < ph.p_vaddr + ph.p_filesz) {
+			r->start = a - ph.p_vaddr + ph.p_offset;
+			r->end = r->start + z;
+			rc = 0;
+			break;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static char prog[4096], outfile[4096];
+
+/* Records checked against the mappings reported: each record lies in a
+ * mapping of an object, inside one of that object's ranges (file offsets);
+ * the mapping was reported before the record. *RETS: the rets among them
+ * (one per call of a traced function). *OBJMASK: the objects seen. */
+static size_t check_objects(const struct rec *r, const struct collect_qemu_object *objs, size_t *rets,
+			    unsigned *objmask, unsigned *procmask)
+{
+	size_t bad = 0;
+	*rets = 0;
+	*objmask = *procmask = 0;
+	for (size_t i = 0; i < maps.n; i++)
+		*procmask |= 1u << (maps.m[i].proc & 31);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct stream_insn *v = &r->v[i];
+		bool ok = false;
+		for (size_t k = 0; k < maps.n && !ok; k++) {
+			const struct mapping *m = &maps.m[k];
+			if (v->ip < m->start || v->ip >= m->start + m->len || m->at > i)
+				continue;
+			uint64_t f = v->ip - m->start + m->pgoff;
+			const struct collect_qemu_object *ob = &objs[m->obj];
+			for (size_t j = 0; j < ob->nranges; j++)
+				if (f >= ob->ranges[j].start && f + v->size <= ob->ranges[j].end) {
+					ok = true;
+					*objmask |= 1u << m->obj;
+				}
+		}
+		bad += !ok;
+		*rets += v->bytes[0] == 0xc3 || (v->bytes[0] == 0xf3 && v->bytes[1] == 0xc3);
+	}
+	return bad;
+}
+
+static enum collect_status run_objects(struct rec *r, char **argv, const struct collect_qemu_object *objs,
+				       size_t nobjs, bool follow, struct collect_qemu_stats *st,
+				       struct collect_result *res, char *err, size_t errlen)
+{
+	struct collect_qemu_opts o = { .sink = sink, .ctx = r, .objects = objs, .nobjects = nobjs,
+				       .mapped = mapped, .follow_children = follow, .data_addresses = true };
+	maps.n = 0;
+	err[0] = 0;
+	enum collect_status s = collect_qemu_run(argv, &o, st, res, err, errlen);
+	if (s != COLLECT_OK)
+		printf("# collect_qemu_run: %d: %s\n", s, err);
+	for (size_t i = 0; i < maps.n; i++)
+		printf("# mapped: object %zu in process %u at 0x%" PRIx64 "+0x%" PRIx64 " from 0x%" PRIx64
+		       " (after %zu records)\n", maps.m[i].obj, maps.m[i].proc, maps.m[i].start, maps.m[i].len,
+		       maps.m[i].pgoff, maps.m[i].at);
+	return s;
+}
+
+/* uselib, dlopener, forker and wrapper.sh: objects by file offset, forked
+ * children, exec'd programs */
+static void test_objects(const char *wl)
+{
+	char uselib[4200], libhot[4200], dlopener[4200], forker[4200], wrapper[4200];
+	char err[COLLECT_ERRLEN];
+	struct collect_qemu_stats st;
+	struct collect_result res;
+	struct rec r = { 0 };
+	snprintf(uselib, sizeof(uselib), "%s/uselib", wl);
+	snprintf(libhot, sizeof(libhot), "%s/libhot.so", wl);
+	snprintf(dlopener, sizeof(dlopener), "%s/dlopener", wl);
+	snprintf(forker, sizeof(forker), "%s/forker", wl);
+	snprintf(wrapper, sizeof(wrapper), "%s/wrapper.sh", wl);
+	struct stream_range collatz, dot, umain, work;
+	if (!tap_ok(!lookup_off(libhot, "lib_collatz", &collatz) && !lookup_off(libhot, "lib_dot", &dot) &&
+		    !lookup_off(uselib, "main", &umain) && !lookup_off(forker, "child_work", &work),
+		    "file offsets of lib_collatz, lib_dot, uselib's main, child_work"))
+		return;
+	size_t rets, bad;
+	unsigned objmask, procmask;
+
+	/* a library the program links, and the program itself, by file offset */
+	struct collect_qemu_object o2[2] = { { uselib, &umain, 1 }, { libhot, &collatz, 1 } };
+	char *av1[] = { uselib, (char *)"2000", NULL };
+	enum collect_status s = run_objects(&r, av1, o2, 2, false, &st, &res, err, sizeof err);
+	bad = check_objects(&r, o2, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) && r.n > 1000,
+	       "uselib: main and libhot.so's lib_collatz traced by file offset (%zu records)", r.n);
+	tap_ok(bad == 0 && objmask == 3 && procmask == 1,
+	       "uselib: every record inside a reported mapping of main or lib_collatz (%zu outside)", bad);
+	tap_ok(rets == 2, "uselib: lib_collatz and main return once each (%zu rets)", rets);
+	rec_free(&r);
+
+	/* lib_dot: data addresses of the library's loads */
+	struct collect_qemu_object od = { libhot, &dot, 1 };
+	s = run_objects(&r, av1, &od, 1, false, &st, &res, err, sizeof err);
+	size_t loads = 0;
+	for (size_t i = 0; i < r.n; i++)
+		loads += r.v[i].nmem > 0;
+	bad = check_objects(&r, &od, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && bad == 0 && rets == 1 && loads >= 4000,
+	       "uselib: lib_dot alone, %zu records, %zu with data addresses (%zu outside)", r.n, loads, bad);
+	rec_free(&r);
+
+	/* a library dlopen'ed at run time */
+	struct collect_qemu_object oc = { libhot, &collatz, 1 };
+	char *av2[] = { dlopener, (char *)"2000", NULL };
+	s = run_objects(&r, av2, &oc, 1, false, &st, &res, err, sizeof err);
+	bad = check_objects(&r, &oc, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && r.n > 1000 && bad == 0 && rets == 1 && maps.n >= 1,
+	       "dlopener: lib_collatz of the dlopen'ed libhot.so traced (%zu records, %zu outside)", r.n, bad);
+	rec_free(&r);
+
+	/* forked children */
+	struct collect_qemu_object ow = { forker, &work, 1 };
+	char *av3[] = { forker, (char *)"20000", NULL };
+	s = run_objects(&r, av3, &ow, 1, true, &st, &res, err, sizeof err);
+	bad = check_objects(&r, &ow, &rets, &objmask, &procmask);
+	size_t entries = 0;
+	for (size_t i = 0; i < r.n; i++)
+		entries += (r.v[i].flags & STREAM_ENTRY) != 0;
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) &&
+	       r.n >= 2 * 20000 && bad == 0,
+	       "forker: child_work traced in the workers (%zu records, %zu outside)", r.n, bad);
+	tap_ok(rets == 2 && st.procs == 3 && procmask == 7,
+	       "forker: 2 calls, from processes 1 and 2 besides the program (%zu rets, %u processes, "
+	       "mask %#x)", rets, st.procs, procmask);
+	tap_ok(entries >= 2 && (r.v[0].flags & STREAM_ENTRY), "forker: each worker's stretch starts with an "
+	       "entry (%zu entries)", entries);
+	rec_free(&r);
+	/* ... not without follow_children: the workers are not traced */
+	s = run_objects(&r, av3, &ow, 1, false, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_OK && r.n == 0 && st.procs == 1,
+	       "forker without follow_children: no records (%zu)", r.n);
+	rec_free(&r);
+
+	/* a wrapper script that execs the program */
+	char *av4[] = { wrapper, (char *)"uselib", (char *)"2000", NULL };
+	s = run_objects(&r, av4, &oc, 1, true, &st, &res, err, sizeof err);
+	bad = check_objects(&r, &oc, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) &&
+	       r.n > 1000 && bad == 0 && rets == 1 && !(procmask & 1) && procmask,
+	       "wrapper.sh uselib: lib_collatz traced in the exec'd program (%zu records, %zu outside, "
+	       "%zu rets, processes %#x)", r.n, bad, rets, procmask);
+	rec_free(&r);
+	char *av5[] = { wrapper, (char *)"forker", (char *)"20000", NULL };
+	s = run_objects(&r, av5, &ow, 1, true, &st, &res, err, sizeof err);
+	bad = check_objects(&r, &ow, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) &&
+	       r.n >= 2 * 20000 && bad == 0 && rets == 2,
+	       "wrapper.sh forker: the exec'd program's workers traced (%zu records, %zu rets, %u processes)",
+	       r.n, rets, st.procs);
+	rec_free(&r);
+	/* the script itself without following: its interpreter runs, nothing traced */
+	s = run_objects(&r, av4, &oc, 1, false, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) && r.n == 0,
+	       "wrapper.sh without follow_children: runs, the exec'd program untraced (%zu records)", r.n);
+	rec_free(&r);
+}
 
 static enum collect_status run(struct rec *r, const struct collect_qemu_opts *base,
 			       const char *mode, const char *arg, struct collect_qemu_stats *st,
@@ -188,12 +388,105 @@ static size_t w_end(uint64_t *w)
 	return 2;
 }
 
+static size_t w_map(uint64_t *w, uint64_t obj, uint64_t start, uint64_t len, uint64_t off)
+{
+	w[0] = QW_MAP | obj << 8;
+	w[1] = start;
+	w[2] = len;
+	w[3] = off;
+	return 4;
+}
+
 static int wire(const uint64_t *w, size_t n, struct rec *r, char *err, size_t errlen)
 {
-	struct collect_qemu_opts o = { .sink = sink, .ctx = r };
+	static const struct stream_range fr = { 0, 0x100 };
+	static const struct collect_qemu_object objs[2] = { { "a", &fr, 1 }, { "b", &fr, 1 } };
+	struct collect_qemu_opts o = { .sink = sink, .ctx = r, .objects = objs, .nobjects = 2,
+				       .mapped = mapped };
 	struct collect_qemu_stats st;
 	r->n = 0;
+	maps.n = 0;
 	return collect_qemu_decode(w, n * 8, 24, &o, &st, err, errlen);
+}
+
+/* MAP and EXECVE (version 2), and the version-1 streams gus still reads */
+static void test_wire_map(void)
+{
+	uint64_t w[256];
+	char err[256];
+	struct rec r = { 0 };
+	uint64_t ids[] = { 0, 0 };
+	size_t n = w_hello(w);
+	n += w_map(w + n, 1, 0x7f0000001000, 0x2000, 0x1000);
+	n += w_block(w + n, 0, 2, 0x7f0000001010);
+	n += w_exec(w + n, 0, ids, 2, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == 0 && maps.n == 1 && maps.m[0].obj == 1 &&
+	       maps.m[0].proc == 0 && maps.m[0].start == 0x7f0000001000 && maps.m[0].len == 0x2000 &&
+	       maps.m[0].pgoff == 0x1000 && maps.m[0].at == 0 && r.n == 4,
+	       "wire: MAP of object 1 reported before its records (%s)", err);
+	n = w_hello(w);
+	n += w_map(w + n, 2, 0x1000, 0x1000, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && strstr(err, "malformed") && maps.n == 0,
+	       "wire: MAP of object 2 of 2 is malformed");
+	n = w_hello(w);
+	n += w_map(w + n, (1ull << 56) - 1, 0x1000, 0x1000, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && maps.n == 0, "wire: MAP of object 2^56-1 is malformed");
+	n = w_hello(w);
+	n += w_map(w + n, 0, 0x1000, 0, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && maps.n == 0, "wire: an empty MAP is malformed");
+	n = w_hello(w);
+	n += w_map(w + n, 0, UINT64_MAX - 0xfff, 0x2000, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && maps.n == 0,
+	       "wire: a MAP beyond the end of the address space is malformed");
+	n = w_map(w, 0, 0x1000, 0x1000, 0);
+	n += w_hello(w + n);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && maps.n == 0 && strstr(err, "greeting"),
+	       "wire: a MAP before HELLO: no greeting (%s)", err);
+	n = w_hello(w);
+	n += w_map(w + n, 0, 0x1000, 0x1000, 0);
+	w[n - 1] = 0;	/* cut inside the message: the stream ends early */
+	tap_ok(wire(w, n - 1, &r, err, sizeof err) == -1 && maps.n == 0 && strstr(err, "ended early"),
+	       "wire: a MAP cut short is not reported (%s)", err);
+	/* a second BIAS, a second HELLO */
+	n = w_hello(w);
+	w[n++] = QW_BIAS;
+	w[n++] = 0x1000;
+	w[n++] = QW_BIAS;
+	w[n++] = 0x1000;
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1, "wire: two BIAS messages are malformed");
+	n = w_hello(w);
+	n += w_hello(w + n);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1, "wire: two HELLO messages are malformed");
+	/* EXECVE: the stream may end without END (the exec succeeded) */
+	n = w_hello(w);
+	n += w_block(w + n, 0, 1, 0x1000);
+	n += w_exec(w + n, 0, ids, 1, 0);
+	w[n++] = QW_EXECVE;
+	w[n++] = 0;
+	tap_ok(wire(w, n, &r, err, sizeof err) == 0 && r.n == 1, "wire: EXECVE then the end: complete (%s)", err);
+	/* ... but not when it failed and the stream went on */
+	n += w_exec(w + n, 0, ids, 1, 0);
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1 && strstr(err, "ended early") && r.n == 2,
+	       "wire: EXECVE, more records, no END: ended early");
+	/* versions */
+	n = w_hello(w);
+	w[0] = QW_HELLO | 1u << 8;
+	n += w_block(w + n, 0, 1, 0x1000);
+	n += w_exec(w + n, 0, ids, 1, 0);
+	n += w_end(w + n);
+	tap_ok(wire(w, n, &r, err, sizeof err) == 0 && r.n == 1, "wire: a version-1 stream is read");
+	w[0] = QW_HELLO | (uint64_t)(QW_VERSION + 1) << 8;
+	tap_ok(wire(w, n, &r, err, sizeof err) == -1, "wire: version %d is refused", QW_VERSION + 1);
+	free(r.v);
+	free(r.b);
 }
 
 static void test_wire(void)
@@ -270,6 +563,8 @@ int main(void)
 	if (!wl)
 		wl = "tests/workloads";
 	test_wire();
+	test_wire_map();
+	test_objects(wl);
 	snprintf(prog, sizeof(prog), "%s/arraywalk", wl);
 	snprintf(outfile, sizeof(outfile), "%s/test_qemu.%d.out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());

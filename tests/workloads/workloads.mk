@@ -7,8 +7,13 @@
 bundled_workloads = tests/workloads/fpchain tests/workloads/shuffle \
 	tests/workloads/divide tests/workloads/ptrchase tests/workloads/branchmiss \
 	tests/workloads/stream tests/workloads/jacobi1d
-noinst_PROGRAMS = $(bundled_workloads)
-dist_noinst_DATA = tests/workloads/README
+# the QEMU tracer's objects, children and exec'd programs: a library of
+# the user's own (linked, dlopen'ed), forked workers, a wrapper script
+follow_workloads = tests/workloads/uselib tests/workloads/dlopener tests/workloads/forker
+noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads)
+noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
+dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
+CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
 
 workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 
@@ -33,3 +38,25 @@ tests_workloads_stream_LDFLAGS =
 tests_workloads_jacobi1d_SOURCES = tests/workloads/jacobi1d.c
 tests_workloads_jacobi1d_CFLAGS = $(workload_cflags)
 tests_workloads_jacobi1d_LDFLAGS =
+
+# libhot.so: its own rule (a shared object, no libtool), soname libhot.so
+# so that uselib finds it beside itself (rpath $ORIGIN)
+tests/workloads/libhot.so: $(srcdir)/tests/workloads/libhot.c $(srcdir)/tests/workloads/libhot.h
+	@$(MKDIR_P) tests/workloads
+	$(AM_V_CC)$(CC) $(workload_cflags) -fPIC -shared -Wl,-soname,libhot.so -o $@ \
+		$(srcdir)/tests/workloads/libhot.c
+# the script, executable in the build tree
+tests/workloads/wrapper.sh: $(srcdir)/tests/workloads/wrapper.sh.in
+	@$(MKDIR_P) tests/workloads
+	$(AM_V_GEN)cp $(srcdir)/tests/workloads/wrapper.sh.in $@ && chmod 755 $@
+tests_workloads_uselib_SOURCES = tests/workloads/uselib.c tests/workloads/libhot.h
+tests_workloads_uselib_CFLAGS = $(workload_cflags)
+tests_workloads_uselib_LDFLAGS = -Wl,-rpath,'$$ORIGIN'
+tests_workloads_uselib_LDADD = tests/workloads/libhot.so
+tests_workloads_dlopener_SOURCES = tests/workloads/dlopener.c
+tests_workloads_dlopener_CFLAGS = $(workload_cflags)
+tests_workloads_dlopener_LDFLAGS =
+tests_workloads_dlopener_LDADD = -ldl
+tests_workloads_forker_SOURCES = tests/workloads/forker.c
+tests_workloads_forker_CFLAGS = $(workload_cflags)
+tests_workloads_forker_LDFLAGS =
