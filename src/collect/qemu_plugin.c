@@ -183,6 +183,7 @@ static uint64_t *defs;		/* pending BLOCK/BIAS/MAP messages */
 static size_t ndefs, capdefs;
 static uint64_t *hist;		/* with sock=: every BIAS/MAP/BLOCK sent, for children */
 static size_t nhist, caphist;
+static bool own_blocks;		/* this process translated traced code (since its fork) */
 
 static struct tbcount **tbc_chunks;	/* stable addresses for inline counters */
 static size_t ntbc, ntbc_chunks;
@@ -703,6 +704,7 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->id = next_block_id++;
 	msg[0] = QW_BLOCK | (uint64_t)k << 8 | b->id << 24;
 	defs_push_def(msg, w);
+	own_blocks = true;
 	pthread_mutex_unlock(&lock);
 	free(msg);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, exec_cb, QEMU_PLUGIN_CB_NO_REGS, b);
@@ -845,8 +847,8 @@ static void atexit_cb(qemu_plugin_id_t id, void *ud)
 	pthread_mutex_lock(&lock);
 	if (sock_path && !dead && owner_pid != getpid() && !counts_on && !announced_total) {
 		/* a forked child or an exec'd program that never connected
-		 * and has nothing buffered: nothing to say */
-		bool any = ndefs != 0;
+		 * and ran no traced code: nothing to say */
+		bool any = own_blocks;
 		for (struct tstate *ts = threads; ts; ts = ts->next)
 			any |= ts->len != 0;
 		if (!any) {
@@ -893,6 +895,7 @@ static void fork_child(void)
 	out_fd = -1;
 	owner_pid = 0;
 	ndefs = 0;
+	own_blocks = false;
 	announced_total = 0;
 	struct tstate *me = my_ts;
 	for (struct tstate *ts = threads, *next; ts; ts = next) {

@@ -5,6 +5,9 @@
  *   bits 0-2: the stream arrives in pieces of 8 << k bytes (k = 7: whole)
  *   bit 3: max_insns 100 (the stream is cut)
  *   bit 4: the sink refuses the third batch
+ *   bit 5: no traced objects (a MAP is then malformed); else three
+ * The mapped callback checks what it is given (an object gus named, a
+ * mapping that fits the address space).
  * The sink checks each record as the simulator and the trace writer rely
  * on it (size 1..15, at most STREAM_MAX_MEM data addresses). */
 #include "collect.h"
@@ -38,6 +41,16 @@ static void started(void *vctx, uint64_t bias)
 	c->sum += bias;
 }
 
+static size_t nobjects;
+
+static void mapped(void *vctx, size_t obj, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff)
+{
+	struct ctx *c = vctx;
+	if (obj >= nobjects || proc != 0 || !len || start + len < start)
+		abort();
+	c->sum += obj + start + len + pgoff;
+}
+
 static void block(void *vctx, uint64_t addr, uint32_t ninsns, uint64_t count)
 {
 	struct ctx *c = vctx;
@@ -50,7 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	unsigned k = data[0] & 7;
 	struct ctx c = { .refuse = data[0] & 16 };
+	static const struct stream_range fr = { 0x1000, 0x2000 };
+	static const struct collect_qemu_object objs[3] = {
+		{ "a", &fr, 1 }, { "b", &fr, 1 }, { "c", &fr, 1 },
+	};
+	nobjects = data[0] & 32 ? 0 : 3;
 	struct collect_qemu_opts o = {
+		.objects = objs,
+		.nobjects = nobjects,
+		.mapped = mapped,
 		.max_insns = data[0] & 8 ? 100 : 0,
 		.sink = sink,
 		.ctx = &c,
