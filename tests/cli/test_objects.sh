@@ -202,4 +202,83 @@ rm -f rb
 out=$("$GUS" report -i rb.data 2>&1)
 check_contains "$out" "rb: the file is gone" "build-id: a deleted program is said to be gone"
 
+# ------------------------------------------------ traced in every object --
+# the text of region RANK of a report
+region_text() { printf '%s\n' "$1" | sed -n "/^== Region $2: /,/^== Region $(($2 + 1)): /p"; }
+# "stream: QEMU trace" and instructions simulated in region RANK's section
+check_simulated() {	# check_simulated REPORT RANK DESCRIPTION
+	sec=$(region_text "$1" "$2")
+	if contains "$sec" "stream: QEMU trace" && contains "$sec" "instructions simulated"; then ok 0 "$3"; else
+		ok 1 "$3"; printf '#   region %s: %s\n' "$2" "$(printf '%s' "$sec" | head -c 600 | tr '\n' '|')"; fi
+}
+
+"$GUS" record -q -o lib.data -- "$WORKLOADS/uselib" >/dev/null 2>&1; st=$?
+check_status $st 0 "user .so: recorded"
+out=$("$GUS" report -i lib.data 2>&1)
+check_contains "$out" "function  lib_collatz (libhot.c:" "user .so: its hot function is a region, with its source line"
+check_simulated "$out" 1 "user .so: lib_collatz is traced and simulated"
+check_lacks "$out" "not traced" "user .so: no region said to be out of the tracer's reach"
+test "$($SQL lib.data "select count(*) from trace_maps where object like '%/libhot.so' and proc=0")" -ge 1
+ok $? "user .so: the trace's map of libhot.so is stored"
+out=$("$GUS" sim --trace --qemu --function lib_collatz --max-insns 100000 -- "$WORKLOADS/uselib" 2>&1); st=$?
+check_status $st 0 "user .so: gus sim --trace --qemu --function finds a function of the program's library"
+check_contains "$out" "libhot.so:lib_collatz" "user .so: ... and simulates it there"
+out=$("$GUS" sim --trace --qemu --function no_such_function -- "$WORKLOADS/uselib" 2>&1); st=$?
+check_status $st 2 "user .so: a function in neither the program nor its libraries is a usage error"
+check_contains "$out" "nor in the libraries it needs" "user .so: ... and the message says where gus looked"
+
+"$GUS" record -q -o dl.data -- "$WORKLOADS/dlopener" >/dev/null 2>&1
+out=$("$GUS" report -i dl.data 2>&1)
+check_contains "$out" "function  lib_collatz" "dlopen: the dlopen'ed library's function is a region"
+check_simulated "$out" 1 "dlopen: ... traced where the program mapped it, and simulated"
+
+"$GUS" record -q -o fork.data -- "$WORKLOADS/forker" >/dev/null 2>&1
+out=$("$GUS" report -i fork.data 2>&1)
+check_contains "$out" "function  child_work" "fork: the workers' function is a region"
+check_simulated "$out" 1 "fork: ... traced in the forked workers and simulated"
+test "$($SQL fork.data "select count(distinct proc) from trace_maps")" -ge 2
+ok $? "fork: the workers' mappings are stored per process"
+
+"$GUS" record -q -o wrap.data -- "$WORKLOADS/wrapper.sh" uselib >/dev/null 2>&1; st=$?
+check_status $st 0 "wrapper script: recorded"
+out=$("$GUS" report -i wrap.data 2>&1)
+check_contains "$out" "function  lib_collatz" "wrapper script: the exec'd program's library function is a region"
+check_simulated "$out" 1 "wrapper script: ... traced after the exec and simulated"
+test "$($SQL wrap.data "select count(*) from trace_maps where proc >= 1 and object like '%/libhot.so'")" -ge 1
+ok $? "wrapper script: the exec'd program is a process of its own in trace_maps"
+
+# code without bounds is never simulated as another region
+"$GUS" record -q -o nocfi-q.data -- ./nocfi 20000000 >/dev/null 2>&1
+out=$("$GUS" report -i nocfi-q.data 2>&1)
+sec=$(region_text "$out" 1)
+check_contains "$sec" "no symbol and no unwind table (.eh_frame) bounds this code" "unbounded code: not simulated, and why"
+check_lacks "$sec" "instructions simulated" "unbounded code: shows no simulation"
+
+# Debian programs nobody here wrote
+if command -v xz >/dev/null; then
+	head -c 400000 /dev/urandom | od -An -tx1 > plain.txt
+	"$GUS" record -q -o xz.data -- xz -6 -k -f -T1 plain.txt >/dev/null 2>&1; st=$?
+	check_status $st 0 "xz: recorded"
+	out=$("$GUS" report -i xz.data 2>&1)
+	check_lacks "$out" "[unknown] in liblzma" "xz: liblzma is not one region"
+	top=$($SQL xz.data "select name from regions where rank=1")
+	case "$top" in liblzma.so.5*+0x*|lzma_*) ok 0 "xz: the top region is inside liblzma ($top)" ;;
+	*) ok 1 "xz: the top region is inside liblzma"; echo "#   top: $top" ;; esac
+	test "$($SQL xz.data "select count(*) from regions where kind='loop' and file like '%liblzma%'")" -ge 1
+	ok $? "xz: with its loops"
+	check_simulated "$out" 1 "xz: the top region is traced and simulated"
+else
+	echo "# skip: no xz"
+fi
+if command -v python3 >/dev/null && [ -x /usr/bin/python3 ]; then
+	printf 'def f(n):\n    s = 0\n    for i in range(n):\n        s += i * i %% 7\n    return s\nprint(f(400000))\n' > loop.py
+	"$GUS" record -q -o py.data -- /usr/bin/python3 loop.py >/dev/null 2>&1
+	out=$("$GUS" report -i py.data 2>&1)
+	check_contains "$out" "function  _PyEval_EvalFrameDefault" "python3: the interpreter's eval loop is a region"
+	rank=$($SQL py.data "select rank from regions where name='_PyEval_EvalFrameDefault'")
+	check_simulated "$out" "${rank:-0}" "python3: the eval loop is traced and simulated"
+else
+	echo "# skip: no /usr/bin/python3"
+fi
+
 done_testing
