@@ -62,8 +62,9 @@
  *
  * Runtime ranges are appended under the lock and read by translation
  * callbacks of any thread without it: an entry is written, then the count
- * is published with a release store. An object unmapped and something
- * else mapped at its place stays traced (ranges are never removed).
+ * is published with a release store. A range that munmap or a new mapping
+ * covers whole is emptied in place (its end set to its start), so that
+ * what is mapped there later is not traced as the object.
  *
  * Threads: each guest thread (a host thread in qemu-user) fills its own
  * buffer with EXEC/MEM words and writes it as one CHUNK under a mutex.
@@ -159,7 +160,8 @@ static size_t rt_n;
  * return, per vCPU */
 struct pending_map {
 	int obj1;		/* the object's index + 1; 0: none */
-	uint64_t len, off;
+	int64_t num;		/* 9 (mmap), 11 (munmap), 0: none */
+	uint64_t addr, len, off;
 };
 static bool mem_on = true, counts_on;
 static uint64_t max_records, xlo;
@@ -486,7 +488,7 @@ static bool in_ranges(uint64_t a)
 		return true;
 	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
 	for (size_t i = 0; i < n; i++)
-		if (a >= rt[i].start && a < rt[i].end)
+		if (a >= rt[i].start && a < __atomic_load_n(&rt[i].end, __ATOMIC_RELAXED))
 			return true;
 	return false;
 }
@@ -494,10 +496,22 @@ static bool in_ranges(uint64_t a)
 static bool is_range_end(uint64_t a)
 {
 	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
-	for (size_t i = 0; i < n; i++)
-		if (a == rt[i].end)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = __atomic_load_n(&rt[i].end, __ATOMIC_RELAXED);
+		if (a == e && e > rt[i].start)
 			return !in_ranges(a);
+	}
 	return false;
+}
+
+/* caller holds lock: the ranges inside [LO, HI) end (an unmapping, or a
+ * mapping over them); emptied in place, as readers scan without the lock.
+ * A range only partly inside stays. */
+static void rt_cut(uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < rt_n; i++)
+		if (rt[i].start >= lo && rt[i].end <= hi && rt[i].start < rt[i].end)
+			__atomic_store_n(&rt[i].end, rt[i].start, __ATOMIC_RELEASE);
 }
 
 /* caller holds lock: appends a runtime range, published to the readers */
@@ -726,16 +740,19 @@ static void syscall_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 		       uint64_t a7, uint64_t a8)
 {
 	(void)id, (void)a1, (void)a7, (void)a8;
-	if (num == 9) {	/* mmap(addr, len, prot, flags, fd, off) */
+	if ((num == 9 || num == 11) && nobjects) {
+		/* mmap(addr, len, prot, flags, fd, off), munmap(addr, len) */
 		struct pending_map *pm = pm_get(vcpu);
 		struct stat sb;
 		int obj;
 		pm->obj1 = 0;
-		if (nobjects && (a3 & 4 /* PROT_EXEC */) && !(a4 & 0x20 /* MAP_ANONYMOUS */) &&
+		pm->num = num;
+		pm->addr = a1;
+		pm->len = a2;
+		if (num == 9 && (a3 & 4 /* PROT_EXEC */) && !(a4 & 0x20 /* MAP_ANONYMOUS */) &&
 		    (int)a5 >= 0 && !fstat((int)a5, &sb) &&
 		    (obj = find_object((uint64_t)sb.st_dev, (uint64_t)sb.st_ino)) >= 0) {
 			pm->obj1 = obj + 1;
-			pm->len = a2;
 			pm->off = a6;
 		}
 		return;
@@ -770,21 +787,27 @@ static void syscall_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 	}
 }
 
+/* A new mapping ends the traced ranges it covers (they would trace what
+ * replaced them), as does munmap; a traced object's becomes runtime
+ * ranges. */
 static void syscall_ret_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
 	(void)id;
-	if (num != 9)
+	if (num != 9 && num != 11)
 		return;
 	struct pending_map *pm = pm_get(vcpu);
-	if (!pm->obj1)
+	if (pm->num != num)
 		return;
-	size_t obj = (size_t)(pm->obj1 - 1);
-	pm->obj1 = 0;
+	pm->num = 0;
 	if ((uint64_t)ret >= (uint64_t)-4096 || !pm->len)	/* -errno */
 		return;
+	uint64_t at = num == 9 ? (uint64_t)ret : pm->addr, len = PAGE_UP(pm->len);
 	pthread_mutex_lock(&lock);
-	map_object(obj, (uint64_t)ret, PAGE_UP(pm->len), pm->off, pm->off, pm->off + pm->len);
+	rt_cut(at, at + len);
+	if (num == 9 && pm->obj1)
+		map_object((size_t)(pm->obj1 - 1), at, len, pm->off, pm->off, pm->off + pm->len);
 	pthread_mutex_unlock(&lock);
+	pm->obj1 = 0;
 }
 
 static void vcpu_init_cb(qemu_plugin_id_t id, unsigned int vcpu)

@@ -303,6 +303,17 @@ static void test_objects(const char *wl)
 	       "wrapper.sh forker: the exec'd program's workers traced (%zu records, %zu rets, %u processes)",
 	       r.n, rets, st.procs);
 	rec_free(&r);
+	/* sh -c: two programs exec'd from forked shells, one after the other */
+	char cmd[9000];
+	snprintf(cmd, sizeof(cmd), "%s 1500; %s 1000 >/dev/null", uselib, uselib);
+	char *av6[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	s = run_objects(&r, av6, &oc, 1, true, &st, &res, err, sizeof err);
+	bad = check_objects(&r, &oc, &rets, &objmask, &procmask);
+	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) &&
+	       r.n > 1000 && bad == 0 && rets == 2 && st.procs == 3 && !(procmask & 1),
+	       "sh -c 'uselib; uselib': both exec'd programs traced (%zu records, %zu rets, %u processes)",
+	       r.n, rets, st.procs);
+	rec_free(&r);
 	/* the script itself without following: its interpreter runs, nothing traced */
 	s = run_objects(&r, av4, &oc, 1, false, &st, &res, err, sizeof err);
 	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) && r.n == 0,
