@@ -291,7 +291,8 @@ struct collect_qemu_opts {
 	 * Records of all processes go to the same sink, one process's thread
 	 * per batch; the first record after a batch of another process or
 	 * thread carries STREAM_ENTRY. The run ends when the program and all
-	 * its descendants have ended (gus is their subreaper meanwhile). */
+	 * its descendants have ended: gus is their subreaper meanwhile, and
+	 * reaps whatever child its process has (run nothing else beside). */
 	bool follow_children;
 };
 

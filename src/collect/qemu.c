@@ -712,7 +712,7 @@ static char *plugin_arg(const char *plugin, int fd, uint64_t xlo, const char *so
 	struct sbuf b = { 0 };
 	sb_add(&b, "file=");
 	for (const char *c = plugin; *c; c++)
-		sb_add(&b, *c == ',' ? ",," : "%c", *c);
+		sb_add(&b, "%s%c", *c == ',' ? "," : "", *c);
 	sb_add(&b, ",fd=%d", fd);
 	plugin_opts(&b, ',', xlo, sock, o, objst);
 	if (b.oom) {
