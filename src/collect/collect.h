@@ -305,10 +305,9 @@ struct collect_qemu_stats {
 };
 
 /* COLLECT_EXEC_FAILED when qemu-x86_64 is missing (the message names the
- * package), COLLECT_ERROR when the program is not an x86-64 ELF (with
- * objects or follow_children: nor a #! script, whose interpreter is run as
- * the kernel would); the program's exit status in RES as with
- * collect_count. */
+ * package), COLLECT_ERROR when the program is neither an x86-64 ELF nor,
+ * with objects, a #! script (whose interpreter runs as the kernel would
+ * run it); the program's exit status in RES as with collect_count. */
 enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
 				     struct collect_qemu_stats *st, struct collect_result *res,
 				     char *err, size_t errlen);

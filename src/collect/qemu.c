@@ -1029,7 +1029,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	front[0] = argv[0];
 	/* a script runs as its interpreter where the ranges are not the
 	 * program's own link-time addresses */
-	if ((o->nobjects || follow) &&
+	if (o->nobjects &&
 	    resolve_script(&prog, front, &nfront, owned, argv[0], err, errlen)) {
 		status = COLLECT_ERROR;
 		goto out;
