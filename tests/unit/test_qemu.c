@@ -314,6 +314,26 @@ static void test_objects(const char *wl)
 	       "sh -c 'uselib; uselib': both exec'd programs traced (%zu records, %zu rets, %u processes)",
 	       r.n, rets, st.procs);
 	rec_free(&r);
+	/* link-time ranges (gus sim --trace) with forked children: the
+	 * workers inherit the program's relocated ranges */
+	uint64_t wa, wz;
+	if (!lookup(forker, "child_work", &wa, &wz)) {
+		struct stream_range lr = { wa, wa + wz };
+		struct collect_qemu_opts lo = { .sink = sink, .ctx = &r, .ranges = &lr, .nranges = 1,
+						.follow_children = true };
+		maps.n = 0;
+		s = collect_qemu_run(av3, &lo, &st, &res, err, sizeof err);
+		rets = 0;
+		size_t outside = 0;
+		for (size_t i = 0; i < r.n; i++) {
+			rets += r.v[i].bytes[0] == 0xc3;
+			outside += r.v[i].ip < wa + st.load_bias || r.v[i].ip >= wa + wz + st.load_bias;
+		}
+		tap_ok(s == COLLECT_OK && rets == 2 && outside == 0 && st.procs == 3 && maps.n == 0,
+		       "forker, link-time range of child_work, follow_children: both workers (%zu rets, "
+		       "%zu outside, %u processes)", rets, outside, st.procs);
+		rec_free(&r);
+	}
 	/* the script itself without following: its interpreter runs, nothing traced */
 	s = run_objects(&r, av4, &oc, 1, false, &st, &res, err, sizeof err);
 	tap_ok(s == COLLECT_OK && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) && r.n == 0,
@@ -575,7 +595,20 @@ int main(void)
 		wl = "tests/workloads";
 	test_wire();
 	test_wire_map();
+	/* the tracer's socket lives in a directory of its own under $TMPDIR,
+	 * removed at the end */
+	char tmpl[] = "/tmp/test_qemu.tmp.XXXXXX";
+	const char *old_tmp = getenv("TMPDIR");
+	char *saved_tmp = old_tmp ? strdup(old_tmp) : NULL;
+	if (mkdtemp(tmpl))
+		setenv("TMPDIR", tmpl, 1);
 	test_objects(wl);
+	tap_ok(rmdir(tmpl) == 0, "the socket directories under $TMPDIR were removed (%s)", tmpl);
+	if (saved_tmp)
+		setenv("TMPDIR", saved_tmp, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved_tmp);
 	snprintf(prog, sizeof(prog), "%s/arraywalk", wl);
 	snprintf(outfile, sizeof(outfile), "%s/test_qemu.%d.out", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
