@@ -4,7 +4,8 @@
  * program natively, so the traced program gets this object through QEMU's
  * -E LD_PRELOAD=..., and its exec calls (execve, execv, execvp, execvpe,
  * execl, execlp, execle, posix_spawn, posix_spawnp: what dash, bash,
- * python's subprocess and glibc's callers use through the PLT) run
+ * python's subprocess and glibc's callers use through the PLT; and system,
+ * which glibc runs through its internal spawn) run
  *
  *     QEMU -plugin PLUGIN,... -E LD_PRELOAD=... -E GUS_QEMU_EXEC=... -0 ARGV0 FILE ARGS
  *
@@ -20,7 +21,7 @@
  *
  * Not followed: static programs and programs started without this object
  * (LD_PRELOAD removed by the program before an exec that is not one of
- * these calls), exec calls made inside glibc (system, popen: glibc calls
+ * these calls), exec calls made inside glibc (popen, wordexp: glibc calls
  * its internal spawn), fexecve and execveat. Built without sanitizers, as
  * it runs inside the guest program. */
 #ifndef _GNU_SOURCE
@@ -37,7 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -491,4 +494,50 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 		p = c;
 	}
 	return real_posix_spawnp(pid, file, fa, attr, argv, envp);
+}
+
+/* as glibc's: /bin/sh -c, SIGINT and SIGQUIT ignored and SIGCHLD blocked
+ * in the caller while it runs, through posix_spawn above */
+EXPORT int system(const char *line)
+{
+	if (!line)
+		return 1;
+	struct sigaction sa = { .sa_handler = SIG_IGN }, oint, oquit;
+	sigset_t chld, omask;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &oint);
+	sigaction(SIGQUIT, &sa, &oquit);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &omask);
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	sigset_t def;
+	sigemptyset(&def);
+	if (oint.sa_handler != SIG_IGN)
+		sigaddset(&def, SIGINT);
+	if (oquit.sa_handler != SIG_IGN)
+		sigaddset(&def, SIGQUIT);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	posix_spawnattr_setsigmask(&attr, &omask);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"--", (char *)line, NULL };
+	pid_t pid;
+	int status;
+	int rc = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (rc == 0) {
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+	} else
+		status = 127 << 8;
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	sigprocmask(SIG_SETMASK, &omask, NULL);
+	if (rc)
+		errno = rc;
+	return status;
 }
