@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -795,7 +796,9 @@ static int resolve_script(char **file, char **front, size_t *nfront, bool *owned
 
 /* ------------------------------------------------------- connections -- */
 
-#define QEMU_MAX_CONNS 4096	/* processes of one run that may send a stream */
+/* processes sending their streams at once (a read buffer each); a
+ * process beyond them goes on untraced */
+#define QEMU_MAX_LIVE_CONNS 1024
 
 struct qconn {
 	int fd;
@@ -1200,6 +1203,9 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		if (killing && follow && reaper)
 			kill_children();
 		/* new connections */
+		size_t live = 0;
+		for (size_t i = 0; i < nconns; i++)
+			live += !conns[i]->done;
 		while (lfd >= 0) {
 			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 			if (c < 0) {
@@ -1207,7 +1213,8 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 					continue;
 				break;
 			}
-			struct qconn **nc = nconns < QEMU_MAX_CONNS ? realloc(conns, (nconns + 1) * sizeof(*conns)) : NULL;
+			struct qconn **nc = live < QEMU_MAX_LIVE_CONNS && nconns < UINT_MAX ?
+				realloc(conns, (nconns + 1) * sizeof(*conns)) : NULL;
 			if (nc)
 				conns = nc;
 			if (!nc || !(conns[nconns] = qconn_new(c, &sh, (unsigned)nconns))) {
@@ -1215,10 +1222,8 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 				continue;
 			}
 			nconns++;
+			live++;
 		}
-		size_t live = 0;
-		for (size_t i = 0; i < nconns; i++)
-			live += !conns[i]->done;
 		if (!live && tree_done)
 			break;
 		if (!follow && conns[0]->done)
