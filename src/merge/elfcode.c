@@ -367,3 +367,27 @@ int merge_elf_libraries(const char *program, char ***paths, size_t *n)
 	*n = nq - 1;
 	return 0;
 }
+
+int merge_elf_interpreter(const char *path, char *out, size_t n, char *err, size_t errlen)
+{
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, errlen);
+	if (!e)
+		return -1;
+	out[0] = 0;
+	size_t nph = 0;
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP || !ph.p_filesz || ph.p_filesz > 4096)
+				continue;
+			size_t len = ph.p_filesz < n ? ph.p_filesz : n - 1;
+			ssize_t r = pread(fd, out, len, (off_t)ph.p_offset);
+			out[r > 0 ? (size_t)r < len ? (size_t)r : len : 0] = 0;
+			out[strnlen(out, len)] = 0;
+			break;
+		}
+	elf_end(e);
+	close(fd);
+	return 0;
+}

@@ -95,6 +95,9 @@ int merge_elf_symbol(const char *path, const char *sym, uint64_t *start, uint64_
  * them (DT_RUNPATH/DT_RPATH with $ORIGIN, LD_LIBRARY_PATH, the system
  * directories), breadth first; *PATHS malloc'ed (each too). */
 int merge_elf_libraries(const char *program, char ***paths, size_t *n);
+/* PATH's program interpreter (PT_INTERP, the dynamic loader) into OUT,
+ * "" when static; -1 with ERR when PATH cannot be read. */
+int merge_elf_interpreter(const char *path, char *out, size_t n, char *err, size_t errlen);
 /* PATH's GNU build-id in hex into HEX ("" when it has none); -1 with ERR
  * when PATH cannot be read as an x86-64 ELF file. */
 int merge_elf_build_id(const char *path, char *hex, size_t n, char *err, size_t errlen);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gusdata.h"
@@ -488,6 +489,19 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 	return 0;
 }
 
+/* the program's PT_INTERP (its dynamic loader) */
+static bool program_interpreter(const char *exe, char *out, size_t n)
+{
+	char err[256];
+	return !merge_elf_interpreter(exe, out, n, err, sizeof err) && out[0];
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static void simulate_region(struct report *rp, struct region_view *v)
 {
 	char key[256], err[1024];
@@ -528,8 +542,14 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		return;
 	}
 	if (!v->have_bias) {
-		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the traced run never mapped "
-			 "this part of %s", v->file);
+		char interp[PATH_MAX];
+		if (!strcmp(rp->tracer, "qemu") && program_interpreter(rp->exe, interp, sizeof interp) &&
+		    same_file(interp, v->file))
+			snprintf(v->why_no_model, sizeof v->why_no_model, "not traced: the dynamic loader (%s), which QEMU "
+				 "loads itself, is not followed by the QEMU tracer", v->file);
+		else
+			snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the traced run never "
+				 "mapped this part of %s", v->file);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
@@ -540,6 +560,17 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	if (tc.undecodable)
 		report_warn(rp, "%s: %llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)", v->name,
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
+	if (tc.n == 0 && !strcmp(rp->tracer, "qemu")) {
+		/* sampled natively, never run under QEMU: code chosen for the
+		 * CPU at run time (glibc's ifuncs, OpenSSL's and others'
+		 * dispatch on CPUID) takes another variant on QEMU's CPU */
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "the traced run never executed it: under QEMU the program ran other code here, as code chosen "
+			 "for the CPU at run time does (QEMU's CPU has no AVX-512%s)%s%s",
+			 strstr(v->name, "evex") || strstr(v->name, "avx512") ? ", which this variant needs" : "",
+			 v->stream_note[0] ? "; " : "", v->stream_note);
+		goto out;
+	}
 	if (tc.n < 16) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
 			 "%zu instruction(s) of the region in the trace: too few to simulate%s%s", tc.n,
