@@ -25,6 +25,22 @@
  * model see one retired instruction (its first STREAM_MAX_MEM data
  * addresses kept). Iterations split by a batch boundary stay two records.
  *
+ * Objects and processes. With objects the plugin gets obj=DEV:INO:ranges
+ * (file offsets) and reports each mapping of an object (MAP) before any
+ * block inside it; mapped() hands it on with the process's number. With
+ * follow_children gus listens on a Unix socket in a directory of its own
+ * (mkdtemp under $TMPDIR or /tmp, removed at the end) and passes sock= to
+ * the plugin: forked children connect there, and so do programs exec'd
+ * through gus-qemu-exec.so (qemu_exec.c), which the program gets with
+ * QEMU's -E LD_PRELOAD= and $GUS_QEMU_EXEC (qemu, the shim, the plugin's
+ * options one a line: -E splits at commas). Each connection is decoded on
+ * its own (block ids and thread numbers are per process); batches of
+ * different processes interleave like those of threads, and the first
+ * record after another stretch's batch is marked STREAM_ENTRY. gus is the
+ * child subreaper meanwhile: the run ends when no child is left and every
+ * connection is closed. A #! script (with objects) runs as its
+ * interpreter, found as the kernel does.
+ *
  * A sink that returns non-zero ends the run: the program is killed
  * (SIGKILL), the stream is drained, and COLLECT_ERROR says so. max_insns
  * cuts the stream exactly; the plugin is told so that it stops emitting
