@@ -217,7 +217,7 @@ check_status $st 0 "user .so: recorded"
 out=$("$GUS" report -i lib.data 2>&1)
 check_contains "$out" "function  lib_collatz (libhot.c:" "user .so: its hot function is a region, with its source line"
 check_simulated "$out" 1 "user .so: lib_collatz is traced and simulated"
-check_lacks "$out" "not traced" "user .so: no region said to be out of the tracer's reach"
+check_lacks "$out" "the tracer follows the program's own code" "user .so: no region said to be out of the tracer's reach"
 test "$($SQL lib.data "select count(*) from trace_maps where object like '%/libhot.so' and proc=0")" -ge 1
 ok $? "user .so: the trace's map of libhot.so is stored"
 out=$("$GUS" sim --trace --qemu --function lib_collatz --max-insns 100000 -- "$WORKLOADS/uselib" 2>&1); st=$?
