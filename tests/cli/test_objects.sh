@@ -182,6 +182,18 @@ else
 	echo "# skip: no separate debug info for $libc (install libc6-dbg)"
 fi
 
+# separate debug info by .gnu_debuglink, beside the program
+cp "$WORKLOADS/divide" dl-prog
+objcopy --only-keep-debug dl-prog dl-prog.debug && objcopy --strip-all dl-prog && objcopy --add-gnu-debuglink=dl-prog.debug dl-prog
+out=$("$GUS" sim --bin dl-prog --function divide_loop 2>&1); st=$?
+check_status $st 0 "debuglink: a stripped program's function found in the file its .gnu_debuglink names"
+"$GUS" record -q --tracer none -o dl.data -- ./dl-prog >/dev/null 2>&1
+out=$("$GUS" report -i dl.data 2>&1)
+check_contains "$out" "function  divide_loop" "debuglink: the report names it from the debug file"
+rm dl-prog.debug
+out=$("$GUS" report -i dl.data 2>&1)
+check_contains "$out" "function  divide_loop" "debuglink: the names stay in the recording once it is made"
+
 # ------------------------------------------------------ a rebuilt binary --
 cat > rb.c <<'EOF'
 #include <stdlib.h>
