@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -584,8 +586,138 @@ static void test_wire(void)
 	free(r.b);
 }
 
-int main(void)
+/* This program as a fake qemu-x86_64 ($TEST_QEMU_FAKE names the scenario):
+ * it writes made-up streams to the pipe (fd=) and to connections to gus's
+ * socket (sock=), as forked children or exec'd programs would, so that the
+ * reader of many connections meets what a plugin of another origin might
+ * send. */
+static int fake_connect(const char *path)
 {
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)))
+		exit(99);
+	return s;
+}
+
+static void fake_write(int fd, const uint64_t *w, size_t n)
+{
+	if (write(fd, w, n * 8) != (ssize_t)(n * 8))
+		exit(98);
+}
+
+static int fake_qemu(const char *scenario, int argc, char **argv)
+{
+	int fd = -1;
+	char sock[200] = "";
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-plugin")) {
+			const char *f = strstr(argv[i + 1], ",fd="), *k = strstr(argv[i + 1], ",sock=");
+			if (f)
+				fd = atoi(f + 4);
+			if (k)
+				sscanf(k + 6, "%199[^,]", sock);
+		}
+	if (fd < 0 || !sock[0])
+		return 97;
+	uint64_t w[64];
+	uint64_t ids[] = { 0, 0 };
+	size_t n;
+	int c;
+	if (!strcmp(scenario, "child-ok")) {
+		/* the program execs (EXECVE, no END); a child maps, runs, ends; a
+		 * second child connects and says nothing */
+		n = w_hello(w);
+		w[n++] = QW_EXECVE;
+		w[n++] = 0;
+		fake_write(fd, w, n);
+		c = fake_connect(sock);
+		n = w_hello(w);
+		n += w_map(w + n, 0, 0x7f0000000000, 0x1000, 0x1000);
+		n += w_block(w + n, 0, 2, 0x7f0000000010);
+		n += w_exec(w + n, 0, ids, 2, 0);
+		n += w_end(w + n);
+		fake_write(c, w, n);
+		close(c);
+		close(fake_connect(sock));
+	} else if (!strcmp(scenario, "child-bad-map") || !strcmp(scenario, "child-garbage")) {
+		n = w_hello(w);
+		n += w_end(w + n);
+		fake_write(fd, w, n);
+		c = fake_connect(sock);
+		n = w_hello(w);
+		if (!strcmp(scenario, "child-bad-map"))
+			n += w_map(w + n, 7, 0x7f0000000000, 0x1000, 0);
+		else
+			w[n++] = 0xdeadbeef0;	/* type 0 */
+		n += w_end(w + n);
+		fake_write(c, w, n);
+		/* a child that goes on: gus kills what it cannot trust */
+		sleep(30);
+	} else if (!strcmp(scenario, "late-child")) {
+		/* the program ends first; its child connects later */
+		n = w_hello(w);
+		n += w_end(w + n);
+		fake_write(fd, w, n);
+		if (fork() == 0) {
+			usleep(300000);
+			c = fake_connect(sock);
+			n = w_hello(w);
+			n += w_block(w + n, 0, 3, 0x1000);
+			n += w_exec(w + n, 0, ids, 1, 0);
+			n += w_end(w + n);
+			fake_write(c, w, n);
+			_exit(0);
+		}
+	}
+	return 0;
+}
+
+/* collect_qemu_run with the fake qemu above */
+static void test_fake_connections(const char *self, const char *wl)
+{
+	char uselib[4200], err[COLLECT_ERRLEN];
+	snprintf(uselib, sizeof(uselib), "%s/uselib", wl);
+	static const struct stream_range fr = { 0x1000, 0x1100 };
+	struct collect_qemu_object ob = { uselib, &fr, 1 };
+	struct rec r = { 0 };
+	struct collect_qemu_opts o = { .qemu = self, .sink = sink, .ctx = &r, .objects = &ob, .nobjects = 1,
+				       .mapped = mapped, .follow_children = true };
+	struct collect_qemu_stats st;
+	struct collect_result res;
+	char *av[] = { uselib, NULL };
+
+	setenv("TEST_QEMU_FAKE", "child-ok", 1);
+	maps.n = 0;
+	err[0] = 0;
+	enum collect_status s = collect_qemu_run(av, &o, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_OK && r.n == 4 && st.procs == 2 && maps.n == 1 && maps.m[0].proc == 1,
+	       "fake qemu: the program execs, a child sends 4 records after its MAP, another connects "
+	       "and says nothing (%d; %zu records, %u processes)", s, r.n, st.procs);
+	rec_free(&r);
+	setenv("TEST_QEMU_FAKE", "child-bad-map", 1);
+	double t0 = collect_now();
+	s = collect_qemu_run(av, &o, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_ERROR && strstr(err, "malformed") && collect_now() - t0 < 20,
+	       "fake qemu: a child's MAP of an object gus did not name: malformed, the rest killed (%s)", err);
+	rec_free(&r);
+	setenv("TEST_QEMU_FAKE", "child-garbage", 1);
+	s = collect_qemu_run(av, &o, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_ERROR && strstr(err, "malformed"), "fake qemu: a child's garbage: malformed (%s)", err);
+	rec_free(&r);
+	setenv("TEST_QEMU_FAKE", "late-child", 1);
+	s = collect_qemu_run(av, &o, &st, &res, err, sizeof err);
+	tap_ok(s == COLLECT_OK && r.n == 3 && st.procs == 2,
+	       "fake qemu: a child that connects after the program ended is read (%d; %zu records)", s, r.n);
+	rec_free(&r);
+	unsetenv("TEST_QEMU_FAKE");
+}
+
+int main(int argc, char **argv)
+{
+	if (getenv("TEST_QEMU_FAKE"))
+		return fake_qemu(getenv("TEST_QEMU_FAKE"), argc, argv);
 	const char *wl = getenv("WORKLOADS");
 	char err[COLLECT_ERRLEN];
 	struct collect_qemu_stats st;
@@ -603,6 +735,12 @@ int main(void)
 	if (mkdtemp(tmpl))
 		setenv("TMPDIR", tmpl, 1);
 	test_objects(wl);
+	char self[4096];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl > 0) {
+		self[sl] = 0;
+		test_fake_connections(self, wl);
+	}
 	tap_ok(rmdir(tmpl) == 0, "the socket directories under $TMPDIR were removed (%s)", tmpl);
 	if (saved_tmp)
 		setenv("TMPDIR", saved_tmp, 1);
