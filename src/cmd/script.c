@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus script: the instruction stream printed one instruction per line
  * (address, symbol+offset, disassembly, branch outcome, data addresses),
- * like perf script --itrace=i, from a recording's Intel PT or the QEMU
- * tracer run live. */
+ * like perf script --itrace=i, from a recording (its Intel PT, or the
+ * stream its QEMU tracer stored) or the QEMU tracer run live. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cmd.h"
-#include "gusdata.h"
-#include "merge.h"
 #include "sim.h"
 #include "recording.h"
 
@@ -31,14 +28,15 @@ static void script_usage(FILE *out)
 		"       gus script --qemu [options] -- program args\n"
 		"\n"
 		"Prints the executed instructions, one per line: address, function+offset,\n"
-		"disassembly, the outcome of branches and, with --qemu, data addresses.\n"
+		"disassembly, the outcome of branches and, from QEMU, data addresses.\n"
 		"\n"
-		"  -i, --input FILE       the recording's Intel PT (default gus.data)\n"
+		"  -i, --input FILE       a recording's stream, Intel PT or QEMU (default gus.data)\n"
 		"      --qemu             run the program after -- under the QEMU tracer\n"
-		"      --function SYM     only the instructions of the program's function SYM\n"
+		"      --function SYM     only the instructions of function SYM (in the program,\n"
+		"                         the recording's objects or the libraries it needs)\n"
 		"      --range START-END  only those in [START, END) (hex, link-time addresses)\n"
 		"      --max-insns N      stop after N instructions (default: all)\n"
-		"      --no-mem           --qemu: no data addresses\n"
+		"      --no-mem           no data addresses (QEMU)\n"
 		"      --no-disasm        addresses and symbols only (faster)\n"
 		"  -o, --output FILE      write to FILE\n"
 		"  -h, --help             this help; 'gus help script' shows the manual\n");
@@ -94,8 +92,6 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		return gus_usage_error("script: --qemu needs a program: gus script --qemu [options] -- program args");
 	if (!o->qemu && optind < argc)
 		return gus_usage_error("script: unexpected argument '%s' (--qemu runs a program)", argv[optind]);
-	if (o->no_mem && !o->qemu)
-		return gus_usage_error("script: --no-mem goes with --qemu");
 	if (o->function && o->range)
 		return gus_usage_error("script: give --function or --range, not both");
 	if (!o->qemu && !o->input)
@@ -104,90 +100,23 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 	return 0;
 }
 
-/* ------------------------------------------------------- symbolizer --- */
-/* Executable mappings of a recording, each with its file's symbols loaded
- * the first time an address falls in it. */
-struct script_map {
-	uint64_t start, end, pgoff;
-	char *file;
-	bool loaded, have_bias;
-	uint64_t bias;
-	struct merge_symtab *syms;
-};
-
-struct script_syms {
-	struct script_map *v;
-	size_t n, cap;
-	size_t last;
-};
-
-static int add_exec_map(void *ctx, const struct gusdata_mmap *m)
-{
-	struct script_syms *s = ctx;
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
-		return 0;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 16;
-		s->v = realloc(s->v, s->cap * sizeof *s->v);
-		if (!s->v)
-			abort();
-	}
-	s->v[s->n++] = (struct script_map){ .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff,
-					    .file = strdup(m->filename) };
-	return 0;
-}
-
-static const char *script_symbol(struct script_syms *s, uint64_t ip, uint64_t *off)
-{
-	for (size_t k = 0; k < s->n; k++) {
-		size_t i = (s->last + k) % s->n;
-		struct script_map *m = &s->v[i];
-		if (ip < m->start || ip >= m->end)
-			continue;
-		s->last = i;
-		if (!m->loaded) {
-			char err[512];
-			m->loaded = true;
-			m->syms = merge_symtab_load(m->file, err, sizeof err);
-			m->have_bias = !merge_elf_load_bias(m->file, m->start, m->pgoff, &m->bias, err, sizeof err);
-		}
-		if (!m->syms || !m->have_bias)
-			return NULL;
-		return merge_symtab_lookup(m->syms, ip - m->bias, off);
-	}
-	return NULL;
-}
-
-static void script_syms_free(struct script_syms *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].file);
-		merge_symtab_free(s->v[i].syms);
-	}
-	free(s->v);
-}
-
 /* ----------------------------------------------------------- output --- */
 struct script_ctx {
 	FILE *out;
 	struct sim_code *code;	/* disassembly, decoded once per address */
-	struct script_syms syms;
-	const struct recording_trace_region *region;
-	bool qemu;		/* the program's symbols follow the region's load bias */
+	struct recording_symbols *syms;
 	bool write_error;
 };
 
 static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
 {
 	struct script_ctx *c = ctx;
-	if (c->qemu)
-		c->syms.v[0].bias = c->region->bias;
 	for (size_t i = 0; i < n; i++) {
 		const struct stream_insn *s = &v[i];
 		if (s->flags & STREAM_GAP)
 			fprintf(c->out, "  -- gap: trace data was lost or undecodable before this point --\n");
 		uint64_t off = 0;
-		const char *sym = script_symbol(&c->syms, s->ip, &off);
+		const char *sym = recording_symbols_lookup(c->syms, s->ip, &off);
 		char where[300];
 		if (sym)
 			snprintf(where, sizeof where, "%s+0x%" PRIx64, sym, off);
@@ -240,7 +169,7 @@ int cmd_script(int argc, char **argv)
 		.recording = o.qemu ? NULL : o.input,
 		.function = o.function,
 		.range = o.range,
-		.data_addresses = o.qemu && !o.no_mem,
+		.data_addresses = !o.no_mem,
 		.max_insns = o.max_insns,
 		.log = *gus_terminal_log(),
 	};
@@ -249,7 +178,7 @@ int cmd_script(int argc, char **argv)
 		return rc;
 	char err[1024];
 	struct sim_machine *m = NULL;
-	struct script_ctx c = { .region = &region };
+	struct script_ctx c = { 0 };
 	if (!o.no_disasm) {
 		m = sim_machine_find(gus_data_dir("machines"), "skx", err, sizeof err);
 		if (!m) {
@@ -258,27 +187,9 @@ int cmd_script(int argc, char **argv)
 		}
 		c.code = sim_code_new(m);
 	}
-	if (o.qemu) {
-		/* QEMU gives no mappings: the program's symbols, placed once the
-		 * load bias is known (at the first record) */
-		c.syms.v = calloc(1, sizeof *c.syms.v);
-		if (!c.syms.v)
-			abort();
-		c.syms.n = c.syms.cap = 1;
-		c.syms.v[0] = (struct script_map){ .start = 0, .end = UINT64_MAX, .file = strdup(region.program),
-						   .loaded = true };
-		c.syms.v[0].syms = merge_symtab_load(region.program, err, sizeof err);
-		c.syms.v[0].have_bias = true;
-		c.qemu = true;
-	} else {
-		struct gusdata *d;
-		if (gusdata_open(o.input, false, &d, err, sizeof err)) {
-			gus_error("%s", err);
-			rc = GUS_EXIT_ERROR;
-			goto out;
-		}
-		gusdata_foreach_mmap(d, add_exec_map, &c.syms);
-		gusdata_close(d);
+	if (!(c.syms = recording_symbols_new(&to, &region))) {
+		rc = GUS_EXIT_ERROR;
+		goto out;
 	}
 	struct outfile of;
 	if (outfile_open(&of, o.output, stdout)) {
@@ -297,7 +208,7 @@ int cmd_script(int argc, char **argv)
 	if (!rc && tr.qemu && tr.exit_status)
 		rc = tr.exit_status;
 out:
-	script_syms_free(&c.syms);
+	recording_symbols_free(c.syms);
 	sim_code_free(c.code);
 	sim_machine_free(m);
 	return rc;

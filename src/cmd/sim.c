@@ -26,7 +26,7 @@ struct sim_opts {
 	enum merge_format fmt;
 	/* --trace: a real stream */
 	bool trace, qemu, no_mem;
-	const char *pt;
+	const char *recording;	/* --recording, -i or --pt: a gus.data, Intel PT or QEMU */
 	char **argv;
 	unsigned long long max_insns;
 };
@@ -35,7 +35,7 @@ static void sim_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus sim (--hex HEX | --bin FILE (--function SYM | --range START-END)) [options]\n"
-		"       gus sim --trace (--pt gus.data | --qemu) [--function SYM | --range START-END]\n"
+		"       gus sim --trace (-i gus.data | --qemu) [--function SYM | --range START-END]\n"
 		"               [options] [-- program args]\n"
 		"\n"
 		"Simulates a loop body, or the instruction stream of a real run, on the\n"
@@ -46,15 +46,16 @@ static void sim_usage(FILE *out)
 		"                         branch closes the loop)\n"
 		"      --bin FILE         x86-64 ELF file to read the code from, with\n"
 		"      --function SYM     the function SYM (mangled or demangled, or FILE+0xADDR\n"
-		"                         for code without a symbol; --trace: in the program or\n"
-		"                         a library it needs), or\n"
+		"                         for code without a symbol; --trace: in the program,\n"
+		"                         the recording's objects or a library it needs), or\n"
 		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
 		"      --whole            simulate the whole function, not its innermost loop\n"
 		"      --trace            simulate a real instruction stream, from\n"
 		"      --qemu             the program after -- run under the QEMU tracer, or\n"
-		"      --pt FILE          the Intel PT of a recording (gus record)\n"
+		"  -i, --recording FILE   the stream of a recording (gus record): its Intel PT or\n"
+		"                         what its QEMU tracer stored (--pt FILE: the same)\n"
 		"      --max-insns N      stream records to simulate (default 1000000)\n"
-		"      --no-mem           --qemu: ignore data addresses (as with PT)\n"
+		"      --no-mem           ignore QEMU's data addresses (as with PT)\n"
 		"      --arch NAME        machine model (default skx; see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
 		"      --iterations N     iterations to simulate (default 200, more when the\n"
@@ -93,7 +94,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "range", required_argument, NULL, 'R' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "machine", required_argument, NULL, 'm' },
-		{ "iterations", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'I' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "resources", required_argument, NULL, 'r' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -102,6 +103,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "trace", no_argument, NULL, 'X' },
 		{ "qemu", no_argument, NULL, 'Q' },
 		{ "pt", required_argument, NULL, 'P' },
+		{ "recording", required_argument, NULL, 'P' },
 		{ "max-insns", required_argument, NULL, 'M' },
 		{ "no-mem", no_argument, NULL, 'N' },
 		{ "threads", required_argument, NULL, 'T' },
@@ -121,7 +123,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	o->threads = np > 0 ? (unsigned)np : 1;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': o->hex = optarg; break;
 		case 'B': o->bin = optarg; break;
@@ -129,7 +131,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'R': o->range = optarg; break;
 		case 'a': o->arch = optarg; break;
 		case 'm': o->machine = optarg; break;
-		case 'i':
+		case 'I':
 			if (parse_uint(optarg, &o->iterations, 4, 10000000))
 				return gus_usage_error("--iterations: '%s' is not a number from 4 to 10000000", optarg);
 			break;
@@ -147,7 +149,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'W': o->whole = true; break;
 		case 'X': o->trace = true; break;
 		case 'Q': o->qemu = o->trace = true; break;
-		case 'P': o->pt = optarg; o->trace = true; break;
+		case 'i':
+		case 'P': o->recording = optarg; o->trace = true; break;
 		case 'N': o->no_mem = true; break;
 		case 'M': {
 			char *end;
@@ -172,25 +175,23 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("sim: option '-%c' %s", optopt,
-						       strchr("o", optopt) ? "needs an argument" : "is unknown");
+						       strchr("io", optopt) ? "needs an argument" : "is unknown");
 			return gus_usage_error("sim: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
 	if (o->trace) {
 		if (o->hex || o->bin)
 			return gus_usage_error("sim: --trace takes its code from the stream, not --hex or --bin");
-		if (!!o->qemu + !!o->pt != 1)
-			return gus_usage_error("sim: --trace needs exactly one of --qemu (with -- program) or --pt FILE");
+		if (!!o->qemu + !!o->recording != 1)
+			return gus_usage_error("sim: --trace needs exactly one of --qemu (with -- program) or --recording FILE");
 		if (o->qemu && optind >= argc)
 			return gus_usage_error("sim: --qemu needs a program: gus sim --trace --qemu [options] -- program args");
-		if (o->pt && optind < argc)
-			return gus_usage_error("sim: unexpected argument '%s' (--pt reads a recording)", argv[optind]);
+		if (o->recording && optind < argc)
+			return gus_usage_error("sim: unexpected argument '%s' (--recording reads a recording)", argv[optind]);
 		if (o->function && o->range)
 			return gus_usage_error("sim: give --function or --range, not both");
 		if (o->iterations)
 			return gus_usage_error("sim: --iterations is for --hex and --bin; use --max-insns with --trace");
-		if (o->no_mem && !o->qemu)
-			return gus_usage_error("sim: --no-mem goes with --qemu (PT has no data addresses)");
 		if (o->whole && !o->function)
 			return gus_usage_error("sim: --whole goes with --function");
 		o->argv = argv + optind;
@@ -322,11 +323,11 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 {
 	struct recording_trace_opts to = {
 		.argv = o->argv,
-		.recording = o->pt,
+		.recording = o->recording,
 		.function = o->function,
 		.range = o->range,
 		.innermost = o->function && !o->whole,
-		.data_addresses = o->qemu && !o->no_mem,
+		.data_addresses = !o->no_mem,
 		.max_insns = o->max_insns,
 		.log = *gus_terminal_log(),
 	};
@@ -334,7 +335,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	int rc = gus_exit_for(recording_trace_resolve(&to, m, &region));
 	if (rc)
 		return rc;
-	struct simrun_collect tc = { .code = sim_code_new(m), .data_addresses = to.data_addresses };
+	struct simrun_collect tc = { .code = sim_code_new(m), .data_addresses = region.data_addresses };
 	struct recording_trace_result tr;
 	rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr));
 	if (rc)
@@ -343,7 +344,8 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		gus_warn("%llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)",
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
 	if (tc.n < 16) {
-		gus_error("%s: %zu instruction(s) of %s in the stream: nothing to simulate", o->pt ? o->pt : o->argv[0],
+		gus_error("%s: %zu instruction(s) of %s in the stream: nothing to simulate",
+			  o->recording ? o->recording : o->argv[0],
 			  tc.n, region.name);
 		rc = GUS_EXIT_ERROR;
 		goto out;
@@ -355,10 +357,14 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	if (tr.qemu)
 		snprintf(stream, sizeof stream, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0],
 			 tc.n, tr.qemu_stats.truncated ? " (--max-insns reached)" : "",
-			 region.restricted ? " in the region" : "", to.data_addresses ? "known" : "not used");
+			 region.restricted ? " in the region" : "", region.data_addresses ? "known" : "not used");
+	else if (tr.recorded_qemu)
+		snprintf(stream, sizeof stream, "QEMU trace recorded in %s, %zu instructions%s%s, data addresses %s",
+			 o->recording, tc.n, tr.truncated ? " (--max-insns reached)" : "",
+			 region.restricted ? " in the region" : "", region.data_addresses ? "known" : "not used");
 	else
 		snprintf(stream, sizeof stream, "Intel PT of %s, %zu instructions%s, %llu gap(s), no data addresses "
-			 "(memory dependencies from address expressions)", o->pt, tc.n,
+			 "(memory dependencies from address expressions)", o->recording, tc.n,
 			 region.restricted ? " in the region" : "", (unsigned long long)tr.pt.gaps);
 	struct merge_sim_info info = {
 		.source = source,

@@ -226,10 +226,13 @@ void merge_regions_free(struct merge_regions *r);
  * nowhere known (kernel): counted in the total only; FILE "[vdso]" or
  * "[anonymous code]": a region of its own, never simulated */
 int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight);
-/* The TOP hottest regions (functions and loops together) into *OUT
- * (malloc'ed, *N of them); *TOTAL the weight of all samples. Files that
- * cannot be read name their functions "[unknown] in FILE" and have no
- * loops; WARN (may be NULL) is called once per such file. */
+/* The TOP hottest functions into *OUT (malloc'ed, *N regions), each
+ * followed by its MERGE_LOOPS_SHOWN hottest loops, which use up no place
+ * of TOP (a loop's parent is its function's index); *TOTAL the weight of
+ * all samples. Files that cannot be read name their functions "[unknown]
+ * in FILE" and have no loops; WARN (may be NULL) is called once per such
+ * file. */
+#define MERGE_LOOPS_SHOWN 3
 int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region **out, size_t *n,
 		       uint64_t *total, void (*warn)(void *ctx, const char *msg), void *warn_ctx);
 

@@ -175,14 +175,13 @@ static int cmp_func(const void *a, const void *b)
 	return x->weight_sum > y->weight_sum ? -1 : x->weight_sum < y->weight_sum;
 }
 
-static int cmp_region(const void *a, const void *b)
+/* a function's loops: the hottest first; equal samples, the outer loop
+ * (the longer range) first */
+static int cmp_loop(const void *a, const void *b)
 {
 	const struct merge_region *x = a, *y = b;
 	if (x->share != y->share)
 		return x->share > y->share ? -1 : 1;
-	/* equal samples: the function before its loops, outer loops first */
-	if (strcmp(x->kind, y->kind))
-		return strcmp(x->kind, "function") ? 1 : -1;
 	return (x->end - x->start) > (y->end - y->start) ? -1 : (x->end - x->start) < (y->end - y->start);
 }
 
@@ -200,25 +199,29 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 	*total = r->total;
 	if (!top || !r->nfuncs)
 		return 0;
+	/* functions ranked by weight as perf ranks symbols; TOP of them are
+	 * kept, each followed by its hottest loops, which take no slot */
 	qsort(r->funcs, r->nfuncs, sizeof(*r->funcs), cmp_func);
-	/* a loop outranks its function only when the function ranks high: the
-	 * first TOP functions are enough to fill TOP places */
 	size_t nf = r->nfuncs < top ? r->nfuncs : top;
-	size_t cap = nf * (1 + MAX_LOOPS), k = 0;
+	size_t cap = nf * (1 + MERGE_LOOPS_SHOWN), k = 0;
 	struct merge_region *v = calloc(cap, sizeof(*v));
-	if (!v)
+	struct merge_region *found = malloc(MAX_LOOPS * sizeof(*found));
+	if (!v || !found) {
+		free(v);
+		free(found);
 		return -1;
+	}
 	for (size_t i = 0; i < nf; i++) {
 		struct rg_func *f = &r->funcs[i];
 		struct rg_file *file = &r->files[f->file];
 		if (!f->samples)
 			continue;
-		double fshare = r->total ? (double)f->weight_sum / (double)r->total : 0;
+		size_t fi = k;
 		struct merge_region *fr = &v[k++];
 		snprintf(fr->kind, sizeof(fr->kind), "function");
 		snprintf(fr->file, sizeof(fr->file), "%s", file->path);
 		fr->samples = f->samples;
-		fr->share = fshare;
+		fr->share = r->total ? (double)f->weight_sum / (double)r->total : 0;
 		fr->parent = -1;
 		if (file->syms && merge_symtab_build_id(file->syms))
 			snprintf(fr->build_id, sizeof(fr->build_id), "%s", merge_symtab_build_id(file->syms));
@@ -246,6 +249,7 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		struct sim_loop loops[MAX_LOOPS];
 		size_t nl = sim_find_loops(r->m, mc.addr, mc.bytes, mc.len, loops, MAX_LOOPS);
 		merge_code_free(&mc);
+		size_t nfound = 0;
 		for (size_t l = 0; l < nl; l++) {
 			uint64_t s = 0, w = 0;
 			for (size_t a = 0; a < f->n; a++)
@@ -255,7 +259,8 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 				}
 			if (!s)
 				continue;
-			struct merge_region *lr = &v[k++];
+			struct merge_region *lr = &found[nfound++];
+			memset(lr, 0, sizeof(*lr));
 			snprintf(lr->kind, sizeof(lr->kind), "loop");
 			snprintf(lr->name, sizeof(lr->name), "%s loop 0x%llx-0x%llx", f->name,
 				 (unsigned long long)loops[l].start, (unsigned long long)loops[l].end);
@@ -266,39 +271,14 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 			lr->head = loops[l].start;
 			lr->samples = s;
 			lr->share = r->total ? (double)w / (double)r->total : 0;
-			/* an index into V until the ranking below */
-			lr->parent = (long)(fr - v);
+			lr->parent = (long)fi;
 		}
+		qsort(found, nfound, sizeof(*found), cmp_loop);
+		for (size_t l = 0; l < nfound && l < MERGE_LOOPS_SHOWN; l++)
+			v[k++] = found[l];
 	}
-	size_t *idx = malloc((k ? k : 1) * sizeof(*idx));
-	struct merge_region *sorted = calloc(k ? k : 1, sizeof(*sorted));
-	if (!idx || !sorted) {
-		free(idx);
-		free(sorted);
-		free(v);
-		return -1;
-	}
-	memcpy(sorted, v, k * sizeof(*v));
-	for (size_t i = 0; i < k; i++)
-		sorted[i].parent = (long)i;	/* original index, for the parent lookup */
-	qsort(sorted, k, sizeof(*sorted), cmp_region);
-	size_t keep = k < top ? k : top;
-	for (size_t i = 0; i < keep; i++) {
-		long orig = sorted[i].parent;
-		long parent = -1;
-		if (!strcmp(sorted[i].kind, "loop") && v[orig].parent >= 0)
-			for (size_t j = 0; j < keep; j++)
-				if (sorted[j].parent == v[orig].parent) {
-					parent = (long)j;
-					break;
-				}
-		idx[i] = (size_t)parent;
-	}
-	for (size_t i = 0; i < keep; i++)
-		sorted[i].parent = (long)idx[i] == -1 ? -1 : (long)idx[i];
-	free(idx);
-	free(v);
-	*out = sorted;
-	*n = keep;
+	free(found);
+	*out = v;
+	*n = k;
 	return 0;
 }

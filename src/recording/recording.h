@@ -134,20 +134,30 @@ enum recording_status recording_find_program(const char *name, char *out, size_t
 
 /* ------------------------------------------------ a stream to look at --- */
 /* The instruction stream for gus sim --trace and gus script: from the QEMU
- * tracer live, or from a recording's Intel PT, restricted to a function
- * or range of the program (trace.c). */
+ * tracer live, or from a recording (its Intel PT decoded, or the stream
+ * its QEMU tracer stored), restricted to a function or range of the
+ * program or of one of its objects (trace.c). */
 struct recording_trace_opts {
 	char **argv;		/* --qemu: the program and its arguments */
-	const char *recording;	/* --pt: a gus.data with Intel PT */
-	const char *function;	/* restrict to this function of the program */
+	const char *recording;	/* a gus.data, whichever its tracer (NULL: QEMU live) */
+	const char *function;	/* restrict to this function of the program or an object of it */
 	const char *range;	/* or to START-END, link-time addresses in hex */
 	bool innermost;		/* a function: its innermost loop only */
-	bool data_addresses;	/* QEMU: the data address of every access */
+	bool data_addresses;	/* QEMU, live or recorded: the data address of every access */
 	uint64_t max_insns;	/* 0: no limit */
 	struct recording_log log;
 };
 
+enum recording_trace_source {
+	RECORDING_SOURCE_QEMU_LIVE,	/* the program run under the QEMU tracer */
+	RECORDING_SOURCE_PT,		/* a recording's Intel PT, decoded */
+	RECORDING_SOURCE_QEMU_RECORDED,	/* a recording's QEMU stream (trace_chunks) */
+};
+
 struct recording_trace_region {
+	enum recording_trace_source source;
+	bool data_addresses;	/* the stream's records carry data addresses */
+	bool placed;		/* a recording: its traced run had PROGRAM where BIAS says */
 	char program[PATH_MAX];	/* the ELF file the addresses belong to */
 	bool in_library;	/* PROGRAM is a library of EXE that holds --function */
 	char exe[PATH_MAX];	/* the program run, when IN_LIBRARY */
@@ -160,7 +170,12 @@ struct recording_trace_region {
 };
 
 struct recording_trace_result {
-	bool qemu;
+	bool qemu;		/* the program ran (QEMU live): EXIT_STATUS is its */
+	/* a recording's QEMU stream */
+	bool recorded_qemu;
+	uint64_t records;	/* given to the sink */
+	uint64_t damaged;	/* chunks read up to their damage */
+	bool truncated;		/* --max-insns reached */
 	/* QEMU */
 	struct collect_result res;
 	struct collect_qemu_stats qemu_stats;
@@ -181,6 +196,20 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
  * the program are logged as warnings. */
 enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
 					  stream_sink sink, void *ctx, struct recording_trace_result *tr);
+
+/* The names of a stream's addresses, per object (tracesyms.c): by the
+ * mappings of R's source (a recording's Intel PT mmaps, its QEMU
+ * trace_maps, or for QEMU live R's object at R's bias, read at each lookup
+ * since the run learns it at its first record). Each object's symbols are
+ * loaded the first time an address falls in it. NULL with the message
+ * logged. */
+struct recording_symbols;
+struct recording_symbols *recording_symbols_new(const struct recording_trace_opts *o,
+						const struct recording_trace_region *r);
+/* the function holding runtime address IP and the offset in it, NULL
+ * when no object or symbol holds it */
+const char *recording_symbols_lookup(struct recording_symbols *s, uint64_t ip, uint64_t *offset);
+void recording_symbols_free(struct recording_symbols *s);
 
 
 /* ------------------------------------------------------------- gus stat --- */

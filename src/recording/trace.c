@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The instruction stream for gus sim --trace and gus script: the QEMU
- * tracer run live, or the Intel PT of a recording decoded. */
+ * tracer run live, or a recording's stream: its Intel PT decoded, or the
+ * records its QEMU tracer stored (trace_chunks, placed by trace_maps). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +35,75 @@ static int bias_of_mapping(void *ctx, const struct gusdata_mmap *m)
 	return 0;
 }
 
-/* the recording's program and where it was loaded */
+/* A recording's QEMU stream: where its traced run had R->program, by
+ * the file offset of R's first address in the object's mappings
+ * (trace_maps), as gus report places its regions; a recording of schema 3
+ * or before traced the program only, at meta trace.load_bias. */
+struct trace_map_search {
+	struct recording_trace_region *r;
+	uint64_t off;		/* the file offset of R->link.start */
+};
+
+static int place_by_trace_map(void *ctx, const struct gusdata_trace_map *m)
+{
+	struct trace_map_search *t = ctx;
+	if (strcmp(m->object, t->r->program) || t->off < m->pgoff || t->off - m->pgoff >= m->len)
+		return 0;
+	t->r->bias = m->start + (t->off - m->pgoff) - t->r->link.start;
+	t->r->placed = true;
+	return 1;
+}
+
+/* an unrestricted stream only needs the program's bias for its head: the
+ * first mapping of it */
+static int first_trace_map(void *ctx, const struct gusdata_trace_map *m)
+{
+	struct trace_map_search *t = ctx;
+	char err[512];
+	uint64_t bias;
+	if (strcmp(m->object, t->r->program) || merge_elf_load_bias(m->object, m->start, m->pgoff, &bias, err, sizeof err))
+		return 0;
+	t->r->bias = bias;
+	t->r->placed = true;
+	return 1;
+}
+
+static void place_in_recording(struct gusdata *d, struct recording_trace_region *r, bool is_exe)
+{
+	char err[1024];
+	r->placed = false;
+	r->bias = 0;
+	if (r->source == RECORDING_SOURCE_PT) {
+		struct bias_search b = { .exe = r->program };
+		gusdata_foreach_mmap(d, bias_of_mapping, &b);
+		r->bias = b.found ? b.bias : 0;
+		r->placed = b.found;
+		return;
+	}
+	struct trace_map_search t = { .r = r };
+	if (!r->restricted)
+		gusdata_foreach_trace_map(d, first_trace_map, &t);
+	else if (!merge_elf_file_offset(r->program, r->link.start, &t.off, err, sizeof err))
+		gusdata_foreach_trace_map(d, place_by_trace_map, &t);
+	uint64_t bias;
+	if (!r->placed && is_exe && gusdata_meta_u64(d, "trace.load_bias", &bias)) {
+		r->bias = bias;
+		r->placed = true;
+	}
+}
+
+/* Why a recording has no stream to look at, or "" when it has one */
+static void recording_lacks_stream(struct gusdata *d, const char *tracer, char *why, size_t n)
+{
+	const char *missing = gusdata_meta(d, "missing.trace");
+	why[0] = 0;
+	if (!strcmp(tracer, "none"))
+		snprintf(why, n, "it was recorded without a tracer (%s)", missing ? missing : "--tracer none");
+	else if (!strcmp(tracer, "qemu") && !gusdata_trace_records(d))
+		snprintf(why, n, "its QEMU tracer stored no record (%s)", missing ? missing : "the trace run was cut");
+}
+
+/* the recording's program, its tracer and whether its stream is there */
 static enum recording_status recording_program(const struct recording_trace_opts *o, const char *path,
 					       struct recording_trace_region *r)
 {
@@ -51,50 +120,118 @@ static enum recording_status recording_program(const struct recording_trace_opts
 		return RECORDING_ERROR;
 	}
 	snprintf(r->program, sizeof r->program, "%s", exe);
-	struct bias_search b = { .exe = r->program };
-	gusdata_foreach_mmap(d, bias_of_mapping, &b);
-	gusdata_close(d);
-	if (!b.found) {
-		/* no mapping of the program: its link-time addresses are taken
-		 * as they are (right for a non-PIE program) */
-		if (b.err[0])
-			rec_warn(&o->log, "%s", b.err);
-		r->bias = 0;
-		return 0;
+	/* anything but qemu and none is read as Intel PT, which says when
+	 * the recording holds none */
+	char tracer[32], why[1200];
+	snprintf(tracer, sizeof tracer, "%s", gusdata_meta(d, "tracer") ? gusdata_meta(d, "tracer") : "pt");
+	recording_lacks_stream(d, tracer, why, sizeof why);
+	if (why[0]) {
+		rec_error(&o->log, "%s: no instruction stream to read: %s", path, why);
+		gusdata_close(d);
+		return RECORDING_ERROR;
 	}
-	r->bias = b.bias;
+	if (!strcmp(tracer, "qemu")) {
+		const char *mem = gusdata_meta(d, "trace.data_addresses");
+		r->source = RECORDING_SOURCE_QEMU_RECORDED;
+		r->data_addresses = o->data_addresses && !(mem && !strcmp(mem, "no"));
+	} else {
+		r->source = RECORDING_SOURCE_PT;
+	}
+	gusdata_close(d);
 	return 0;
 }
 
-/* --function F not in the program: the first of its libraries (in the
- * dynamic loader's order) that has F; R->program becomes that library */
-static int find_in_libraries(const struct recording_trace_opts *o, struct recording_trace_region *r, uint64_t *start,
-			     uint64_t *size)
+/* the objects a recording's function may be in, after its program: those
+ * of its hot regions and of its traced run's mappings */
+struct object_list {
+	char **v;
+	size_t n, cap;
+};
+
+static void object_add(struct object_list *l, const char *path)
 {
-	char **libs;
-	size_t n;
-	int rc = -1;
-	if (merge_elf_libraries(r->program, &libs, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		char err[1024];
-		if (rc && !merge_elf_symbol(libs[i], o->function, start, size, err, sizeof err)) {
-			snprintf(r->exe, sizeof r->exe, "%s", r->program);
-			snprintf(r->program, sizeof r->program, "%s", libs[i]);
-			r->in_library = true;
-			rc = 0;
-			/* a recording: where its trace run had the library */
-			struct gusdata *d;
-			struct bias_search b = { .exe = r->program };
-			if (o->recording && !gusdata_open(o->recording, false, &d, err, sizeof err)) {
-				gusdata_foreach_mmap(d, bias_of_mapping, &b);
-				gusdata_close(d);
-			}
-			r->bias = b.found ? b.bias : 0;
-		}
-		free(libs[i]);
+	if (path[0] != '/')
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], path))
+			return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		if (!(l->v = realloc(l->v, l->cap * sizeof *l->v)))
+			abort();
 	}
-	free(libs);
+	if (!(l->v[l->n++] = strdup(path)))
+		abort();
+}
+
+static int object_of_region(void *ctx, const struct gusdata_region *g)
+{
+	object_add(ctx, g->file);
+	return 0;
+}
+
+static int object_of_trace_map(void *ctx, const struct gusdata_trace_map *m)
+{
+	object_add(ctx, m->object);
+	return 0;
+}
+
+static int object_of_mmap(void *ctx, const struct gusdata_mmap *m)
+{
+	if (m->prot & PROT_EXEC)
+		object_add(ctx, m->filename);
+	return 0;
+}
+
+static void object_list_free(struct object_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* --function F not in the program: the first object that has F, those of
+ * the recording first (its hot regions, its traced run's mappings), then
+ * the libraries the program needs (in the dynamic loader's order);
+ * R->program becomes that object */
+static int find_in_objects(const struct recording_trace_opts *o, struct recording_trace_region *r, uint64_t *start,
+			   uint64_t *size)
+{
+	struct object_list objects = { 0 };
+	object_add(&objects, r->program);
+	if (o->recording) {
+		char err[1024];
+		struct gusdata *d;
+		if (!gusdata_open(o->recording, false, &d, err, sizeof err)) {
+			gusdata_foreach_region(d, object_of_region, &objects);
+			if (r->source == RECORDING_SOURCE_QEMU_RECORDED)
+				gusdata_foreach_trace_map(d, object_of_trace_map, &objects);
+			else
+				gusdata_foreach_mmap(d, object_of_mmap, &objects);
+			gusdata_close(d);
+		}
+	}
+	char **libs;
+	size_t nlibs;
+	if (!merge_elf_libraries(r->program, &libs, &nlibs)) {
+		for (size_t i = 0; i < nlibs; i++) {
+			object_add(&objects, libs[i]);
+			free(libs[i]);
+		}
+		free(libs);
+	}
+	int rc = -1;
+	/* the program itself was searched by the caller */
+	for (size_t i = 1; i < objects.n && rc; i++) {
+		char err[1024];
+		if (merge_elf_symbol(objects.v[i], o->function, start, size, err, sizeof err))
+			continue;
+		snprintf(r->exe, sizeof r->exe, "%s", r->program);
+		snprintf(r->program, sizeof r->program, "%s", objects.v[i]);
+		r->in_library = true;
+		rc = 0;
+	}
+	object_list_free(&objects);
 	return rc;
 }
 
@@ -107,6 +244,8 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 		if (rc)
 			return rc;
 	} else {
+		r->source = RECORDING_SOURCE_QEMU_LIVE;
+		r->data_addresses = o->data_addresses;
 		enum recording_status rc = recording_find_program(o->argv[0], r->program, sizeof r->program, &o->log);
 		if (rc)
 			return rc;
@@ -115,8 +254,9 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 	if (o->function) {
 		uint64_t start, size;
 		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err) &&
-		    find_in_libraries(o, r, &start, &size)) {
-			rec_error(&o->log, "%s, nor in the libraries it needs", err);
+		    find_in_objects(o, r, &start, &size)) {
+			rec_error(&o->log, "%s, nor in the %s it needs", err,
+				  o->recording ? "objects of the recording and the libraries" : "libraries");
 			return RECORDING_USAGE;
 		}
 		r->link = (struct stream_range){ start, start + size };
@@ -143,6 +283,18 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 		r->restricted = true;
 	} else {
 		snprintf(r->name, sizeof r->name, "all code");
+	}
+	if (o->recording) {
+		struct gusdata *d;
+		if (gusdata_open(o->recording, false, &d, err, sizeof err)) {
+			rec_error(&o->log, "%s", err);
+			return RECORDING_ERROR;
+		}
+		place_in_recording(d, r, !r->in_library);
+		gusdata_close(d);
+		if (r->restricted && !r->placed && r->source == RECORDING_SOURCE_QEMU_RECORDED)
+			rec_warn(&o->log, "%s: the traced run never had %s of %s mapped: the recording traced its hot "
+				 "regions only (gus report lists them)", o->recording, r->name, r->program);
 	}
 	r->run = (struct stream_range){ r->link.start + r->bias, r->link.end + r->bias };
 	r->head = r->run.start;
@@ -303,9 +455,122 @@ static enum recording_status run_pt(const struct recording_trace_opts *o, struct
 	return 0;
 }
 
+/* A recording's QEMU stream, as the live tracer gives it: the records of
+ * the region (the recording holds every hot region), each re-entry marked,
+ * the last record before one marked as a transfer, data addresses only
+ * when asked, at most --max-insns records. The last record is held back
+ * until the next one says whether control left it. */
+#define RECORDED_BATCH 4096
+#define RECORDED_STOP 2		/* the limit was reached, not an error */
+
+struct recorded_filter {
+	const struct recording_trace_region *r;
+	stream_sink sink;
+	void *ctx;
+	uint64_t max, emitted;
+	bool outside;		/* records outside the region since the last one kept */
+	bool truncated;
+	int sink_rc;		/* the sink's own non-zero return */
+	struct stream_insn buf[RECORDED_BATCH];
+	size_t n;
+};
+
+/* gives the sink all but the last KEEP records */
+static int recorded_flush(struct recorded_filter *f, size_t keep)
+{
+	if (f->n <= keep)
+		return 0;
+	size_t give = f->n - keep;
+	int rc = f->sink(f->ctx, f->buf, give);
+	if (rc) {
+		f->sink_rc = rc;
+		return rc;
+	}
+	memmove(f->buf, f->buf + give, keep * sizeof *f->buf);
+	f->n = keep;
+	return 0;
+}
+
+static int recorded_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct recorded_filter *f = ctx;
+	const struct recording_trace_region *r = f->r;
+	for (size_t i = 0; i < n; i++) {
+		if (r->restricted && (v[i].ip < r->run.start || v[i].ip >= r->run.end)) {
+			f->outside = true;
+			continue;
+		}
+		struct stream_insn s = v[i];
+		if (!r->data_addresses) {
+			s.flags &= (uint8_t)~STREAM_HAS_MEM;
+			s.nmem = 0;
+			s.store_mask = 0;
+		}
+		if (f->outside && r->restricted) {
+			s.flags |= STREAM_ENTRY;
+			if (f->n && f->buf[f->n - 1].ip + f->buf[f->n - 1].size != s.ip)
+				f->buf[f->n - 1].flags |= STREAM_TAKEN;
+		}
+		f->outside = false;
+		if (f->n == RECORDED_BATCH && recorded_flush(f, 1))
+			return f->sink_rc;
+		f->buf[f->n++] = s;
+		if (++f->emitted == f->max) {
+			f->truncated = true;
+			return recorded_flush(f, 0) ? f->sink_rc : RECORDED_STOP;
+		}
+	}
+	return 0;
+}
+
+static enum recording_status run_recorded_qemu(const struct recording_trace_opts *o, struct recording_trace_region *r,
+					       stream_sink sink, void *ctx, struct recording_trace_result *tr)
+{
+	char err[1024];
+	struct gusdata *d;
+	if (gusdata_open(o->recording, false, &d, err, sizeof err)) {
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	struct recorded_filter *f = calloc(1, sizeof *f);
+	if (!f) {
+		gusdata_close(d);
+		rec_error(&o->log, "out of memory");
+		return RECORDING_ERROR;
+	}
+	*f = (struct recorded_filter){ .r = r, .sink = sink, .ctx = ctx, .max = o->max_insns, .outside = true };
+	tr->recorded_qemu = true;
+	int rc = gusdata_trace_read(d, recorded_sink, f, &tr->damaged, err, sizeof err);
+	gusdata_close(d);
+	if (rc == 0 || rc == RECORDED_STOP)
+		rc = f->sink_rc ? f->sink_rc : recorded_flush(f, 0);
+	else if (!f->sink_rc)
+		rec_error(&o->log, "%s: %s", o->recording, err);
+	tr->records = f->emitted;
+	tr->truncated = f->truncated;
+	bool failed = f->sink_rc || (rc && rc != RECORDED_STOP);
+	free(f);
+	if (failed)
+		return RECORDING_ERROR;
+	if (tr->damaged)
+		rec_warn(&o->log, "%s: %llu damaged chunk(s) of the trace (first: %s): each was read up to the damage",
+			 o->recording, (unsigned long long)tr->damaged, err);
+	if (tr->truncated)
+		rec_warn(&o->log, "%s: the stream stopped after %llu instructions (--max-insns)", o->recording,
+			 (unsigned long long)tr->records);
+	if (r->restricted && !tr->records)
+		rec_warn(&o->log, "%s: no instruction of %s in the trace (the recording traced its hot regions only: "
+			 "gus report lists them)", o->recording, r->name);
+	return 0;
+}
+
 enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
 					  stream_sink sink, void *ctx, struct recording_trace_result *tr)
 {
 	memset(tr, 0, sizeof *tr);
-	return o->recording ? run_pt(o, r, sink, ctx, tr) : run_qemu(o, r, sink, ctx, tr);
+	switch (r->source) {
+	case RECORDING_SOURCE_PT: return run_pt(o, r, sink, ctx, tr);
+	case RECORDING_SOURCE_QEMU_RECORDED: return run_recorded_qemu(o, r, sink, ctx, tr);
+	default: return run_qemu(o, r, sink, ctx, tr);
+	}
 }
