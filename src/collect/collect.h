@@ -241,6 +241,96 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 				      struct gusdata *d, struct collect_pt_stats *st,
 				      struct collect_result *res, char *err, size_t errlen);
 
+/* ------------------------------------ standard streams of a second run --- */
+/* A program that gus runs twice (gus record without Intel PT) reads the
+ * same standard input both times, and the second run's output is kept off
+ * the terminal (stdstreams.c). */
+
+/* What a launched program gets as its standard streams instead of gus's
+ * own: a descriptor of the caller's each (it stays the caller's: the
+ * program gets a copy on 0, 1 or 2), or -1 for gus's own. */
+struct collect_stdio {
+	int in, out, err;
+};
+
+enum collect_input_kind {
+	COLLECT_INPUT_SHARED,	/* closed, /dev/null, a directory, write-only: both runs get it as it is */
+	COLLECT_INPUT_FILE,	/* a regular file: run 2 reads it again from where run 1 started */
+	COLLECT_INPUT_COPY,	/* a pipe, FIFO, socket or device: gus feeds run 1 and keeps a copy for run 2 */
+	COLLECT_INPUT_TERMINAL,	/* run 1 reads the terminal; run 2 gets /dev/null */
+};
+
+struct collect_feeder;
+
+/* gus's standard input (descriptor 0), kept for two runs. COPY: a thread
+ * of gus reads it and writes every piece first to a copy, then into a pipe
+ * that is run 1's standard input; it stops at the end of the input, when
+ * the program stops reading (closed its standard input or ended: EPIPE,
+ * never SIGPIPE), or when run 1 is over (collect_input_first_done: the
+ * rest is left unread, as the program left it). The copy therefore holds
+ * at least what run 1 read. It streams (one buffer of 64 KiB) into a file
+ * gus creates in a directory of its own (mode 0700, under $TMPDIR or
+ * /tmp), and both are removed at once: the copy has no name while gus
+ * holds it, and disappears with gus whatever way it ends. */
+struct collect_input {
+	enum collect_input_kind kind;
+	uint64_t start;		/* FILE: the offset run 1 started at */
+	bool reopened;		/* FILE: run 2 reads its own open of the file (else the shared offset is set back) */
+	/* COPY, after collect_input_first_done */
+	uint64_t copied;	/* bytes in the copy */
+	bool at_end;		/* gus's input was read to its end */
+	bool stopped_reading;	/* the program stopped reading before the end */
+	int copy_errno;		/* the copy could not be written past COPIED (run 2 reads less) */
+	int read_errno;		/* reading gus's input failed */
+	/* internal */
+	int replay_fd, feed_fd, copy_fd;
+	struct collect_feeder *feeder;
+};
+
+/* Classifies descriptor 0 and, for COPY, creates the copy and starts the
+ * feeding. -1 with ERR when the copy cannot be made (IN is then SHARED:
+ * run 1 reads gus's input directly). */
+int collect_input_prepare(struct collect_input *in, char *err, size_t errlen);
+/* Run 1's standard input: the pipe for COPY, else -1 (gus's own). */
+int collect_input_first_fd(const struct collect_input *in);
+/* Run 1 is over: the feeding stops (COPY), IN says what the copy holds. */
+void collect_input_first_done(struct collect_input *in);
+/* Run 2's standard input, read from its start: -1 (gus's own; FILE set
+ * back to START when it could not be reopened) or a descriptor of IN's.
+ * -2 with ERR when FILE cannot be set back. */
+int collect_input_replay_fd(struct collect_input *in, char *err, size_t errlen);
+/* Stops the feeding if running; closes everything IN holds. Safe on an
+ * input zeroed by collect_input_init or already closed. */
+void collect_input_init(struct collect_input *in);
+void collect_input_close(struct collect_input *in);
+
+struct collect_capturer;
+
+/* One standard stream of a run: the first KEPT bytes the program wrote,
+ * TOTAL in all. */
+struct collect_output_stream {
+	unsigned char *data;
+	size_t kept;
+	uint64_t total;
+	int read_errno;		/* reading it failed: TOTAL counts what was read */
+};
+
+/* A run's standard output and error, read by a thread of gus while the
+ * program runs (so that it never blocks on a full pipe): the first LIMIT
+ * bytes of each kept in memory, the rest counted and dropped. */
+struct collect_output {
+	struct collect_stdio stdio;	/* for the run: out, err the pipes' write ends, in -1 */
+	struct collect_output_stream stream[2];	/* stdout, stderr: after collect_output_finish */
+	struct collect_capturer *cap;
+};
+
+int collect_output_start(struct collect_output *o, size_t limit, char *err, size_t errlen);
+/* The run is over: what is left in the pipes is read (bounded: a process
+ * the run left behind may write on), and the thread ends. */
+void collect_output_finish(struct collect_output *o);
+/* Safe on a zeroed output; frees the streams too. */
+void collect_output_free(struct collect_output *o);
+
 /* ----------------------------------------------------- QEMU tracer ------ */
 /* The program run under qemu-x86_64 with gus's TCG plugin, which streams
  * the executed instructions (and their data addresses) to gus over a pipe
@@ -294,6 +384,9 @@ struct collect_qemu_opts {
 	 * its descendants have ended: gus is their subreaper meanwhile, and
 	 * reaps whatever child its process has (run nothing else beside). */
 	bool follow_children;
+	/* the program's standard streams; NULL: gus's own (QEMU's messages
+	 * go where the program's standard error goes) */
+	const struct collect_stdio *stdio;
 };
 
 struct collect_qemu_stats {
@@ -351,6 +444,8 @@ struct collect_sample_opts {
 	bool callchain;		/* -g: PERF_SAMPLE_CALLCHAIN */
 	bool user_only;
 	size_t data_pages;	/* ring size per CPU in pages, power of two (0: 128) */
+	/* the program's standard streams; NULL: gus's own */
+	const struct collect_stdio *stdio;
 	/* progress: called now and then with the samples so far */
 	void (*progress)(void *ctx, uint64_t samples);
 	void *progress_ctx;

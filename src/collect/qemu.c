@@ -1165,6 +1165,8 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		/* the plugin inside qemu writes to this end */
 		fcntl(dp[1], F_SETFD, 0);
 		signal(SIGPIPE, SIG_DFL);
+		if (collect_stdio_apply(o->stdio))
+			collect_exec_failed(ex[1]);
 		execv(qemu, qargv);
 		collect_exec_failed(ex[1]);
 	}
@@ -1335,7 +1337,9 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		snprintf(err, errlen, "%s did not start gus's plugin %s (%s %d%s)", qemu, plugin,
 			 WIFSIGNALED(st_wait) ? "killed by signal" : "exit status",
 			 WIFSIGNALED(st_wait) ? WTERMSIG(st_wait) : WEXITSTATUS(st_wait),
-			 WIFEXITED(st_wait) && WEXITSTATUS(st_wait) ? "; QEMU's message is above" : "");
+			 !WIFEXITED(st_wait) || !WEXITSTATUS(st_wait) ? "" :
+			 o->stdio && o->stdio->err >= 0 ? "; QEMU's message went to the program's standard error" :
+			 "; QEMU's message is above");
 		status = COLLECT_ERROR;
 	} else if (malformed) {
 		snprintf(err, errlen, "the trace stream from %s is malformed (a plugin of another "

@@ -316,6 +316,18 @@ void merge_intervals_finish(struct merge_intervals *w, double seconds, bool inte
 /* Everything gus report shows of a recording, assembled by the report
  * module (report.h) and rendered here: merge_render_report writes it as
  * text, CSV or JSON; the SVG renderers above draw its parts. */
+
+/* A caller of a hot region (gus record -g): the function of the first
+ * frame of a sample's call chain outside the region, named as the
+ * regions name functions; "[unknown]" when the chain ends inside the
+ * region or its frame is in no known object. */
+struct merge_report_caller {
+	const char *name;
+	const char *file;		/* its object, "" when unknown */
+	uint64_t samples;		/* of the region's samples with a call chain */
+	double share;			/* samples / the region's samples with a call chain */
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
@@ -336,6 +348,11 @@ struct merge_report_region {
 	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);
 	void *srcline_ctx;
 	uint64_t bias;			/* runtime - link-time address in the trace */
+	/* its top callers by samples (see merge_report.why_no_callers), the
+	 * samples of the others, and its samples that have a call chain */
+	const struct merge_report_caller *callers;
+	size_t ncallers;
+	uint64_t callers_other, chain_samples;
 };
 
 struct merge_report_fact {
@@ -370,6 +387,7 @@ struct merge_report {
 	const struct merge_report_region *regions;
 	size_t nregions;
 	bool one_region;		/* --region: its per-instruction table even for a function */
+	const char *why_no_callers;	/* NULL: the samples have call chains (gus record -g) */
 };
 
 /* The value of one of the recording's facts, NULL when absent. */

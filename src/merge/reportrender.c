@@ -129,6 +129,30 @@ static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel"
 				   "trace.interrupted",
 				   "tma.table", "counts.source", "sim.machine", "trace.records" };
 
+/* a region's callers, as perf report -g caller shows a symbol's */
+static void write_text_callers(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
+{
+	if (r->why_no_callers) {
+		fprintf(out, "Callers: not available: %s\n", r->why_no_callers);
+		return;
+	}
+	if (!rv->chain_samples) {
+		fprintf(out, "Callers: none of its samples has a call chain\n");
+		return;
+	}
+	fprintf(out, "Callers (the first frame outside the region, in %llu call chain%s):\n",
+		(unsigned long long)rv->chain_samples, rv->chain_samples == 1 ? "" : "s");
+	for (size_t k = 0; k < rv->ncallers; k++) {
+		const struct merge_report_caller *c = &rv->callers[k];
+		const char *base = strrchr(c->file, '/');
+		fprintf(out, "  %6.1f%% %8llu  %s%s%s%s\n", 100 * c->share, (unsigned long long)c->samples, c->name,
+			c->file[0] ? " (" : "", c->file[0] ? (base ? base + 1 : c->file) : "", c->file[0] ? ")" : "");
+	}
+	if (rv->callers_other)
+		fprintf(out, "  %6.1f%% %8llu  (other callers)\n",
+			100 * (double)rv->callers_other / (double)rv->chain_samples, (unsigned long long)rv->callers_other);
+}
+
 static void write_text(const struct merge_report *r, FILE *out)
 {
 	fprintf(out, "%s# gus report of %s%s\n", col("\033[1m"), r->input, col("\033[0m"));
@@ -233,6 +257,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (r->tree)
 			fprintf(out, "(the measured side is the whole program's: per-region Top-Down needs PMU samples "
 				     "of the level-1 events)\n");
+		write_text_callers(r, rv, out);
 		if (!rv->simulated) {
 			fprintf(out, "Simulated: not available: %s\n", rv->why_no_model);
 			continue;
@@ -248,6 +273,33 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (rv->from_cache)
 			fprintf(out, "(cached simulation)\n");
 	}
+}
+
+/* "callers": null, "callers_missing": why; or the list with the samples
+ * it is out of */
+static void write_json_callers(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
+{
+	if (r->why_no_callers) {
+		fputs("null, \"callers_missing\": ", out);
+		merge_json_string(out, r->why_no_callers);
+		return;
+	}
+	fputs("[", out);
+	for (size_t k = 0; k < rv->ncallers; k++) {
+		const struct merge_report_caller *c = &rv->callers[k];
+		fprintf(out, "%s{\"name\": ", k ? ", " : "");
+		merge_json_string(out, c->name);
+		fputs(", \"file\": ", out);
+		if (c->file[0])
+			merge_json_string(out, c->file);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)c->samples);
+		merge_json_number(out, c->share);
+		fputs("}", out);
+	}
+	fprintf(out, "], \"caller_samples\": %llu, \"other_callers_samples\": %llu, \"callers_missing\": null",
+		(unsigned long long)rv->chain_samples, (unsigned long long)rv->callers_other);
 }
 
 static void write_json_region(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
@@ -287,7 +339,9 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	merge_json_number(out, rv->simulated ? vd->speedup_top : NAN);
 	fprintf(out, ", \"gain_upper\": ");
 	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
-	fprintf(out, "},\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
+	fprintf(out, "},\n     \"callers\": ");
+	write_json_callers(r, out, rv);
+	fprintf(out, ",\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
 	if (rv->simulated)
 		fputs("null", out);
 	else
@@ -383,6 +437,43 @@ static void write_json(const struct merge_report *r, FILE *out)
 	fprintf(out, "\n  ]\n}\n");
 }
 
+/* callers,RANK,caller,NAME,samples|share|file,VALUE per caller, "[other
+ * callers]" for the rest; callers,RANK,region,NAME,chain_samples,N; or
+ * callers,RANK,missing,,why,WHY */
+static void write_csv_callers(const struct merge_report *r, FILE *out, const struct merge_report_region *rv,
+			      const char *rank, char sep)
+{
+	if (r->why_no_callers) {
+		fprintf(out, "callers%c%s%cmissing%c%cwhy%c", sep, rank, sep, sep, sep, sep);
+		merge_csv_field(out, r->why_no_callers, sep);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "callers%c%s%cregion%c", sep, rank, sep, sep);
+	merge_csv_field(out, rv->name, sep);
+	fprintf(out, "%cchain_samples%c%llu\n", sep, sep, (unsigned long long)rv->chain_samples);
+	for (size_t k = 0; k <= rv->ncallers; k++) {
+		const struct merge_report_caller *c = k < rv->ncallers ? &rv->callers[k] : NULL;
+		if (!c && !rv->callers_other)
+			break;
+		const char *name = c ? c->name : "[other callers]";
+		uint64_t samples = c ? c->samples : rv->callers_other;
+		fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
+		merge_csv_field(out, name, sep);
+		fprintf(out, "%csamples%c%llu\n", sep, sep, (unsigned long long)samples);
+		fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
+		merge_csv_field(out, name, sep);
+		fprintf(out, "%cshare%c%.9g\n", sep, sep, (double)samples / (double)rv->chain_samples);
+		if (c && c->file[0]) {
+			fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
+			merge_csv_field(out, name, sep);
+			fprintf(out, "%cfile%c", sep, sep);
+			merge_csv_field(out, c->file, sep);
+			fputc('\n', out);
+		}
+	}
+}
+
 static void write_csv(const struct merge_report *r, FILE *out, char sep)
 {
 	fprintf(out, "section%cregion%ckind%cname%cfield%cvalue\n", sep, sep, sep, sep, sep);
@@ -453,6 +544,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 				fprintf(out, "%.9g", nums[k]);
 			fputc('\n', out);
 		}
+		write_csv_callers(r, out, rv, rank, sep);
 		if (!rv->simulated)
 			continue;
 		struct merge_sim_info info;

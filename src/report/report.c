@@ -17,6 +17,7 @@
 #include "gusdata.h"
 #include "ipt.h"
 #include "report.h"
+#include "report_internal.h"
 #include "sim.h"
 #include "spire.h"
 #include "topdown.h"
@@ -25,6 +26,8 @@
  * result would say */
 #define REPORT_CACHE_VERSION 1
 #define MAX_REGIONS 100
+/* callers listed per region; the others are summed */
+#define TOP_CALLERS 5
 
 /* ------------------------------------------------------------ the data --- */
 struct region_view {
@@ -90,6 +93,10 @@ struct report {
 	char missing_text[5][1024];
 	char incomplete[1024];
 	struct merge_report_region *mr;
+	/* the callers of each region (gus record -g) */
+	struct report_callers *callers;
+	bool have_chains;
+	char why_no_callers[1100];
 	char *argv_store[2];
 	const char *spire_inputs[1];
 };
@@ -289,6 +296,37 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 	v->r.file = v->file;
 	v->r.build_id = v->build_id;
 	return 0;
+}
+
+/* The callers of every region from the samples' call chains; a
+ * recording without them (gus record without -g) says so instead. */
+static void load_callers(struct report *rp)
+{
+	char err[1024];
+	if (!rp->nrv)
+		return;
+	struct report_span *spans = calloc(rp->nrv, sizeof *spans);
+	rp->callers = calloc(rp->nrv, sizeof *rp->callers);
+	if (!spans || !rp->callers) {
+		free(spans);
+		free(rp->callers);
+		rp->callers = NULL;
+		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < rp->nrv; i++)
+		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
+	if (report_find_callers(rp->d, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err, sizeof err)) {
+		report_warn(rp, "%s: no callers: %s", rp->o->input, err);
+		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "%s", err);
+		free(rp->callers);
+		rp->callers = NULL;
+		rp->have_chains = false;
+	} else if (!rp->have_chains) {
+		snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
+			 "the recording has no call chains (recorded without -g: gus record -g records them)");
+	}
+	free(spans);
 }
 
 /* --region: a rank, an exact name, or a function name matching its
@@ -749,10 +787,17 @@ static int fill_model(struct report *rp)
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
 			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
 		};
+		if (rp->callers) {
+			rp->mr[i].callers = rp->callers[i].v;
+			rp->mr[i].ncallers = rp->callers[i].n;
+			rp->mr[i].callers_other = rp->callers[i].other;
+			rp->mr[i].chain_samples = rp->callers[i].with_chain;
+		}
 	}
 	m->regions = rp->mr;
 	m->nregions = rp->nrv;
 	m->one_region = rp->o->region != NULL;
+	m->why_no_callers = rp->have_chains ? NULL : rp->why_no_callers;
 	return 0;
 }
 
@@ -837,6 +882,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 			goto out;
 		}
 	}
+	load_callers(rp);
 	/* where the traced run had each region, and whether its file is
 	 * still the one recorded */
 	place_regions(rp);
@@ -883,6 +929,8 @@ void report_free(struct report *rp)
 		}
 	free(rp->rv);
 	free(rp->mr);
+	report_callers_free(rp->callers, rp->nrv);
+	free(rp->callers);
 	for (size_t i = 0; i < rp->nmeta; i++) {
 		free((char *)rp->meta[i].key);
 		free((char *)rp->meta[i].value);

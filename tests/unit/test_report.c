@@ -926,6 +926,77 @@ static void test_stream_codec(void)
 	tap_ok(gusdata_trace_encode(&bad, 1, &p, &len) == -1, "encoding a 16-byte instruction is refused");
 }
 
+/* a report of M with one region, rendered in FMT into a string */
+static char *render_report(const struct merge_report *r, enum merge_format fmt)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return NULL;
+	merge_render_report(f, r, fmt, ',', false);
+	fclose(f);
+	return buf;
+}
+
+/* The callers of a region (gus record -g) in text, CSV and JSON, in
+ * order, with their shares; a recording without call chains says so. */
+static void test_report_callers(const struct sim_machine *m)
+{
+	static const struct merge_report_caller callers[] = {
+		{ "from_major", "/bin/callers", 750, 0.75 },
+		{ "from_minor", "/bin/callers", 240, 0.24 },
+	};
+	struct merge_report_region rv = {
+		.id = 1, .rank = 1, .kind = "function", .name = "hot_chain", .file = "/bin/callers",
+		.start = 0x1250, .end = 0x12a0, .head = 0x1250, .samples = 1000, .share = 0.99, .source = "",
+		.selected = true, .why_no_model = "no instruction stream", .callers = callers, .ncallers = 2,
+		.callers_other = 10, .chain_samples = 1000,
+	};
+	struct merge_report r = { .input = "cg.data", .tracer = "none", .m = m, .why_no_measure = "no PMU",
+				  .regions = &rv, .nregions = 1, .samples = 1010 };
+	char *text = render_report(&r, MERGE_TEXT);
+	const char *major = text ? strstr(text, "75.0%      750  from_major (callers)") : NULL;
+	const char *minor = text ? strstr(text, "24.0%      240  from_minor (callers)") : NULL;
+	tap_ok(text && strstr(text, "Callers (the first frame outside the region, in 1000 call chains):") != NULL,
+	       "text: the region's callers are headed with the chains they come from");
+	tap_ok(major && minor && major < minor, "text: both callers with their shares, the larger first");
+	tap_ok(text && strstr(text, "1.0%       10  (other callers)") != NULL, "text: the other callers summed");
+	free(text);
+	char *csv = render_report(&r, MERGE_CSV);
+	major = csv ? strstr(csv, "callers,1,caller,from_major,share,0.75\n") : NULL;
+	minor = csv ? strstr(csv, "callers,1,caller,from_minor,share,0.24\n") : NULL;
+	tap_ok(major && minor && major < minor, "CSV: caller rows with their shares, the larger first");
+	tap_ok(csv && strstr(csv, "callers,1,region,hot_chain,chain_samples,1000\n") &&
+		       strstr(csv, "callers,1,caller,from_minor,samples,240\n") &&
+		       strstr(csv, "callers,1,caller,from_major,file,/bin/callers\n") &&
+		       strstr(csv, "callers,1,caller,[other callers],samples,10\n"),
+	       "CSV: chain samples, samples, files and the other callers");
+	free(csv);
+	char *json = render_report(&r, MERGE_JSON);
+	major = json ? strstr(json, "{\"name\": \"from_major\", \"file\": \"/bin/callers\", \"samples\": 750, "
+				    "\"share\": 0.75}") : NULL;
+	minor = json ? strstr(json, "{\"name\": \"from_minor\"") : NULL;
+	tap_ok(major && minor && major < minor, "JSON: the callers list, the larger first");
+	tap_ok(json && strstr(json, "\"caller_samples\": 1000, \"other_callers_samples\": 10, \"callers_missing\": null"),
+	       "JSON: chain samples and the other callers");
+	free(json);
+
+	r.why_no_callers = "the recording has no call chains (recorded without -g)";
+	text = render_report(&r, MERGE_TEXT);
+	tap_ok(text && strstr(text, "Callers: not available: the recording has no call chains") && !strstr(text, "from_major"),
+	       "text: without call chains it says so, no list");
+	free(text);
+	csv = render_report(&r, MERGE_CSV);
+	tap_ok(csv && strstr(csv, "callers,1,missing,,why,the recording has no call chains") && !strstr(csv, "from_major"),
+	       "CSV: without call chains, the reason");
+	free(csv);
+	json = render_report(&r, MERGE_JSON);
+	tap_ok(json && strstr(json, "\"callers\": null, \"callers_missing\": \"the recording has no call chains"),
+	       "JSON: without call chains, null and the reason");
+	free(json);
+}
+
 int main(void)
 {
 	const char *d = getenv("GUS_DATADIR");
@@ -967,6 +1038,7 @@ int main(void)
 	if (shuf.ok)
 		test_special_values(skx, &shuf);
 	test_code_checks(skx);
+	test_report_callers(skx);
 
 	char tdir[1100];
 	snprintf(tdir, sizeof tdir, "%s/tma", datadir);

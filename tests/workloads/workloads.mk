@@ -10,7 +10,9 @@ bundled_workloads = tests/workloads/fpchain tests/workloads/shuffle \
 # the QEMU tracer's objects, children and exec'd programs: a library of
 # the user's own (linked, dlopen'ed), forked workers, a wrapper script
 follow_workloads = tests/workloads/uselib tests/workloads/dlopener tests/workloads/forker
-noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads)
+# the second run's standard input (gus record without Intel PT)
+io_workloads = tests/workloads/readsum
+noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
 CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -60,3 +62,6 @@ tests_workloads_dlopener_LDADD = -ldl
 tests_workloads_forker_SOURCES = tests/workloads/forker.c
 tests_workloads_forker_CFLAGS = $(workload_cflags)
 tests_workloads_forker_LDFLAGS =
+tests_workloads_readsum_SOURCES = tests/workloads/readsum.c
+tests_workloads_readsum_CFLAGS = $(workload_cflags)
+tests_workloads_readsum_LDFLAGS =
