@@ -33,6 +33,11 @@ static void record_usage(FILE *out)
 		"their loops), and their instruction stream (a second run: Intel PT, or\n"
 		"the QEMU tracer where the machine has no PT).\n"
 		"\n"
+		"The program runs twice, so whatever it does (files written, network)\n"
+		"happens twice. The first run has gus's standard streams. The QEMU run\n"
+		"reads the same standard input (a file again, a copy of a pipe, or\n"
+		"/dev/null after a terminal), and its output goes into the recording.\n"
+		"\n"
 		"  -o, --output FILE        the recording (default gus.data; an earlier\n"
 		"                           recording there becomes FILE.old; anything else\n"
 		"                           there is refused)\n"
@@ -40,7 +45,8 @@ static void record_usage(FILE *out)
 		"                           recording (never a directory)\n"
 		"  -l, --level N            TMA levels to count, 1 to 3 (default 3)\n"
 		"      --tracer T           auto (default: pt where available, else qemu),\n"
-		"                           pt, qemu, or none\n"
+		"                           pt, qemu, or none (as --no-trace)\n"
+		"      --no-trace           run the program once: no second run, no stream\n"
 		"      --hot N              hot regions kept (default 5)\n"
 		"  -F, --freq HZ            samples per second (default 4000)\n"
 		"  -g, --call-graph         record call chains with the samples\n"
@@ -69,7 +75,8 @@ static void record_usage(FILE *out)
 		"      --pt-data-size SIZE  sideband buffer per CPU\n"
 		"      --pt-timing          add timing packets (MTC, CYC)\n"
 		"      --pt-kernel          trace the kernel too (needs privileges)\n"
-		"  -q, --quiet              no progress or summary on the terminal\n"
+		"  -q, --quiet              no progress or summary on the terminal, and the\n"
+		"                           QEMU run's output is discarded, not recorded\n"
 		"  -h, --help               this help; 'gus help record' shows the manual\n");
 }
 
@@ -140,6 +147,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		{ "pt-data-size", required_argument, NULL, 'd' },
 		{ "pt-kernel", no_argument, NULL, 'k' },
 		{ "pt-timing", no_argument, NULL, 't' },
+		{ "no-trace", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -240,7 +248,11 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			break;
 		case 'k': o->pt.kernel = true; break;
 		case 't': o->pt.timing = true; break;
-		case 'q': opts->quiet = true; break;
+		case 'n': o->tracer = RECORDING_TRACER_NONE; break;
+		case 'q':
+			opts->quiet = true;
+			o->discard_trace_output = true;
+			break;
 		case 'O': o->force = true; break;
 		case 'h':
 			record_usage(stdout);

@@ -14,6 +14,11 @@
  * parent keeps go[1] and ex[0] only (the others -1). Returns the pid, or -1
  * with errno set; what was opened is left to collect_close_pipe. */
 pid_t collect_start_held(char *const argv[], int go[2], int ex[2]);
+/* The same with the program's standard streams from IO (NULL: gus's own). */
+pid_t collect_start_held_io(char *const argv[], const struct collect_stdio *io, int go[2], int ex[2]);
+/* In a forked child before exec: IO's descriptors onto 0, 1 and 2
+ * (NULL: nothing); async-signal-safe. -1 with errno when one fails. */
+int collect_stdio_apply(const struct collect_stdio *io);
 
 /* Let the held child exec (go[1] is closed here) and wait for the verdict
  * on ex[0]. Returns -1 with err saying so when the child cannot be told;

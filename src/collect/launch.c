@@ -69,7 +69,29 @@ void collect_exec_failed(int ex_fd)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+int collect_stdio_apply(const struct collect_stdio *io)
+{
+	if (!io)
+		return 0;
+	int src[3] = { io->in, io->out, io->err };
+	/* each moved above 2 first, so that putting one in place never
+	 * replaces another: gus's own 0, 1 or 2 may have been closed, and a
+	 * pipe of the caller's then have that number */
+	for (int i = 0; i < 3; i++)
+		if (src[i] >= 0 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			return -1;
+	for (int i = 0; i < 3; i++)
+		if (src[i] >= 0 && dup2(src[i], i) < 0)
+			return -1;
+	return 0;
+}
+
 pid_t collect_start_held(char *const argv[], int go[2], int ex[2])
+{
+	return collect_start_held_io(argv, NULL, go, ex);
+}
+
+pid_t collect_start_held_io(char *const argv[], const struct collect_stdio *io, int go[2], int ex[2])
 {
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
 		return -1;
@@ -87,6 +109,8 @@ pid_t collect_start_held(char *const argv[], int go[2], int ex[2])
 	if (read(go[0], &c, 1) != 1)
 		_exit(127);	/* gus gave up before starting it */
 	signal(SIGPIPE, SIG_DFL);
+	if (collect_stdio_apply(io))
+		collect_exec_failed(ex[1]);
 	execvp(argv[0], argv);
 	collect_exec_failed(ex[1]);
 }

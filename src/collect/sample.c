@@ -499,7 +499,7 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 
 	/* held until sampling and counting are attached: its first
 	 * instruction is measured */
-	pid = collect_start_held(argv, go, ex);
+	pid = collect_start_held_io(argv, o->stdio, go, ex);
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
 		status = COLLECT_ERROR;

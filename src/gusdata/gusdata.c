@@ -76,6 +76,12 @@ static const char gusdata_schema4[] =
 	" object TEXT NOT NULL, build_id TEXT, start INTEGER NOT NULL, len INTEGER NOT NULL,"
 	" pgoff INTEGER NOT NULL);";
 
+/* schema 5: the traced run's standard output and error, kept off the
+ * terminal (the first bytes, and how many there were) */
+static const char gusdata_schema5[] =
+	"CREATE TABLE IF NOT EXISTS program_output (run INTEGER NOT NULL, stream TEXT NOT NULL,"
+	" bytes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run, stream));";
+
 /* schema 4's column, which an upgrade adds only once */
 static bool regions_have_build_id(struct gusdata *d)
 {
@@ -288,7 +294,8 @@ int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char 
 		 GUSDATA_APPLICATION_ID, GUSDATA_SCHEMA_VERSION);
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
 	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
-	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) ||
+	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
 		gusdata_discard(d);
 		return -1;
@@ -524,8 +531,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	/* every table this version reads must be there */
 	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks",
 					      "sample_mmaps", "samples", "counts", "regions", "trace_chunks",
-					      "results", "interval_counts", "trace_maps" };
-	size_t ntables = version >= 4 ? 14 : version >= 3 ? 13 : version >= 2 ? 12 : 6;
+					      "results", "interval_counts", "trace_maps", "program_output" };
+	size_t ntables = version >= 5 ? 15 : version >= 4 ? 14 : version >= 3 ? 13 : version >= 2 ? 12 : 6;
 	for (size_t i = 0; i < ntables; i++) {
 		sqlite3_stmt *st;
 		int found = 0;
@@ -547,7 +554,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;", GUSDATA_SCHEMA_VERSION);
 		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 		    (!regions_have_build_id(d) && gusdata_exec(d, gusdata_schema4_regions)) ||
-		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, sql) ||
+		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -1393,6 +1400,52 @@ int gusdata_put_result(struct gusdata *d, const char *key, const void *data, siz
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_blob64(st, 2, data ? data : "", n, SQLITE_STATIC);
 	return gusdata_step_done(st);
+}
+
+int gusdata_add_output(struct gusdata *d, int run, const char *stream, const void *data, size_t n,
+		       uint64_t total)
+{
+	if (d->version < 5)
+		return 0;
+	if (n > INT_MAX)
+		n = INT_MAX;	/* SQLite's bound of a blob; the caller keeps far less */
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT OR REPLACE INTO program_output (run, stream, bytes, data)"
+					   " VALUES (?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, run);
+	sqlite3_bind_text(st, 2, stream, -1, SQLITE_STATIC);
+	gusdata_bind_u64(st, 3, total);
+	sqlite3_bind_blob(st, 4, n ? data : "", (int)n, SQLITE_STATIC);
+	return gusdata_step_done(st);
+}
+
+int gusdata_get_output(struct gusdata *d, int run, const char *stream, void **data, size_t *n, uint64_t *total)
+{
+	*data = NULL;
+	*n = 0;
+	*total = 0;
+	if (d->version < 5)
+		return 1;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT bytes, data FROM program_output WHERE run = ? AND stream = ?");
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, run);
+	sqlite3_bind_text(st, 2, stream, -1, SQLITE_STATIC);
+	int rc = 1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		const void *blob = sqlite3_column_blob(st, 1);
+		*data = malloc(len ? len : 1);
+		rc = *data ? 0 : -1;
+		if (*data && len)
+			memcpy(*data, blob, len);
+		if (*data)
+			*n = len;
+		*total = (uint64_t)sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc;
 }
 
 void *gusdata_get_result(struct gusdata *d, const char *key, size_t *n)

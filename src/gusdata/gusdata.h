@@ -12,7 +12,7 @@
 
 #include "stream.h"
 
-#define GUSDATA_SCHEMA_VERSION 4
+#define GUSDATA_SCHEMA_VERSION 5
 /* SQLite application_id of a gus.data file ("GUSD") */
 #define GUSDATA_APPLICATION_ID 0x47555344
 
@@ -217,6 +217,16 @@ int gusdata_trace_read(struct gusdata *d, stream_sink sink, void *ctx, uint64_t 
  * through SINK. The decoder checks every length against the buffer. */
 int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, size_t *outlen);
 int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_sink sink, void *ctx);
+
+/* What the program wrote on its standard output or error (STREAM:
+ * "stdout", "stderr") in run RUN (2: the traced run), whose output
+ * gus record keeps off the terminal: the first N bytes of DATA, TOTAL
+ * bytes in all (schema 5; nothing is stored in an older file). */
+int gusdata_add_output(struct gusdata *d, int run, const char *stream, const void *data, size_t n,
+		       uint64_t total);
+/* The stored output (DATA malloc'ed, the caller frees it): 0, 1 when
+ * there is none, -1 on an error. */
+int gusdata_get_output(struct gusdata *d, int run, const char *stream, void **data, size_t *n, uint64_t *total);
 
 /* Cached results of gus report, by key (gus report uses
  * "sim/vN/MACHINE/regionID/wFIRST-LAST-COUNT"). */

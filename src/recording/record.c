@@ -4,6 +4,7 @@
  * them; everything is committed as it comes, so that a recording cut by a
  * signal or a full disk still says what it holds. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -490,7 +491,81 @@ fail:
 	return -1;
 }
 
-static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan)
+/* ------------------------------------------- run 2's standard streams --- */
+/* what run 2's output may keep in the recording, per stream */
+#define TRACE_OUTPUT_KEPT (4u * 1024 * 1024)
+
+/* what run 2 reads, in words (meta trace.stdin and the terminal) */
+static void describe_input(const struct collect_input *in, bool after_run1, char *buf, size_t n)
+{
+	switch (in->kind) {
+	case COLLECT_INPUT_FILE:
+		snprintf(buf, n, "the same file again, from offset %llu", (unsigned long long)in->start);
+		break;
+	case COLLECT_INPUT_COPY:
+		if (!after_run1)
+			snprintf(buf, n, "a copy of what run 1 read");
+		else
+			snprintf(buf, n, "a copy of what run 1 read: %llu bytes (%s)", (unsigned long long)in->copied,
+				 in->copy_errno ? "the copy could not be written further" :
+				 in->at_end ? "the whole input" :
+				 in->stopped_reading ? "the program stopped reading before the end" :
+				 in->read_errno ? "reading the input failed" : "the program ended before the end");
+		break;
+	case COLLECT_INPUT_TERMINAL:
+		snprintf(buf, n, "/dev/null (the standard input is a terminal)");
+		break;
+	default:
+		snprintf(buf, n, "the standard input as it is (closed, or nothing to read)");
+	}
+}
+
+/* said once, before run 1: what running twice means */
+static void say_runs_twice(const struct collect_input *in, bool discard_output)
+{
+	char input[200];
+	describe_input(in, false, input, sizeof input);
+	progress(true, "without Intel PT the program runs twice: run 1 is sampled and counted, run 2 runs under "
+		 "QEMU to trace its hot code, so whatever it does happens twice (files written, network); run 2 "
+		 "reads %s, and its output %s; --no-trace runs it once", input,
+		 discard_output ? "is discarded (--quiet)" : "goes into the recording, not here");
+	progress_end();
+}
+
+/* the start of what run 2 wrote on STREAM, for a message: its first line */
+static void output_head(const struct collect_output_stream *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->kept && k + 1 < n; i++) {
+		unsigned char c = s->data[i];
+		if (c == '\n' && k)
+			break;
+		if (c >= 0x20 && c < 0x7f)
+			buf[k++] = (char)c;
+	}
+	buf[k] = 0;
+}
+
+/* run 2's output into the recording; meta trace.output says what it holds */
+static int store_trace_output(struct gusdata *d, const struct collect_output *out)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	char what[300];
+	int rc = 0;
+	for (int i = 0; i < 2; i++)
+		if (gusdata_add_output(d, 2, names[i], out->stream[i].data, out->stream[i].kept, out->stream[i].total))
+			rc = -1;
+	snprintf(what, sizeof what, "in table program_output (run 2): stdout %llu bytes, stderr %llu bytes%s",
+		 (unsigned long long)out->stream[0].total, (unsigned long long)out->stream[1].total,
+		 out->stream[0].total > out->stream[0].kept || out->stream[1].total > out->stream[1].kept ?
+		 ", the first 4 MiB of each kept" : "");
+	if (gusdata_set_meta(d, "trace.output", what))
+		rc = -1;
+	return rc;
+}
+
+static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
+			   struct collect_input *input)
 {
 	char err[COLLECT_ERRLEN];
 	struct qemu_store q = { .d = d, .plan = plan, .max = o->max_insns };
@@ -516,12 +591,54 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	struct collect_qemu_stats qs;
 	struct collect_result res;
 	memset(&res, 0, sizeof res);
+	/* run 2's standard streams: the input run 1 had, the output kept
+	 * off the terminal (into the recording, or nowhere with --quiet) */
+	struct collect_stdio io = { -1, -1, -1 };
+	struct collect_output out;
+	memset(&out, 0, sizeof out);
+	int null_in = -1, null_out = -1;
+	char input_said[COLLECT_ERRLEN + 32];
+	describe_input(input, true, input_said, sizeof input_said);
+	io.in = collect_input_replay_fd(input, err, sizeof err);
+	if (io.in == -2) {
+		rec_warn(rec_log, "%s: run 2 reads /dev/null", err);
+		snprintf(input_said, sizeof input_said, "/dev/null (%s)", err);
+		io.in = null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	bool capturing = !o->discard_trace_output;
+	if (capturing && collect_output_start(&out, TRACE_OUTPUT_KEPT, err, sizeof err)) {
+		rec_warn(rec_log, "%s: run 2's output is discarded", err);
+		capturing = false;
+	}
+	if (capturing) {
+		io.out = out.stdio.out;
+		io.err = out.stdio.err;
+	} else {
+		/* -1 would be the terminal: never run 2's output */
+		io.out = io.err = null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	}
+	qo.stdio = &io;
 	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s) in %zu object(s)",
 		 o->argv[0], plan->n, plan->nobjects);
 	gusdata_set_meta(d, "tracer", "qemu");
 	gusdata_set_meta_u64(d, "trace.max_insns", o->max_insns);
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
+	gusdata_set_meta(d, "trace.stdin", input_said);
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
+	collect_output_finish(&out);
+	if (null_in >= 0)
+		close(null_in);
+	if (null_out >= 0)
+		close(null_out);
+	char stderr_head[160] = "";
+	if (capturing) {
+		output_head(&out.stream[1], stderr_head, sizeof stderr_head);
+		if (store_trace_output(d, &out))
+			q.failed = true;
+	} else {
+		gusdata_set_meta(d, "trace.output", o->discard_trace_output ? "discarded (--quiet)" : "discarded");
+	}
+	collect_output_free(&out);
 	int wrc = gusdata_trace_writer_close(q.w);
 	free(q.live);
 	char write_err[200];
@@ -543,7 +660,10 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	if (q.enough) {
 		gusdata_set_meta(d, "trace.stopped", "every hot range reached --max-insns: the traced run was stopped");
 	} else if (st != COLLECT_OK) {
-		rec_warn(rec_log, "the QEMU tracer: %s", err);
+		if (stderr_head[0])
+			rec_warn(rec_log, "the QEMU tracer: %s (run 2's standard error begins: %s)", err, stderr_head);
+		else
+			rec_warn(rec_log, "the QEMU tracer: %s", err);
 		gusdata_set_meta(d, "missing.trace", err);
 		return 0;
 	}
@@ -863,6 +983,8 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	size_t nregions = 0;
 	struct td_countset cs;
 	td_countset_init(&cs);
+	struct collect_input input;	/* the standard input, kept for a QEMU run 2 */
+	collect_input_init(&input);
 
 	memset(sum, 0, sizeof *sum);
 	o.nfilters = 0;
@@ -986,9 +1108,21 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	memset(&res, 0, sizeof res);
 	memset(&sst, 0, sizeof sst);
 	bool counting = table && !o.import_counts && plan.n;
+	/* QEMU's run 2 reads what run 1 read (Intel PT's run 2 reads what run
+	 * 1 left, as it always has: its one run is still to come) */
+	struct collect_stdio run1_io = { -1, -1, -1 };
+	if (o.tracer == RECORDING_TRACER_QEMU) {
+		if (collect_input_prepare(&input, err, sizeof err))
+			rec_warn(rec_log, "%s: run 1 reads the standard input directly, run 2 reads what is left of it",
+				 err);
+		run1_io.in = collect_input_first_fd(&input);
+		say_runs_twice(&input, o.discard_trace_output);
+		so.stdio = &run1_io;
+	}
 	progress(true, "running %s: samples%s", o.argv[0], counting ? " and TMA counts" : "");
 	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
+	collect_input_first_done(&input);
 	store_flush(&store);
 	progress_end();
 	if (store.failed[0]) {
@@ -1009,6 +1143,12 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		rec_warn(rec_log, "%s", err);
 		gusdata_set_meta(d, "missing.samples", err);
 	}
+	if (input.copy_errno)
+		rec_warn(rec_log, "the copy of the standard input stops at %llu bytes (%s): run 2 reads only those",
+			 (unsigned long long)input.copied, strerror(input.copy_errno));
+	if (input.read_errno)
+		rec_warn(rec_log, "reading the standard input failed after %llu bytes: %s",
+			 (unsigned long long)input.copied, strerror(input.read_errno));
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
 	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);
@@ -1082,7 +1222,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	} else if (res.interrupted)
 		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
 	else if (o.tracer == RECORDING_TRACER_NONE)
-		gusdata_set_meta(d, "missing.trace", "--tracer none");
+		gusdata_set_meta(d, "missing.trace", "--no-trace: run 1 only");
 	else if (!nranges && o.nfilters && o.tracer == RECORDING_TRACER_PT)
 		write_failed = trace_with_pt(d, &o, exe, NULL, &info) != 0;
 	else if (!nranges)
@@ -1091,7 +1231,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 								"without symbols or unwind tables"
 							      : "no hot region to trace");
 	else if (o.tracer == RECORDING_TRACER_QEMU)
-		write_failed = trace_with_qemu(d, &o, &tplan) != 0;
+		write_failed = trace_with_qemu(d, &o, &tplan, &input) != 0;
 	else
 		write_failed = trace_with_pt(d, &o, exe, &tplan, &info) != 0;
 	trace_plan_free(&tplan);
@@ -1128,6 +1268,7 @@ fail_discard:
 out:
 	if (d)
 		gusdata_close(d);
+	collect_input_close(&input);
 	free(regions);
 	collect_plan_free(&plan);
 	td_countset_free(&cs);

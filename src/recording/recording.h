@@ -281,6 +281,9 @@ struct recording_request {
 	const char *arch;	/* TMA table */
 	int smt;		/* -1: detect */
 	bool user_only, no_mem;
+	/* QEMU's run 2: its standard output and error to /dev/null instead of
+	 * into the recording (its standard input is always run 1's) */
+	bool discard_trace_output;
 	struct collect_pt_opts pt;
 	const char *filter_text[RECORDING_MAX_FILTERS];	/* --pt-filter */
 	size_t nfilters;

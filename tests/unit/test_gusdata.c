@@ -420,8 +420,36 @@ int main(void)
 	       os.regions == 1 && !os.build_id_ok && gusdata_foreach_trace_map(d, map_seen, &os) == 0 && os.maps == 0,
 	       "a schema-3 file reads read-only: its regions without build-ids, no trace maps");
 	gusdata_close(d);
-	tap_ok(gusdata_open(objs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 4 &&
-	       gusdata_add_trace_map(d, &tm) == 0, "opened writable, it is upgraded to schema 4");
+	tap_ok(gusdata_open(objs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == GUSDATA_SCHEMA_VERSION &&
+	       gusdata_add_trace_map(d, &tm) == 0, "opened writable, it is upgraded to the current schema");
+	gusdata_close(d);
+
+	/* schema 5: the traced run's output */
+	char outs[256];
+	snprintf(outs, sizeof(outs), "%s/outs.data", dir);
+	tap_ok(gusdata_create(outs, 0, &d, err, sizeof(err)) == 0, "a recording for the traced run's output");
+	tap_ok(gusdata_add_output(d, 2, "stdout", "hello\n", 6, 1000) == 0 && gusdata_add_output(d, 2, "stderr", "", 0, 0) == 0,
+	       "its stdout (the first bytes of more) and an empty stderr stored");
+	tap_ok(gusdata_finish(d, err, sizeof(err)) == 0, "and landed");
+	tap_ok(gusdata_open(outs, false, &d, err, sizeof(err)) == 0, "read back");
+	void *out = NULL;
+	size_t outn = 0;
+	uint64_t total = 0;
+	tap_ok(gusdata_get_output(d, 2, "stdout", &out, &outn, &total) == 0 && outn == 6 && total == 1000 &&
+	       !memcmp(out, "hello\n", 6), "stdout: the bytes kept and the total written");
+	free(out);
+	tap_ok(gusdata_get_output(d, 2, "stderr", &out, &outn, &total) == 0 && outn == 0 && total == 0,
+	       "stderr: empty");
+	free(out);
+	tap_ok(gusdata_get_output(d, 1, "stdout", &out, &outn, &total) == 1 && !out, "run 1's output: none stored");
+	gusdata_close(d);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'DROP TABLE program_output; PRAGMA user_version = 4;'", outs);
+	tap_ok(system(cmd) == 0, "sqlite3 made a schema-4 file");
+	tap_ok(gusdata_open(outs, false, &d, err, sizeof(err)) == 0 &&
+	       gusdata_get_output(d, 2, "stdout", &out, &outn, &total) == 1, "a schema-4 file reads: no output stored");
+	gusdata_close(d);
+	tap_ok(gusdata_open(outs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 5 &&
+	       gusdata_add_output(d, 2, "stdout", "x", 1, 1) == 0, "opened writable, it is upgraded to schema 5");
 	gusdata_close(d);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
