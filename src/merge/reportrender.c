@@ -137,7 +137,9 @@ static void write_text_callers(const struct merge_report *r, const struct merge_
 		return;
 	}
 	if (!rv->chain_samples) {
-		fprintf(out, "Callers: none of its samples has a call chain\n");
+		/* the vDSO, anonymous code, code of no known extent: its
+		 * samples are not placed in an object as the chains are */
+		fprintf(out, "Callers: none known (no call chain of its samples could be placed in its object)\n");
 		return;
 	}
 	fprintf(out, "Callers (the first frame outside the region, in %llu call chain%s):\n",
