@@ -10,9 +10,12 @@ bundled_workloads = tests/workloads/fpchain tests/workloads/shuffle \
 # the QEMU tracer's objects, children and exec'd programs: a library of
 # the user's own (linked, dlopen'ed), forked workers, a wrapper script
 follow_workloads = tests/workloads/uselib tests/workloads/dlopener tests/workloads/forker
+# a hot function with two callers in known shares (gus record -g): frame
+# pointers: the kernel unwinds user stacks by them
+caller_workloads = tests/workloads/callers
 # the second run's standard input (gus record without Intel PT)
 io_workloads = tests/workloads/readsum
-noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads)
+noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
 CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -62,6 +65,9 @@ tests_workloads_dlopener_LDADD = -ldl
 tests_workloads_forker_SOURCES = tests/workloads/forker.c
 tests_workloads_forker_CFLAGS = $(workload_cflags)
 tests_workloads_forker_LDFLAGS =
+tests_workloads_callers_SOURCES = tests/workloads/callers.c
+tests_workloads_callers_CFLAGS = $(workload_cflags) -fno-omit-frame-pointer
+tests_workloads_callers_LDFLAGS =
 tests_workloads_readsum_SOURCES = tests/workloads/readsum.c
 tests_workloads_readsum_CFLAGS = $(workload_cflags)
 tests_workloads_readsum_LDFLAGS =
