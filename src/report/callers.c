@@ -248,7 +248,8 @@ int report_find_callers(struct gusdata *d, const struct report_span *spans, size
 	*have_chains = s.have_chains;
 	for (size_t i = 0; i < n; i++) {
 		struct region_count *c = &s.counts[i];
-		qsort(c->v, c->n, sizeof *c->v, by_samples);
+		if (c->n)	/* qsort of no array is undefined */
+			qsort(c->v, c->n, sizeof *c->v, by_samples);
 		out[i].with_chain = c->with_chain;
 		size_t keep = c->n < top ? c->n : top;
 		if (keep && !(out[i].v = calloc(keep, sizeof *out[i].v)))
