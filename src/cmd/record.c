@@ -52,8 +52,13 @@ static void record_usage(FILE *out)
 		"  -g, --call-graph         record call chains with the samples\n"
 		"  -e, --event EV           sampling event: cycles or cpu-clock (default:\n"
 		"                           precise cycles, cpu-clock without a PMU)\n"
-		"      --max-insns N        QEMU: records kept per traced function (default\n"
-		"                           500000)\n"
+		"      --max-insns N        QEMU: records stored in all (default 4000000; with\n"
+		"                           --window 0: per traced function, default 500000)\n"
+		"      --window N           QEMU: the stream as windows of N records spread\n"
+		"                           over the whole run, 16 back to back, then 16 at\n"
+		"                           twice the stride, ... (default 10000; 0: the\n"
+		"                           first records of each function, the run stopped\n"
+		"                           once each has --max-insns)\n"
 		"      --no-mem             QEMU: no data addresses\n"
 		"      --import-counts FILE the count set from 'perf stat -x,' output instead\n"
 		"                           of counting (gus stat --print-events shows the\n"
@@ -129,6 +134,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "max-insns", required_argument, NULL, 'X' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "no-mem", no_argument, NULL, 'N' },
 		{ "import-counts", required_argument, NULL, 'I' },
 		{ "import-intervals", required_argument, NULL, 'V' },
@@ -158,7 +164,9 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 	o->level = 3;
 	o->hot = 5;
 	o->freq = 4000;
-	o->max_insns = 500000;
+	o->max_insns = 0;	/* the default of the mode: see --window */
+	o->window_records = 10000;
+	o->windows_per_level = 16;
 	o->spire_interval = 100;
 	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;
@@ -205,6 +213,13 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			if ((rc = parse_count("--max-insns", optarg, 1000, 100000000, &v)))
 				return rc;
 			o->max_insns = v;
+			break;
+		case 'w':
+			if ((rc = parse_count("--window", optarg, 0, 100000000, &v)))
+				return rc;
+			if (v && v < 100)
+				return gus_usage_error("record: --window takes 0 or at least 100 records, not '%s'", optarg);
+			o->window_records = v;
 			break;
 		case 'N': o->no_mem = true; break;
 		case 'I': o->import_counts = optarg; break;

@@ -384,6 +384,14 @@ struct collect_qemu_opts {
 	 * its descendants have ended: gus is their subreaper meanwhile, and
 	 * reaps whatever child its process has (run nothing else beside). */
 	bool follow_children;
+	/* windows instead of the whole stream: each thread's traced code is
+	 * sent in windows of about WINDOW_RECORDS records, WINDOWS_PER_LEVEL
+	 * of them back to back, then as many at twice the stride, and so on,
+	 * so that the windows cover the whole run (the first record of each
+	 * carries STREAM_WINDOW; every record says its thread). 0: every
+	 * record. */
+	uint64_t window_records;
+	unsigned windows_per_level;	/* 0: 16 */
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;

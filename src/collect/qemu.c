@@ -175,6 +175,7 @@ struct qthread {
 	bool has_cur, gap_next;
 	bool cur_rep;		/* the current record merges a rep instruction's iterations */
 	uint64_t last_mem_end;	/* the previous access of the current execution */
+	uint32_t window_next;	/* a WINDOW came: the tag of the next EXEC's first record */
 	int last_mem_idx, last_mem_store;
 };
 
@@ -217,6 +218,15 @@ static void qdec_init(struct qdec *d, struct qshared *sh, unsigned proc)
 	d->cur_thread = -1;
 }
 
+/* the traced ranges a WINDOW may name: every obj= range, in order */
+static size_t window_ranges(const struct collect_qemu_opts *o)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < o->nobjects; i++)
+		n += o->objects[i].nranges;
+	return n;
+}
+
 static int deliver(struct qdec *d, size_t tid, struct stream_insn *v, size_t n)
 {
 	struct qshared *sh = d->sh;
@@ -233,6 +243,9 @@ static int deliver(struct qdec *d, size_t tid, struct stream_insn *v, size_t n)
 	/* another process's or thread's stretch: control did not flow there */
 	if (sh->have_last && (sh->last_proc != d->proc || sh->last_tid != tid))
 		v[0].flags |= STREAM_ENTRY;
+	uint32_t who = STREAM_THREAD(d->proc, tid);
+	for (size_t i = 0; i < n; i++)
+		v[i].thread = who;
 	sh->have_last = true;
 	sh->last_proc = d->proc;
 	sh->last_tid = tid;
@@ -339,6 +352,11 @@ static int on_exec(struct qdec *d, struct qthread *t, uint64_t w)
 	memcpy(t->v + t->n, b->tmpl, b->n * sizeof(*t->v));
 	if (x & QW_X_ENTRY)
 		t->v[t->n].flags |= STREAM_ENTRY;
+	if (t->window_next) {
+		t->v[t->n].flags |= STREAM_WINDOW;
+		t->v[t->n].window = t->window_next;
+		t->window_next = 0;
+	}
 	if (t->gap_next)
 		t->v[t->n].flags |= STREAM_GAP;
 	t->gap_next = false;
@@ -444,6 +462,13 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 				else if (QW_TYPE(x) == QW_EXEC) {
 					if (on_exec(d, t, x))
 						return -1;
+				} else if (QW_TYPE(x) == QW_WINDOW && d->o->window_records && (x & 0xf0) == 0) {
+					/* the next EXEC starts a window: its tag, checked
+					 * against the ranges gus gave */
+					uint64_t range = (x >> 8) & 0xffffff, index = x >> 32;
+					if (range >= window_ranges(d->o) || range >= 255 || index > QW_MAX_WINDOW_INDEX)
+						return -1;
+					t->window_next = STREAM_WINDOW_TAG(range, index);
 				} else
 					return -1;
 			}
@@ -708,6 +733,9 @@ static void plugin_opts(struct sbuf *b, char sep, uint64_t xlo, const char *sock
 	if (o->max_insns)
 		sb_add(b, "%cmax=%" PRIu64, sep, o->max_insns > UINT64_MAX / 4 ? UINT64_MAX
 									: 2 * o->max_insns + 65536);
+	if (o->window_records)
+		sb_add(b, "%cwin=%" PRIu64 "%cwins=%u", sep, o->window_records, sep,
+		       o->windows_per_level ? o->windows_per_level : 16);
 	if (o->nobjects) {
 		for (size_t i = 0; i < o->nobjects; i++) {
 			sb_add(b, "%cobj=%" PRIx64 ":%" PRIx64, sep, (uint64_t)objst[i].st_dev,

@@ -28,6 +28,12 @@
  *   mem=on|off      data addresses (default on)
  *   counts=on|off   execution counts of all translated blocks (default off)
  *   max=N           stop emitting after about N records (gus cuts exactly)
+ *   win=W,wins=K    emit windows of about W records of each thread's traced
+ *                   code instead of all of it: K windows back to back, then
+ *                   K at twice that stride, K at four times, ... (systematic
+ *                   sampling that covers the whole run without knowing its
+ *                   length), for each traced range apart; a WINDOW message
+ *                   starts each
  *
  * Cost model: code outside the ranges gets at most two inline counter
  * increments per translated block (the block count, and a global
@@ -112,6 +118,7 @@ struct block {
 	uint64_t tb_start;	/* the translated block's first instruction */
 	uint64_t last_end;	/* end address of the last traced instruction */
 	uint32_t n;		/* traced instructions */
+	uint32_t tag;		/* the obj= range its first traced instruction is in */
 	uint8_t starts_outside;	/* the translated block starts outside the ranges */
 	uint8_t last_is_tb_end;	/* ... and ends with the last traced instruction */
 };
@@ -120,6 +127,14 @@ struct tbcount {
 	uint64_t addr;
 	uint64_t count;
 	uint32_t ninsns;
+};
+
+/* win=: a thread's place in one range's windows, in records of the
+ * range's blocks it executed (emitted or not) */
+struct win_state {
+	uint64_t pos, next, end;
+	uint32_t index;
+	bool open;
 };
 
 struct tstate {
@@ -132,6 +147,9 @@ struct tstate {
 	bool fell_out;		/* the previous record fell through to a range end */
 	uint64_t prev_end, prev_seq;
 	uint64_t announced;	/* records announced since the last flush */
+	/* win=: where this thread is in the schedule of each traced range */
+	struct win_state *ws;
+	size_t nws;
 	struct tstate *next;
 };
 
@@ -154,6 +172,7 @@ static size_t nobj_ranges;
 /* the runtime ranges traced; rt_n is published with a release store */
 static bool filtered;		/* ranges= or obj= given: not all code */
 static struct range rt[MAX_RT_RANGES];
+static uint32_t rt_tag[MAX_RT_RANGES];	/* the obj= range each came from (0 for ranges=) */
 static size_t rt_n;
 
 /* an mmap with PROT_EXEC of a traced object, between its entry and its
@@ -165,6 +184,12 @@ struct pending_map {
 };
 static bool mem_on = true, counts_on;
 static uint64_t max_records, xlo;
+static uint64_t win_len;		/* win=: records per window (0: no windows) */
+static uint64_t win_per_level = 16;	/* wins=: windows per stride */
+/* threads numbered in the order the process created them (vCPU init) */
+static uint32_t vcpu_birth[1024];
+static uint32_t nborn = 1;
+static bool vcpu0_seen;
 static bool have_xlo;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -405,7 +430,10 @@ static struct tstate *tstate_new(unsigned int vcpu)
 		return NULL;
 	}
 	pthread_mutex_lock(&lock);
-	ts->tid = nthreads++;
+	/* the thread's place in the order of creation, which the sample run
+	 * can be matched by (nthreads: those that ran traced code) */
+	ts->tid = vcpu < sizeof vcpu_birth / sizeof *vcpu_birth ? vcpu_birth[vcpu] : nborn++;
+	nthreads++;
 	ts->vcpu = vcpu;
 	ts->next = threads;
 	threads = ts;
@@ -425,6 +453,52 @@ static inline void put(struct tstate *ts, uint64_t w)
 	ts->buf[ts->len++] = w;
 }
 
+/* win=: the first record of window J of a thread. Window J of level L =
+ * J / K (K windows per level) starts at K*W*(2^L - 1) + (J mod K)*W*2^L:
+ * level 0 is back to back, each level after it twice as sparse. */
+static uint64_t window_start(uint32_t j)
+{
+	uint64_t level = j / win_per_level, i = j % win_per_level;
+	if (level > 40)
+		return UINT64_MAX;
+	return win_per_level * win_len * ((1ull << level) - 1) + i * (win_len << level);
+}
+
+/* win=: whether a block of N records of TS's range TAG is emitted; *OPENS:
+ * a window starts with it (*INDEX). Outside the windows only the count
+ * moves. */
+static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool *opens, uint32_t *index)
+{
+	*opens = false;
+	if (tag >= ts->nws) {
+		size_t nn = (size_t)tag + 1 > nobj_ranges ? (size_t)tag + 1 : nobj_ranges;
+		struct win_state *w = realloc(ts->ws, nn * sizeof(*w));
+		if (!w)
+			return false;
+		memset(w + ts->nws, 0, (nn - ts->nws) * sizeof(*w));
+		ts->ws = w;
+		ts->nws = nn;
+	}
+	struct win_state *w = &ts->ws[tag];
+	uint64_t pos = w->pos;
+	w->pos += n;
+	if (w->open && pos < w->end)
+		return true;
+	if (w->open) {
+		/* the window is full: the next one may start right here */
+		w->open = false;
+		w->index++;
+		w->next = window_start(w->index);
+	}
+	if (pos + n <= w->next || w->index > QW_MAX_WINDOW_INDEX)
+		return false;
+	w->open = true;
+	w->end = (pos > w->next ? pos : w->next) + win_len;
+	*opens = true;
+	*index = w->index;
+	return true;
+}
+
 static void exec_cb(unsigned int vcpu, void *ud)
 {
 	const struct block *b = ud;
@@ -433,20 +507,33 @@ static void exec_cb(unsigned int vcpu, void *ud)
 		return;
 	if (!ts && !(ts = tstate_new(vcpu)))
 		return;
-	uint64_t seq = tb_seq;
 	unsigned x = 0;
+	if (win_len) {
+		bool opens;
+		uint32_t index = 0;
+		if (!in_window(ts, b->tag, b->n, &opens, &index)) {
+			/* the next emitted record follows a stretch not sent */
+			ts->valid = false;
+			return;
+		}
+		if (opens)
+			put(ts, QW_WINDOW | (uint64_t)b->tag << 8 | (uint64_t)index << 32);
+	}
+	uint64_t seq = tb_seq;
 	if (!ts->valid) {
-		if (filtered)
-			x = QW_X_ENTRY;
+		/* the stream resumes here: after code outside the ranges, or
+		 * after the gap between two windows */
+		if (filtered || win_len)
+			x |= QW_X_ENTRY;
 	} else if (ts->fell_out || !ts->prev_tb_end) {
-		x = QW_X_ENTRY;
+		x |= QW_X_ENTRY;
 	} else if (!filtered || seq == ts->prev_seq + 1 || multi_thread) {
 		if (b->tb_start != ts->prev_end)
 			x |= QW_X_PREV_TAKEN;
 		if (b->starts_outside)
 			x |= QW_X_ENTRY;
 	} else {
-		x = QW_X_PREV_TAKEN | QW_X_ENTRY;
+		x |= QW_X_PREV_TAKEN | QW_X_ENTRY;
 	}
 	put(ts, QW_EXEC | (uint64_t)x << 4 | b->id << 8);
 	ts->valid = true;
@@ -462,7 +549,7 @@ static void exec_cb(unsigned int vcpu, void *ud)
 static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
 {
 	struct tstate *ts = ts_get(vcpu);
-	if (stopped || !ts)
+	if (stopped || !ts || (win_len && !ts->valid))
 		return;
 	uint64_t u = (uint64_t)(uintptr_t)ud;
 	uint64_t w = QW_MEM | (qemu_plugin_mem_is_store(info) ? 1u << 4 : 0) |
@@ -493,6 +580,16 @@ static bool in_ranges(uint64_t a)
 	return false;
 }
 
+/* the obj= range holding A (0 for ranges= and all code) */
+static uint32_t range_tag(uint64_t a)
+{
+	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++)
+		if (a >= rt[i].start && a < __atomic_load_n(&rt[i].end, __ATOMIC_RELAXED))
+			return rt_tag[i];
+	return 0;
+}
+
 static bool is_range_end(uint64_t a)
 {
 	size_t n = __atomic_load_n(&rt_n, __ATOMIC_ACQUIRE);
@@ -515,11 +612,12 @@ static void rt_cut(uint64_t lo, uint64_t hi)
 }
 
 /* caller holds lock: appends a runtime range, published to the readers */
-static void rt_add(uint64_t start, uint64_t end)
+static void rt_add(uint64_t start, uint64_t end, uint32_t tag)
 {
 	if (rt_n == MAX_RT_RANGES || end <= start)
 		return;
 	rt[rt_n] = (struct range){ start, end };
+	rt_tag[rt_n] = tag;
 	__atomic_store_n(&rt_n, rt_n + 1, __ATOMIC_RELEASE);
 }
 
@@ -537,7 +635,7 @@ static void map_object(size_t obj, uint64_t start, uint64_t len, uint64_t off, u
 		uint64_t lo = obj_ranges[i].start > clo ? obj_ranges[i].start : clo;
 		uint64_t hi = obj_ranges[i].end < chi ? obj_ranges[i].end : chi;
 		if (lo < hi)
-			rt_add(start + (lo - off), start + (hi - off));
+			rt_add(start + (lo - off), start + (hi - off), (uint32_t)i);
 	}
 	uint64_t m[4] = { QW_MAP | (uint64_t)obj << 8, start, len, off };
 	defs_push_def(m, 4);
@@ -612,7 +710,7 @@ static void bias_init(void)
 	if (have_xlo)
 		bias = bias_from(sc, xlo);
 	for (size_t i = 0; i < nranges; i++)
-		rt_add(ranges[i].start + bias, ranges[i].end + bias);
+		rt_add(ranges[i].start + bias, ranges[i].end + bias, 0);
 	if (nobjects) {
 		char *path = (char *)qemu_plugin_path_to_binary();
 		main_binary(path, sc);
@@ -710,6 +808,7 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		j++;
 	}
 	b->n = (uint32_t)k;
+	b->tag = range_tag(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, first)));
 	b->tb_start = start;
 	b->starts_outside = first > 0;
 	b->last_is_tb_end = last == n - 1;
@@ -815,6 +914,16 @@ static void vcpu_init_cb(qemu_plugin_id_t id, unsigned int vcpu)
 	(void)id;
 	if (vcpu > 0)
 		multi_thread = 1;
+	/* the first thread is 0 whether or not QEMU reports its vCPU to the
+	 * plugin: the others count from 1 */
+	pthread_mutex_lock(&lock);
+	if (vcpu == 0 && !vcpu0_seen)
+		vcpu0_seen = true;
+	else if (vcpu < sizeof vcpu_birth / sizeof *vcpu_birth)
+		vcpu_birth[vcpu] = nborn++;
+	else
+		nborn++;
+	pthread_mutex_unlock(&lock);
 	if (vcpu < MAX_VCPUS && vcpu_ts[vcpu]) {
 		/* a new thread on the index of one that exited */
 		pthread_mutex_lock(&lock);
@@ -1075,7 +1184,16 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 			bad = parse_onoff(v, &mem_on) ? NULL : a;
 		else if (!strncmp(a, "counts=", 7))
 			bad = parse_onoff(v, &counts_on) ? NULL : a;
-		else if (!strncmp(a, "max=", 4)) {
+		else if (!strncmp(a, "win=", 4) || !strncmp(a, "wins=", 5)) {
+			char *we;
+			errno = 0;
+			unsigned long long w = strtoull(v, &we, 10);
+			bad = *we || errno || !*v || !w || w > (1ull << 32) ? a : NULL;
+			if (!bad && a[3] == '=')
+				win_len = w;
+			else if (!bad)
+				win_per_level = w;
+		} else if (!strncmp(a, "max=", 4)) {
 			char *me;
 			errno = 0;
 			max_records = strtoull(v, &me, 10);

@@ -29,14 +29,21 @@
  *           Sent once per translation, before any execution refers to it.
  *   CHUNK   w0 = type | thread << 8; w1 = number of words that follow.
  *           Those words are EXEC and MEM messages of that guest thread
- *           (threads are numbered by the plugin from 0, in the order they
- *           first executed traced code; a thread's first chunk comes when
+ *           (threads are numbered by the plugin from 0, in the order the
+ *           process created them; a thread's first chunk comes when
  *           its buffer fills or it ends, so thread 3's may come before
  *           thread 1's). One thread's chunks come in execution order;
  *           chunks of different threads interleave.
  *   EXEC    w0 = type | xflags << 4 | id << 8: block ID executed once.
  *           xflags resolve the boundary between the thread's previous
  *           record and this block's first: QW_X_PREV_TAKEN, QW_X_ENTRY.
+ *   WINDOW  w0 = type | range << 8 | index << 32, inside a chunk (win=):
+ *           the next EXEC of the chunk's thread starts that thread's
+ *           window INDEX of traced range RANGE (the place of the range
+ *           among all obj= ranges, in order). Window J of a range stands
+ *           for W * 2^(J / K) of the thread's records in it (win=W,
+ *           wins=K); the records of the range up to the next WINDOW of the
+ *           same range belong to it.
  *   MEM     w0 = type | store << 4 | size_shift << 5 | index << 7 |
  *           vaddr << 16: a data access of instruction INDEX (0-based, in
  *           the block of the thread's last EXEC), in access order.
@@ -83,6 +90,7 @@ enum qw_type {
 	QW_ERROR,
 	QW_MAP,
 	QW_EXECVE,
+	QW_WINDOW,
 };
 
 #define QW_TYPE(w) ((unsigned)((w) & 0xf))
@@ -103,6 +111,7 @@ enum {
 #define QW_INSN_WORDS 4
 #define QW_MAX_BLOCK_INSNS 0xffff	/* ninsns field width; QEMU's blocks hold at most 512 */
 #define QW_MAX_OBJECTS 256	/* obj= arguments */
+#define QW_MAX_WINDOW_INDEX 0xffffffu	/* WINDOW index field: 2^24 windows of a range */
 #define QW_MEM_ADDR_MASK 0xffffffffffffull
 
 #endif

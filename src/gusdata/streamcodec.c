@@ -15,6 +15,12 @@ enum {
 	/* low four bits: enum stream_flags as they are */
 	REC_IP = 1u << 4,	/* a zigzag varint delta from the fall-through address follows */
 	REC_CODE = 1u << 5,	/* size and bytes follow: first sight of this address */
+	/* a varint follows the header: thread << 1 | a window starts here,
+	 * then for a window its tag (stream.h); written when the thread
+	 * differs from the previous record's (0 at the start of a chunk) or a
+	 * window starts (chunks of gus before threads and windows never have
+	 * it) */
+	REC_META = 1u << 6,
 	REC_FLAGS = 0x0f,
 };
 
@@ -105,6 +111,7 @@ int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, s
 	struct code_seen seen;
 	struct outbuf o = { 0 };
 	uint64_t next = 0, last_mem[STREAM_MAX_MEM] = { 0 };
+	uint32_t thread = 0;
 	int rc = -1;
 	*out = NULL;
 	*outlen = 0;
@@ -122,8 +129,16 @@ int gusdata_trace_encode(const struct stream_insn *v, size_t n, uint8_t **out, s
 			h |= REC_IP;
 		if (fresh)
 			h |= REC_CODE;
+		bool window = (r->flags & STREAM_WINDOW) != 0;
+		if (r->thread != thread || window)
+			h |= REC_META;
 		if (put(&o, &h, 1))
 			goto out;
+		if ((h & REC_META) && put_varint(&o, (int64_t)((uint64_t)r->thread << 1 | window)))
+			goto out;
+		if (window && put_varint(&o, (int64_t)r->window))
+			goto out;
+		thread = r->thread;
 		if ((h & REC_IP) && put_varint(&o, (int64_t)(r->ip - next)))
 			goto out;
 		if (fresh) {
@@ -186,6 +201,7 @@ int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_
 	size_t nbatch = records < BATCH ? (size_t)records + 1 : BATCH;
 	struct stream_insn *batch = malloc(nbatch * sizeof(*batch));
 	uint64_t next = 0, last_mem[STREAM_MAX_MEM] = { 0 };
+	uint32_t thread = 0;
 	size_t at = 0, nb = 0;
 	int rc = -1;
 	if (!batch || code_seen_init(&seen, bits)) {
@@ -198,9 +214,23 @@ int gusdata_trace_decode(const uint8_t *p, size_t len, uint64_t records, stream_
 		if (at >= len)
 			goto out;
 		uint8_t h = p[at++];
-		if (h & ~(REC_FLAGS | REC_IP | REC_CODE))
+		if (h & ~(REC_FLAGS | REC_IP | REC_CODE | REC_META))
 			goto out;
 		r->flags = h & REC_FLAGS;
+		if (h & REC_META) {
+			int64_t m;
+			if (!get_varint(p, len, &at, &m) || (uint64_t)m >> 33)
+				goto out;
+			thread = (uint32_t)((uint64_t)m >> 1);
+			if (m & 1) {
+				int64_t tag;
+				if (!get_varint(p, len, &at, &tag) || tag <= 0 || tag > UINT32_MAX)
+					goto out;
+				r->flags |= STREAM_WINDOW;
+				r->window = (uint32_t)tag;
+			}
+		}
+		r->thread = thread;
 		r->ip = next;
 		if (h & REC_IP) {
 			int64_t d;

@@ -328,6 +328,14 @@ struct merge_report_caller {
 	double share;			/* samples / the region's samples with a call chain */
 };
 
+/* A stretch of a region's run whose windows agree (gus record --window):
+ * records FROM..TO of its thread's traced run, its share of the region's
+ * time, its cycles per iteration (or instruction). */
+struct merge_report_phase {
+	double from, to, share, cycles_per_unit;
+	size_t windows;
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
@@ -350,6 +358,15 @@ struct merge_report_region {
 	uint64_t bias;			/* runtime - link-time address in the trace */
 	/* its top callers by samples (see merge_report.why_no_callers), the
 	 * samples of the others, and its samples that have a call chain */
+	/* the QEMU tracer's windows the simulation sampled (0: the stream
+	 * was the region's first records): how many of how many, in how many
+	 * threads, the spread of their cycles per WINDOW_UNIT ("iteration" or
+	 * "instruction"), and the phases when they differ by more than 20 % */
+	size_t windows, windows_total, window_threads;
+	const char *window_unit;
+	double window_min, window_median, window_max;
+	const struct merge_report_phase *phases;
+	size_t nphases;
 	const struct merge_report_caller *callers;
 	size_t ncallers;
 	uint64_t callers_other, chain_samples;

@@ -129,6 +129,104 @@ static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel"
 				   "trace.interrupted",
 				   "tma.table", "counts.source", "sim.machine", "trace.records" };
 
+/* "0.4M", "12.3k": records of a run */
+static void records_text(double v, char *buf, size_t n)
+{
+	if (v >= 1e9)
+		snprintf(buf, n, "%.1fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, n, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
+
+/* the windows a region's simulation sampled, and its phases */
+static void write_text_windows(const struct merge_report_region *rv, FILE *out)
+{
+	if (!rv->windows)
+		return;
+	fprintf(out, "Windows: %zu of the %zu windows of the run that hold the region (%zu thread(s)); cycles per %s: "
+		     "min %.2f, median %.2f, max %.2f\n",
+		rv->windows, rv->windows_total, rv->window_threads, rv->window_unit, rv->window_min, rv->window_median,
+		rv->window_max);
+	if (!rv->nphases)
+		return;
+	fprintf(out, "Phases (windows that differ by more than 20 %%):\n");
+	for (size_t k = 0; k < rv->nphases; k++) {
+		const struct merge_report_phase *p = &rv->phases[k];
+		char from[32], to[32];
+		records_text(p->from, from, sizeof from);
+		records_text(p->to, to, sizeof to);
+		fprintf(out, "  records %s-%s of the thread's run  %5.1f%% of the time  %8.2f cycles per %s  (%zu window(s))\n",
+			from, to, 100 * p->share, p->cycles_per_unit, rv->window_unit, p->windows);
+	}
+}
+
+static void write_json_windows(FILE *out, const struct merge_report_region *rv)
+{
+	if (!rv->windows) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"picked\": %zu, \"total\": %zu, \"threads\": %zu, \"unit\": ", rv->windows, rv->windows_total,
+		rv->window_threads);
+	merge_json_string(out, rv->window_unit);
+	fprintf(out, ", \"min\": ");
+	merge_json_number(out, rv->window_min);
+	fprintf(out, ", \"median\": ");
+	merge_json_number(out, rv->window_median);
+	fprintf(out, ", \"max\": ");
+	merge_json_number(out, rv->window_max);
+	fprintf(out, ", \"phases\": [");
+	for (size_t k = 0; k < rv->nphases; k++) {
+		const struct merge_report_phase *p = &rv->phases[k];
+		fprintf(out, "%s{\"from_record\": ", k ? ", " : "");
+		merge_json_number(out, p->from);
+		fprintf(out, ", \"to_record\": ");
+		merge_json_number(out, p->to);
+		fprintf(out, ", \"share\": ");
+		merge_json_number(out, p->share);
+		fprintf(out, ", \"cycles_per_unit\": ");
+		merge_json_number(out, p->cycles_per_unit);
+		fprintf(out, ", \"windows\": %zu}", p->windows);
+	}
+	fputs("]}", out);
+}
+
+/* windows,RANK,summary,NAME,picked|total|threads|unit|min|median|max,V;
+ * windows,RANK,phaseK,NAME,from_record|to_record|share|cycles_per_unit|windows,V */
+static void write_csv_windows(FILE *out, const struct merge_report_region *rv, const char *rank, char sep)
+{
+	if (!rv->windows)
+		return;
+	char v[7][64];
+	snprintf(v[0], sizeof v[0], "%zu", rv->windows);
+	snprintf(v[1], sizeof v[1], "%zu", rv->windows_total);
+	snprintf(v[2], sizeof v[2], "%zu", rv->window_threads);
+	snprintf(v[3], sizeof v[3], "%s", rv->window_unit);
+	snprintf(v[4], sizeof v[4], "%.6g", rv->window_min);
+	snprintf(v[5], sizeof v[5], "%.6g", rv->window_median);
+	snprintf(v[6], sizeof v[6], "%.6g", rv->window_max);
+	static const char *names[] = { "picked", "total", "threads", "unit", "min", "median", "max" };
+	for (size_t k = 0; k < 7; k++) {
+		fprintf(out, "windows%c%s%csummary%c", sep, rank, sep, sep);
+		merge_csv_field(out, rv->name, sep);
+		fprintf(out, "%c%s%c%s\n", sep, names[k], sep, v[k]);
+	}
+	for (size_t k = 0; k < rv->nphases; k++) {
+		const struct merge_report_phase *p = &rv->phases[k];
+		double num[] = { p->from, p->to, p->share, p->cycles_per_unit, (double)p->windows };
+		static const char *pn[] = { "from_record", "to_record", "share", "cycles_per_unit", "windows" };
+		for (size_t j = 0; j < 5; j++) {
+			fprintf(out, "windows%c%s%cphase%zu%c", sep, rank, sep, k + 1, sep);
+			merge_csv_field(out, rv->name, sep);
+			fprintf(out, "%c%s%c%.9g\n", sep, pn[j], sep, num[j]);
+		}
+	}
+}
+
 /* a region's callers, as perf report -g caller shows a symbol's */
 static void write_text_callers(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
 {
@@ -272,6 +370,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 		merge_report_sim_info(rv, hottest_loop, &info, source, sizeof source);
 		fputc('\n', out);
 		merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_TEXT);
+		write_text_windows(rv, out);
 		if (rv->from_cache)
 			fprintf(out, "(cached simulation)\n");
 	}
@@ -343,6 +442,8 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
 	fprintf(out, "},\n     \"callers\": ");
 	write_json_callers(r, out, rv);
+	fprintf(out, ",\n     \"windows\": ");
+	write_json_windows(out, rv);
 	fprintf(out, ",\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
 	if (rv->simulated)
 		fputs("null", out);
@@ -549,6 +650,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		write_csv_callers(r, out, rv, rank, sep);
 		if (!rv->simulated)
 			continue;
+		write_csv_windows(out, rv, rank, sep);
 		struct merge_sim_info info;
 		char source[PATH_MAX + 400];
 		merge_report_sim_info(rv, true, &info, source, sizeof source);

@@ -196,6 +196,13 @@ static void model_line(const struct sim_machine *m, const struct sim_analysis *a
 	factor_text(se->upper, fac, sizeof fac);
 	app(buf, n, "%s (%+.1f %% at %+.3g %%%s, up to %s unlimited)", name, 100 * top_speedup(a, (size_t)md->top),
 	    100 * (md->top_weight - 1), se->bottleneck ? "" : ", under the bottleneck threshold", fac);
+	/* latency is the core's or the memory's: the loads say which */
+	const struct sim_events *ev = &a->events;
+	uint64_t beyond = ev->level_hits[1] + ev->level_hits[2] + ev->level_hits[3];
+	if (se->set.n == 1 && sim_res_kind(m, se->set.res[0]) == SIM_RK_INST_LAT && ev->loads && beyond > 0 &&
+	    (double)beyond >= VERDICT_MISS_SHARE * (double)ev->loads)
+		app(buf, n, "; memory latency: %.1f %% of the loads miss L1, %.1f %% come from memory",
+		    100.0 * (double)beyond / (double)ev->loads, 100.0 * (double)ev->level_hits[3] / (double)ev->loads);
 }
 
 /* ------------------------------------------- where counters see what --- */

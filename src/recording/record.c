@@ -415,6 +415,7 @@ struct qemu_store {
 	uint64_t kept[MAX_TRACE_RANGES];
 	uint64_t max, stored;
 	size_t full;		/* ranges that have their max */
+	bool windows;		/* MAX caps what is stored in all, not per range */
 	bool failed, enough;
 };
 
@@ -462,10 +463,18 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 		if (l == q->nlive)
 			continue;
 		size_t r = q->live[l].range;
-		if (q->kept[r] >= q->max)
-			continue;
-		if (++q->kept[r] == q->max)
-			q->full++;
+		if (q->windows) {
+			/* the windows cover the run up to here: enough stored */
+			if (q->stored + k >= q->max) {
+				q->enough = true;
+				break;
+			}
+		} else {
+			if (q->kept[r] >= q->max)
+				continue;
+			if (++q->kept[r] == q->max)
+				q->full++;
+		}
 		keep[k++] = v[i];
 		if (k == 256) {
 			if (gusdata_trace_write(q->w, keep, k))
@@ -479,9 +488,10 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	q->stored += k;
 	if (q->stored >> 16 != (q->stored - k) >> 16)
 		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
-	/* every range has what the report simulates: the rest of the run
-	 * would add nothing, so it is stopped */
-	if (q->full == q->plan->n) {
+	/* every range has what the report simulates (or the windows filled
+	 * what may be stored): the rest of the run would add nothing, so it
+	 * is stopped */
+	if (q->enough || (!q->windows && q->full == q->plan->n)) {
 		q->enough = true;
 		return 1;
 	}
@@ -568,7 +578,9 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 			   struct collect_input *input)
 {
 	char err[COLLECT_ERRLEN];
-	struct qemu_store q = { .d = d, .plan = plan, .max = o->max_insns };
+	bool windows = o->window_records > 0;
+	uint64_t max = o->max_insns ? o->max_insns : windows ? 4000000 : 500000;
+	struct qemu_store q = { .d = d, .plan = plan, .max = max, .windows = windows };
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;
 	struct collect_qemu_object objects[MAX_TRACE_RANGES];
@@ -583,8 +595,11 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		.mapped = qemu_mapped,
 		.data_addresses = !o->no_mem,
 		/* no overall cap: a range that fills early must not starve the
-		 * others; the sink stops the run once all are full */
+		 * others; the sink stops the run once all are full, or once the
+		 * windows filled what may be stored */
 		.max_insns = 0,
+		.window_records = o->window_records,
+		.windows_per_level = o->windows_per_level,
 		.sink = qemu_sink,
 		.ctx = &q,
 	};
@@ -621,7 +636,25 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	progress(true, "second run of %s under the QEMU tracer for the stream of %zu hot range(s) in %zu object(s)",
 		 o->argv[0], plan->n, plan->nobjects);
 	gusdata_set_meta(d, "tracer", "qemu");
-	gusdata_set_meta_u64(d, "trace.max_insns", o->max_insns);
+	gusdata_set_meta_u64(d, "trace.max_insns", max);
+	if (windows) {
+		/* the traced ranges in the order the tracer numbers them (the
+		 * ranges of each object in turn): the report finds a region's
+		 * windows by its range's number */
+		char *list = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&list, &len);
+		for (size_t i = 0; f && i < plan->nobjects; i++)
+			for (size_t k = 0; k < plan->n; k++)
+				if (plan->r[k].object == i)
+					fprintf(f, "%llx %llx %s\n", (unsigned long long)plan->r[k].link_start,
+						(unsigned long long)plan->r[k].link_end, plan->objects[i].path);
+		if (f && !fclose(f))
+			gusdata_set_meta(d, "trace.ranges", list);
+		free(list);
+		gusdata_set_meta_u64(d, "trace.window_records", o->window_records);
+		gusdata_set_meta_u64(d, "trace.windows_per_level", o->windows_per_level ? o->windows_per_level : 16);
+	}
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	gusdata_set_meta(d, "trace.stdin", input_said);
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
@@ -658,7 +691,9 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		return -1;
 	}
 	if (q.enough) {
-		gusdata_set_meta(d, "trace.stopped", "every hot range reached --max-insns: the traced run was stopped");
+		gusdata_set_meta(d, "trace.stopped", windows ? "the windows reached --max-insns records: the traced run "
+							       "was stopped, the windows cover it up to there"
+							     : "every hot range reached --max-insns: the traced run was stopped");
 	} else if (st != COLLECT_OK) {
 		if (stderr_head[0])
 			rec_warn(rec_log, "the QEMU tracer: %s (run 2's standard error begins: %s)", err, stderr_head);

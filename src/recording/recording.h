@@ -273,7 +273,14 @@ struct recording_request {
 	unsigned hot, freq;
 	bool callgraph;
 	const char *event;	/* cycles, cpu-clock, NULL: the best there is */
-	unsigned long long max_insns;	/* QEMU: records kept per range */
+	/* QEMU: records stored in all with windows, per range without; 0:
+	 * the default of the mode (4000000, 500000) */
+	unsigned long long max_insns;
+	/* QEMU: the stream as windows of WINDOW_RECORDS records spread over
+	 * the whole run (collect_qemu_opts); 0: the first MAX_INSNS records
+	 * of each range, the run stopped once every range has them */
+	unsigned long long window_records;
+	unsigned windows_per_level;
 	const char *import_counts, *import_intervals;
 	bool spire;
 	unsigned spire_interval;	/* ms */

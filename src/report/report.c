@@ -47,6 +47,11 @@ struct region_view {
 	uint64_t bias;
 	bool have_bias;
 	bool changed;			/* its file is not the one recorded (build-id): no lines from it */
+	/* the windows its stream came from (gus record --window), their
+	 * spread and the phases of the run; what the model shows of them */
+	struct report_windows win;
+	struct merge_report_phase phases[REPORT_MAX_PHASES];
+	size_t nphases;
 };
 
 struct report {
@@ -488,14 +493,43 @@ static void cache_key(const struct report *rp, const struct region_view *v, char
 		 (long long)v->r.id, rp->weights[0], rp->weights[rp->nweights - 1], rp->nweights);
 }
 
+/* the number of the traced range holding V (meta trace.ranges: "START END
+ * OBJECT" per line, in the tracer's order), -1 when none */
+static long traced_range(struct report *rp, const struct region_view *v)
+{
+	const char *list = gusdata_meta(rp->d, "trace.ranges");
+	long r = 0;
+	for (const char *p = list; p && *p; r++) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		unsigned long long start, end;
+		int used = 0;
+		if (sscanf(p, "%llx %llx %n", &start, &end, &used) == 2 && used > 0 && (size_t)used <= len &&
+		    len - (size_t)used == strlen(v->file) && !strncmp(p + used, v->file, len - (size_t)used) &&
+		    start <= v->r.start && v->r.end <= end)
+			return r;
+		p += len + (eol != NULL);
+	}
+	return -1;
+}
+
 static int gather_stream(struct report *rp, struct region_view *v, struct simrun_collect *tc)
 {
 	char err[1024];
 	if (!strcmp(rp->tracer, "qemu")) {
 		tc->lo = v->r.start + v->bias;
 		tc->hi = v->r.end + v->bias;
-		uint64_t damaged;
-		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
+		uint64_t damaged, window_records, per_level;
+		/* the windows of a whole run (gus record --window), else the
+		 * first records of the region */
+		long range = traced_range(rp, v);
+		int rc = gusdata_meta_u64(rp->d, "trace.window_records", &window_records) && window_records && range >= 0
+				 ? report_gather_windows(rp->d, tc->lo, tc->hi, (uint32_t)range, window_records,
+							 gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level)
+								 ? (unsigned)per_level : 16,
+							 tc->max, tc, &v->win, &damaged, err, sizeof err)
+				 : gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err);
+		if (rc) {
 			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
 			return -1;
 		}
@@ -540,6 +574,62 @@ static bool same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* the windows' summary beside the cached simulation: "picked total
+ * threads per_iteration min median max" and a line per phase */
+static void pack_windows(const struct region_view *v, char **out)
+{
+	*out = NULL;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return;
+	const struct report_windows *w = &v->win;
+	fprintf(f, "%zu %zu %zu %d %.17g %.17g %.17g\n", w->simulated, w->total, w->threads, w->per_iteration, w->min,
+		w->median, w->max);
+	for (size_t i = 0; i < v->nphases; i++)
+		fprintf(f, "%.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
+			v->phases[i].cycles_per_unit, v->phases[i].windows);
+	if (fclose(f) == 0)
+		*out = buf;
+	else
+		free(buf);
+}
+
+static bool unpack_windows(struct region_view *v, const char *text)
+{
+	struct report_windows *w = &v->win;
+	int per_iteration;
+	int used = 0;
+	if (sscanf(text, "%zu %zu %zu %d %lg %lg %lg\n%n", &w->simulated, &w->total, &w->threads, &per_iteration,
+		   &w->min, &w->median, &w->max, &used) != 7)
+		return false;
+	w->per_iteration = per_iteration != 0;
+	const char *p = text + used;
+	v->nphases = 0;
+	while (*p && v->nphases < REPORT_MAX_PHASES) {
+		struct merge_report_phase *ph = &v->phases[v->nphases];
+		if (sscanf(p, "%lg %lg %lg %lg %zu\n%n", &ph->from, &ph->to, &ph->share, &ph->cycles_per_unit,
+			   &ph->windows, &used) != 5)
+			return false;
+		v->nphases++;
+		p += used;
+	}
+	return true;
+}
+
+/* what the model shows of the windows: the phases as merge_report_phase */
+static void windows_to_model(struct region_view *v)
+{
+	v->nphases = v->win.nphases;
+	for (size_t i = 0; i < v->nphases; i++) {
+		const struct report_phase *p = &v->win.phases[i];
+		v->phases[i] = (struct merge_report_phase){ .from = p->from, .to = p->to, .share = p->share,
+							    .cycles_per_unit = p->cycles_per_unit,
+							    .windows = p->windows };
+	}
+}
+
 static void simulate_region(struct report *rp, struct region_view *v)
 {
 	char key[256], err[1024];
@@ -552,6 +642,19 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			free(blob);
 			if (!rc) {
 				v->simulated = v->from_cache = true;
+				char wkey[300];
+				snprintf(wkey, sizeof wkey, "%s/windows", key);
+				char *text = (char *)gusdata_get_result(rp->d, wkey, &n);
+				if (text) {
+					char *z = realloc(text, n + 1);
+					if (z) {
+						z[n] = 0;
+						if (!unpack_windows(v, z))
+							memset(&v->win, 0, sizeof v->win);
+						text = z;
+					}
+					free(text);
+				}
 				return;
 			}
 			report_warn(rp, "%s: the cached result of %s is not usable (%s): simulating again", rp->o->input,
@@ -627,9 +730,22 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", err);
 		goto out;
 	}
+	/* every window alone: how much the run's phases differ */
+	if (v->win.n) {
+		report_windows_simulate(rp->m, &tc, v->r.head + v->bias, &v->win);
+		windows_to_model(v);
+		/* the base time of the whole run: each window alone (warmed by
+		 * the one before it) as often as the sample hit it; the
+		 * concatenated stream, where later windows find the caches as
+		 * earlier ones left them, gives the sensitivities */
+		if (isfinite(v->win.whole) && (v->win.per_iteration == (v->an.units > 0)))
+			v->an.cycles_per_unit = v->win.whole;
+	}
 	char stream[512];
 	if (!strcmp(rp->tracer, "qemu"))
-		snprintf(stream, sizeof stream, "QEMU trace, %zu instructions in the region, data addresses %s", tc.n,
+		snprintf(stream, sizeof stream, "QEMU trace, %zu instructions in the region%s%s, data addresses %s", tc.n,
+			 v->win.n ? " from windows spread over the whole run, picked by the time they stand for"
+				  : "", v->win.n ? "" : " (its first ones)",
 			 strcmp(gusdata_meta(rp->d, "trace.data_addresses") ? gusdata_meta(rp->d, "trace.data_addresses")
 									  : "yes", "no") ? "known" : "not used");
 	else
@@ -650,6 +766,13 @@ static void simulate_region(struct report *rp, struct region_view *v)
 				report_warn(rp, "%s: cannot cache the result of %s: %s", rp->o->input, v->name,
 					 gusdata_errmsg(rp->d));
 			free(blob);
+		}
+		char *text;
+		if (v->win.n && (pack_windows(v, &text), text)) {
+			char wkey[300];
+			snprintf(wkey, sizeof wkey, "%s/windows", key);
+			gusdata_put_result(rp->d, wkey, (const uint8_t *)text, strlen(text));
+			free(text);
 		}
 	}
 out:
@@ -787,6 +910,17 @@ static int fill_model(struct report *rp)
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
 			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
 		};
+		if (v->simulated && v->win.simulated) {
+			rp->mr[i].windows = v->win.simulated;
+			rp->mr[i].windows_total = v->win.total;
+			rp->mr[i].window_threads = v->win.threads;
+			rp->mr[i].window_unit = v->win.per_iteration ? "iteration" : "instruction";
+			rp->mr[i].window_min = v->win.min;
+			rp->mr[i].window_median = v->win.median;
+			rp->mr[i].window_max = v->win.max;
+			rp->mr[i].phases = v->phases;
+			rp->mr[i].nphases = v->nphases;
+		}
 		if (rp->callers) {
 			rp->mr[i].callers = rp->callers[i].v;
 			rp->mr[i].ncallers = rp->callers[i].n;
@@ -926,6 +1060,7 @@ void report_free(struct report *rp)
 				sim_analysis_free(&rp->rv[i].an);
 			sim_code_free(rp->rv[i].code);
 			free(rp->rv[i].stream);
+			report_windows_free(&rp->rv[i].win);
 		}
 	free(rp->rv);
 	free(rp->mr);

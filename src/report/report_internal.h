@@ -38,4 +38,62 @@ int report_find_callers(struct gusdata *d, const struct report_span *spans, size
 			struct report_callers *out, bool *have_chains, char *err, size_t errlen);
 void report_callers_free(struct report_callers *c, size_t n);
 
+/* ------------------------------------------------------------ windows --- */
+/* A region's stream from the QEMU tracer's windows (windows.c). */
+#include "sim.h"
+
+#define REPORT_MAX_WINDOWS 64	/* windows simulated per region */
+#define REPORT_MAX_PHASES 8
+#define REPORT_PHASE_SPREAD 0.20	/* windows that differ more make phases */
+
+struct report_window {
+	uint32_t thread;	/* STREAM_THREAD of its records */
+	uint32_t index;		/* the thread's window number */
+	double weight;		/* records of the thread's run it stands for */
+	double position;	/* records of the thread's run before it */
+	uint64_t records;	/* the region's records in it */
+	unsigned hits;		/* times the systematic sample picked it */
+	bool cold;		/* simulated from cold caches: not in the spread */
+	size_t off, n;		/* its records in the collected stream */
+	/* simulated alone, after a quarter of it as warm-up */
+	double cycles, insns, units, cycles_per_unit;
+};
+
+/* a stretch of the run whose windows agree within REPORT_PHASE_SPREAD */
+struct report_phase {
+	double from, to;	/* records of the thread's run */
+	double share;		/* of the region's time */
+	size_t windows;
+	double first, cycles, units, cycles_per_unit;
+};
+
+struct report_windows {
+	struct report_window *v;	/* the picked windows; in run order after simulating */
+	size_t n;
+	size_t total;		/* windows of the trace holding the region */
+	size_t threads;		/* threads in the trace */
+	uint64_t window_records;
+	bool per_iteration;	/* cycles_per_unit per iteration of the head, else per instruction */
+	size_t simulated;	/* windows with a cycles_per_unit */
+	double min, median, max;
+	double whole;		/* cycles per unit of the run, the windows weighed by their hits */
+	struct report_phase phases[REPORT_MAX_PHASES];
+	size_t nphases;
+};
+
+/* Reads the windows of traced range RANGE (trace.ranges) of recording D's
+ * QEMU stream that hold records in [LO, HI), picks windows up to BUDGET records with probability in
+ * proportion to the time they stand for, and collects their records into
+ * TC (in stream order; each window's first segment in OUT). -1 with ERR
+ * when the trace cannot be read; *DAMAGED: chunks read up to a damage. */
+int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, uint64_t window_records,
+			  unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+			  char *err, size_t errlen);
+/* Each window simulated alone (cycles per iteration of HEAD, or per
+ * instruction when a window does not run it twice), their spread and the
+ * phases of the run. */
+void report_windows_simulate(const struct sim_machine *m, const struct simrun_collect *tc, uint64_t head,
+			     struct report_windows *w);
+void report_windows_free(struct report_windows *w);
+
 #endif

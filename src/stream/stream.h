@@ -24,6 +24,10 @@ enum stream_flags {
 	STREAM_ENTRY = 1u << 2,
 	/* mem[] holds the data addresses of this instruction (QEMU) */
 	STREAM_HAS_MEM = 1u << 3,
+	/* a window of the run starts here (the QEMU tracer's sampled windows,
+	 * collect.h): the thread's records of the same traced range from here
+	 * to its next mark belong to window WINDOW */
+	STREAM_WINDOW = 1u << 4,
 };
 
 struct stream_insn {
@@ -34,7 +38,22 @@ struct stream_insn {
 	uint8_t nmem;			/* valid entries of mem[] */
 	uint8_t store_mask;		/* bit i: mem[i] was written (a read-modify-write sets it) */
 	uint8_t bytes[16];		/* the instruction's bytes (size of them) */
+	/* who ran it: the traced process (0: the program, then its children in
+	 * the order they were traced) << 16 | its thread, numbered in the order
+	 * the process created them (0: its first thread); 0 when unknown */
+	uint32_t thread;
+	/* with STREAM_WINDOW: STREAM_WINDOW_TAG(range, index), the thread's
+	 * window INDEX of traced range RANGE (their order as the tracer was
+	 * given them); 0 otherwise */
+	uint32_t window;
 };
+
+/* RANGE below 255, INDEX below 2^24 */
+#define STREAM_WINDOW_TAG(range, index) (((uint32_t)(range) << 24 | ((uint32_t)(index) & 0xffffffu)) + 1u)
+#define STREAM_WINDOW_RANGE(tag) (((tag) - 1u) >> 24)
+#define STREAM_WINDOW_INDEX(tag) (((tag) - 1u) & 0xffffffu)
+
+#define STREAM_THREAD(proc, thread) ((uint32_t)(proc) << 16 | ((uint32_t)(thread) & 0xffffu))
 
 /* Receives records in batches; a non-zero return stops the producer, which
  * then returns that value. */

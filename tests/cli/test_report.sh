@@ -21,7 +21,7 @@ json_valid() {
 while read -r prog fn want; do
 	[ -n "$prog" ] || continue
 	data="$TMP/$prog.data"
-	"$GUS" record -q -o "$data" -- "$WORKLOADS/$prog" >/dev/null 2>"$TMP/e"; st=$?
+	"$GUS" record -q -o "$data" -- "$WORKLOADS/$prog" </dev/null >/dev/null 2>"$TMP/e"; st=$?
 	check_status $st 0 "$prog: gus record exits 0"
 	"$GUS" report -q -i "$data" --json -o "$TMP/$prog.json" 2>"$TMP/e"; st=$?
 	check_status $st 0 "$prog: gus report --json exits 0"

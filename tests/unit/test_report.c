@@ -802,6 +802,7 @@ static struct stream_insn *random_stream(size_t n)
 		uint64_t ip;
 		uint8_t size, bytes[16];
 	} code[NCODE];
+	uint32_t thread = 0;
 	uint64_t ip = 0x400000 + (rnd() & 0xffff) * 16;
 	for (int i = 0; i < NCODE; i++) {
 		code[i].ip = ip;
@@ -829,6 +830,14 @@ static struct stream_insn *random_stream(size_t n)
 		r->size = code[at].size;
 		memcpy(r->bytes, code[at].bytes, sizeof r->bytes);
 		r->flags = (uint8_t)(rnd() & (STREAM_TAKEN | STREAM_GAP | STREAM_ENTRY));
+		/* threads switch now and then, windows start rarely */
+		if (rnd() % 40 == 0)
+			thread = STREAM_THREAD(rnd() % 3, rnd() % 70000);
+		r->thread = thread;
+		if (rnd() % 100 == 0) {
+			r->flags |= STREAM_WINDOW;
+			r->window = STREAM_WINDOW_TAG(rnd() % 64, rnd() % 5000);
+		}
 		if (rnd() % 2) {
 			r->flags |= STREAM_HAS_MEM;
 			r->nmem = (uint8_t)(rnd() % (STREAM_MAX_MEM + 1));
@@ -848,7 +857,7 @@ static struct stream_insn *random_stream(size_t n)
 static bool same_insn(const struct stream_insn *x, const struct stream_insn *y)
 {
 	if (x->ip != y->ip || x->size != y->size || memcmp(x->bytes, y->bytes, x->size) || x->flags != y->flags ||
-	    x->nmem != y->nmem || x->store_mask != y->store_mask)
+	    x->nmem != y->nmem || x->store_mask != y->store_mask || x->thread != y->thread || x->window != y->window)
 		return false;
 	for (int k = 0; k < x->nmem; k++)
 		if (x->mem[k] != y->mem[k])
@@ -874,7 +883,8 @@ static void test_stream_codec(void)
 		for (size_t i = 0; i < c.n && i < n; i++)
 			same += same_insn(&v[i], &c.v[i]);
 		tap_ok(rc == 0 && c.n == n && same == n,
-		       "%zu records decode to the same ip, size, bytes, flags, nmem, store_mask and mem (%zu of %zu)", n,
+		       "%zu records decode to the same ip, size, bytes, flags, window marks, thread, nmem, store_mask and mem "
+		       "(%zu of %zu)", n,
 		       same, c.n);
 		free(c.v);
 		if (round == 1) {

@@ -15,7 +15,10 @@ follow_workloads = tests/workloads/uselib tests/workloads/dlopener tests/workloa
 caller_workloads = tests/workloads/callers
 # the second run's standard input (gus record without Intel PT)
 io_workloads = tests/workloads/readsum
-noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads)
+# one hot function in two phases (L1, then memory): the windows of the
+# QEMU tracer over the whole run
+phase_workloads = tests/workloads/phases
+noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
 CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -43,6 +46,9 @@ tests_workloads_stream_LDFLAGS =
 tests_workloads_jacobi1d_SOURCES = tests/workloads/jacobi1d.c
 tests_workloads_jacobi1d_CFLAGS = $(workload_cflags)
 tests_workloads_jacobi1d_LDFLAGS =
+tests_workloads_phases_SOURCES = tests/workloads/phases.c
+tests_workloads_phases_CFLAGS = $(workload_cflags)
+tests_workloads_phases_LDFLAGS =
 
 # libhot.so: its own rule (a shared object, no libtool), soname libhot.so
 # so that uselib finds it beside itself (rpath $ORIGIN)

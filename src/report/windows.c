@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A region's stream as a sample of its whole run (report_internal.h).
+ * The QEMU tracer stores windows of each thread's run of each traced
+ * range, K back to back and then K at every doubling of the stride
+ * (collect.h), so window J stands for W * 2^(J/K) of the thread's records
+ * of the range. A region
+ * is simulated on windows picked with probability in proportion to the
+ * time they stand for (systematic sampling by weight), so that the
+ * concatenated stream is the time-weighted whole; each picked window is
+ * also simulated alone, which shows how much the run's phases differ. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gusdata.h"
+#include "report_internal.h"
+
+#define MAX_THREADS 4096
+
+/* where each thread is in its windows while the stream is read */
+struct thread_pos {
+	uint32_t thread;
+	uint32_t index;		/* its current window */
+	bool seen_mark;
+};
+
+struct window_scan {
+	uint64_t lo, hi;
+	uint32_t range;		/* the traced range holding the region */
+	uint64_t window_records;
+	unsigned per_level;
+	struct thread_pos *threads;
+	size_t nthreads;
+	/* pass 1: the windows holding records of the region */
+	struct report_window *w;
+	size_t n, cap;
+	bool oom;
+	/* pass 2: the picked windows' records into TC, in stream order */
+	struct simrun_collect *tc;
+	const struct report_window *picked;	/* sorted by (thread, index) */
+	size_t npicked;
+	long cur;		/* index into picked of the last record kept, -1 none */
+	struct report_window *out;	/* segments of TC, in stream order */
+	size_t nout, capout;
+};
+
+static struct thread_pos *thread_of(struct window_scan *s, uint32_t thread)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].thread == thread)
+			return &s->threads[i];
+	if (s->nthreads == MAX_THREADS)
+		return NULL;
+	struct thread_pos *t = &s->threads[s->nthreads++];
+	*t = (struct thread_pos){ .thread = thread };
+	return t;
+}
+
+/* the window of V's thread that V belongs to, after its mark if it has one */
+static struct thread_pos *advance(struct window_scan *s, const struct stream_insn *v)
+{
+	struct thread_pos *t = thread_of(s, v->thread);
+	if (t && (v->flags & STREAM_WINDOW) && v->window && STREAM_WINDOW_RANGE(v->window) == s->range) {
+		t->index = STREAM_WINDOW_INDEX(v->window);
+		t->seen_mark = true;
+	}
+	return t;
+}
+
+static double window_weight(const struct window_scan *s, uint32_t index)
+{
+	unsigned level = index / s->per_level;
+	return (double)s->window_records * ldexp(1.0, (int)(level > 60 ? 60 : level));
+}
+
+/* records from the start of the thread's traced run to window INDEX */
+static double window_position(const struct window_scan *s, uint32_t index)
+{
+	double k = s->per_level, w = (double)s->window_records;
+	unsigned level = index / s->per_level, i = index % s->per_level;
+	return k * w * (ldexp(1.0, (int)level) - 1) + i * w * ldexp(1.0, (int)level);
+}
+
+static int count_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct window_scan *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		struct thread_pos *t = advance(s, &v[i]);
+		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi)
+			continue;
+		/* windows of one thread come in order: the last entry of the
+		 * thread, if it is this window, is found from the end */
+		struct report_window *w = NULL;
+		for (size_t k = s->n; k-- > 0 && k + 64 >= s->n;)
+			if (s->w[k].thread == t->thread && s->w[k].index == t->index) {
+				w = &s->w[k];
+				break;
+			}
+		if (!w) {
+			if (s->n == s->cap) {
+				size_t cap = s->cap ? 2 * s->cap : 256;
+				struct report_window *nw = realloc(s->w, cap * sizeof *nw);
+				if (!nw) {
+					s->oom = true;
+					return -1;
+				}
+				s->w = nw;
+				s->cap = cap;
+			}
+			w = &s->w[s->n++];
+			*w = (struct report_window){ .thread = t->thread, .index = t->index,
+						     .weight = window_weight(s, t->index),
+						     .position = window_position(s, t->index) };
+		}
+		w->records++;
+	}
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct report_window *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static const struct report_window *picked_window(const struct window_scan *s, uint32_t thread, uint32_t index)
+{
+	struct report_window key = { .thread = thread, .index = index };
+	return bsearch(&key, s->picked, s->npicked, sizeof key, cmp_key);
+}
+
+static int collect_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct window_scan *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		struct thread_pos *t = advance(s, &v[i]);
+		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi)
+			continue;
+		const struct report_window *p = picked_window(s, t->thread, t->index);
+		if (!p)
+			continue;
+		long at = (long)(p - s->picked);
+		if (at != s->cur || !s->nout) {
+			/* a new segment of TC: this window (again, after another
+			 * thread's records, it goes on as a segment of its own) */
+			if (s->nout == s->capout) {
+				size_t cap = s->capout ? 2 * s->capout : 64;
+				struct report_window *nw = realloc(s->out, cap * sizeof *nw);
+				if (!nw) {
+					s->oom = true;
+					return -1;
+				}
+				s->out = nw;
+				s->capout = cap;
+			}
+			s->out[s->nout] = *p;
+			s->out[s->nout].off = s->tc->n;
+			s->out[s->nout].n = 0;
+			s->nout++;
+			s->cur = at;
+		}
+		size_t before = s->tc->n;
+		simrun_collect_sink(s->tc, &v[i], 1);
+		s->out[s->nout - 1].n += s->tc->n - before;
+	}
+	return 0;
+}
+
+/* Segments of one window split by other threads' records are one window
+ * again: merged into the first, whose records then are not contiguous in
+ * TC; a window is simulated alone only from its first segment, which
+ * holds most of it. */
+static size_t merge_segments(struct report_window *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < k; j++)
+			if (v[j].thread == v[i].thread && v[j].index == v[i].index)
+				break;
+		if (j < k) {
+			if (v[i].n > v[j].n) {
+				v[j].off = v[i].off;
+				v[j].n = v[i].n;
+			}
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, uint64_t window_records,
+			  unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+			  char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	out->window_records = window_records;
+	struct window_scan s = { .lo = lo, .hi = hi, .range = range, .window_records = window_records,
+				 .per_level = per_level ? per_level : 16, .tc = tc, .cur = -1 };
+	s.threads = calloc(MAX_THREADS, sizeof *s.threads);
+	if (!s.threads)
+		abort();
+	int rc = -1;
+	if (gusdata_trace_read(d, count_sink, &s, damaged, err, errlen) || s.oom)
+		goto out;
+	out->total = s.n;
+	if (!s.n) {
+		rc = 0;
+		goto out;
+	}
+	/* the time a window stands for: its records of the region, scaled by
+	 * its stride */
+	double sum = 0;
+	uint64_t records = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		sum += s.w[i].weight / (double)window_records * (double)s.w[i].records;
+		records += s.w[i].records;
+	}
+	/* as many windows as the budget holds on average, at most
+	 * REPORT_MAX_WINDOWS, picked by systematic sampling on the
+	 * cumulative time: a window that stands for more is likelier */
+	double avg = (double)records / (double)s.n;
+	size_t want = (size_t)((double)budget / (avg > 1 ? avg : 1));
+	if (want > REPORT_MAX_WINDOWS)
+		want = REPORT_MAX_WINDOWS;
+	if (want < 1)
+		want = 1;
+	if (want > s.n)
+		want = s.n;
+	struct report_window *picked = calloc(want, sizeof *picked);
+	if (!picked)
+		abort();
+	size_t np = 0;
+	double step = sum / (double)want, next = step / 2, cum = 0;
+	for (size_t i = 0; i < s.n && np < want; i++) {
+		double t = s.w[i].weight / (double)window_records * (double)s.w[i].records;
+		cum += t;
+		unsigned hits = 0;
+		while (next < cum && np + hits < want) {
+			hits++;
+			next += step;
+		}
+		/* a window that stands for more than a step is hit more than
+		 * once: it counts as often in the whole */
+		if (hits) {
+			picked[np] = s.w[i];
+			picked[np++].hits = hits;
+		}
+	}
+	qsort(picked, np, sizeof *picked, cmp_key);
+	s.picked = picked;
+	s.npicked = np;
+	/* pass 2 reads the stream again: where each thread is starts over */
+	memset(s.threads, 0, MAX_THREADS * sizeof *s.threads);
+	s.nthreads = 0;
+	tc->max = budget;
+	if (gusdata_trace_read(d, collect_sink, &s, damaged, err, errlen) || s.oom) {
+		free(picked);
+		goto out;
+	}
+	free(picked);
+	out->v = s.out;
+	out->n = merge_segments(s.out, s.nout);
+	s.out = NULL;
+
+	out->threads = s.nthreads;
+	rc = 0;
+out:
+	if (rc && s.oom)
+		snprintf(err, errlen, "out of memory reading the windows of the trace");
+	free(s.out);
+	free(s.w);
+	free(s.threads);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_position(const void *a, const void *b)
+{
+	const struct report_window *x = a, *y = b;
+	if (x->position != y->position)
+		return x->position < y->position ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static double window_time(const struct report_windows *w, const struct report_window *x)
+{
+	if (!(x->insns > 0) || !w->window_records)
+		return 0;
+	return x->weight / (double)w->window_records * (double)x->records * (x->cycles / x->insns);
+}
+
+void report_windows_simulate(const struct sim_machine *m, const struct simrun_collect *tc, uint64_t head,
+			     struct report_windows *w)
+{
+	/* cycles per iteration where every window runs the head, else per
+	 * instruction */
+	bool per_iteration = head != 0;
+	for (size_t i = 0; i < w->n; i++) {
+		struct report_window *x = &w->v[i];
+		x->cycles_per_unit = NAN;
+		if (x->n < 64)
+			continue;
+		/* warmed up by the window before it in the stream (caches,
+		 * predictor, window as the region left them), the first one by
+		 * a quarter of itself */
+		const struct report_window *prev = i ? &w->v[i - 1] : NULL;
+		/* the first starts cold (caches, predictor): it is left out of
+		 * the spread and the phases when others are there */
+		x->cold = !prev && w->n > 1;
+		size_t from = prev && prev->off < x->off ? prev->off : x->off;
+		struct sim_source src = { .recs = tc->recs + from, .n = x->off + x->n - from,
+					  .mark = from < x->off ? x->off - from : x->n / 4 };
+		double units = 0;
+		for (size_t r = src.mark; head && r < src.n; r++)
+			units += sim_code_insn(tc->code, src.recs[r].insn)->addr == head;
+		if (units < 2)
+			per_iteration = false;
+		x->units = units;
+		struct sim_analysis_opts ao = { .threads = 1 };
+		struct sim_analysis an;
+		char err[256];
+		if (sim_analyze(m, tc->code, &src, &ao, &an, err, sizeof err))
+			continue;
+		x->cycles = an.base.cycles - an.base.mark_cycles;
+		x->insns = (double)(an.base.insns - an.base.mark_insns);
+		sim_analysis_free(&an);
+	}
+	w->per_iteration = per_iteration;
+	double *v = malloc((w->n ? w->n : 1) * sizeof *v);
+	if (!v)
+		abort();
+	size_t k = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		struct report_window *x = &w->v[i];
+		double u = per_iteration ? x->units : x->insns;
+		x->cycles_per_unit = x->cycles > 0 && u > 0 && !x->cold ? x->cycles / u : NAN;
+		if (!isnan(x->cycles_per_unit))
+			v[k++] = x->cycles_per_unit;
+	}
+	w->simulated = k;
+	/* the whole: each window as often as the sample hit it (a window
+	 * standing for more than a step of the sample is hit more than once),
+	 * which weighs the run's parts by their records, so by their time */
+	double cycles = 0, units = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct report_window *x = &w->v[i];
+		if (isnan(x->cycles_per_unit))
+			continue;
+		cycles += x->hits * x->cycles;
+		units += x->hits * (per_iteration ? x->units : x->insns);
+	}
+	w->whole = units > 0 ? cycles / units : NAN;
+	if (k) {
+		qsort(v, k, sizeof *v, cmp_double);
+		w->min = v[0];
+		w->median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+		w->max = v[k - 1];
+	}
+	free(v);
+	/* phases: windows in run order, a new phase where one differs from
+	 * its phase's first by more than REPORT_PHASE_SPREAD */
+	qsort(w->v, w->n, sizeof *w->v, cmp_position);
+	w->nphases = 0;
+	if (!k || w->max <= w->min * (1 + REPORT_PHASE_SPREAD))
+		return;
+	/* the time a window stands for: its stride's share of the run times
+	 * its records of the region times the cycles each took */
+	double total = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (!isnan(w->v[i].cycles_per_unit))
+			total += window_time(w, &w->v[i]);
+	for (size_t i = 0; i < w->n && total > 0; i++) {
+		const struct report_window *x = &w->v[i];
+		if (isnan(x->cycles_per_unit))
+			continue;
+		struct report_phase *p = w->nphases ? &w->phases[w->nphases - 1] : NULL;
+		if (!p || fabs(x->cycles_per_unit - p->first) > REPORT_PHASE_SPREAD * p->first) {
+			if (w->nphases == REPORT_MAX_PHASES)
+				break;
+			p = &w->phases[w->nphases++];
+			memset(p, 0, sizeof *p);
+			p->first = x->cycles_per_unit;
+			p->from = x->position;
+		}
+		p->to = x->position + x->weight;
+		p->windows++;
+		p->cycles += x->cycles;
+		p->units += w->per_iteration ? x->units : x->insns;
+		p->share += window_time(w, x) / total;
+	}
+	for (size_t i = 0; i < w->nphases; i++)
+		w->phases[i].cycles_per_unit = w->phases[i].units > 0 ? w->phases[i].cycles / w->phases[i].units : NAN;
+}
+
+void report_windows_free(struct report_windows *w)
+{
+	free(w->v);
+	memset(w, 0, sizeof *w);
+}

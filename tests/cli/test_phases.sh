@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The QEMU tracer's windows over the whole run: a function with a cheap
+# phase and a slow one is simulated as the time-weighted whole (within
+# 15 % of its two phases simulated completely), its phases are shown, and
+# the verdict names memory; --window 0 keeps the first records.
+. "$TESTDIR/cli/lib.sh"
+SQL="sqlite3 -batch"
+P="$WORKLOADS/phases"
+cd "$TMP" || exit 1
+
+"$GUS" record -q --window 2000 -o ph.data -- "$P" </dev/null >/dev/null 2>&1; st=$?
+check_status $st 0 "recorded with windows of 2000 records"
+test "$($SQL ph.data "select value from meta where key='trace.window_records'")" = 2000
+ok $? "the window size is in the recording"
+out=$("$GUS" report -i ph.data --region 'hot loop' 2>&1)
+sec=$(printf '%s\n' "$out" | sed -n '/^== Region .*: hot loop/,$p')
+check_contains "$sec" "from windows spread over the whole run" "the stream line says the windows cover the run"
+check_contains "$sec" "Windows: " "the windows and their spread are shown"
+check_contains "$sec" "Phases (windows that differ by more than 20 %):" "two phases differ: the phases are shown"
+nph=$(printf '%s\n' "$sec" | grep -c '^  records ')
+test "$nph" -ge 2; ok $? "at least two phases ($nph)"
+# the last phase: the memory-bound one, most of the time, far slower
+last=$(printf '%s\n' "$sec" | grep '^  records ' | tail -1)
+share=$(printf '%s\n' "$last" | sed 's/.*run *\([0-9.]*\)% of the time.*/\1/')
+lcpi=$(printf '%s\n' "$last" | sed 's/.*time *\([0-9.]*\) cycles per.*/\1/')
+fcpi=$(printf '%s\n' "$sec" | grep '^  records ' | head -1 | sed 's/.*time *\([0-9.]*\) cycles per.*/\1/')
+awk -v s="$share" 'BEGIN { exit !(s > 60) }'; ok $? "the memory phase is most of the time ($share %)"
+awk -v a="$lcpi" -v b="$fcpi" 'BEGIN { exit !(a > 10 * b) }'; ok $? "... and over ten times slower per iteration ($lcpi against $fcpi)"
+check_contains "$sec" "memory latency:" "the verdict names memory"
+whole=$(printf '%s\n' "$sec" | awk '/cycles per iteration  / {print $4; exit}')
+# the reference: each phase's complete stream simulated, weighed by its iterations
+c1=$("$GUS" sim --trace --qemu --function hot --max-insns 5000000 -- "$P" 2000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c2=$("$GUS" sim --trace --qemu --function hot --max-insns 5000000 -- "$P" 0 300 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+ref=$(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", (200000 * a + 30000 * b) / 230000 }')
+awk -v w="$whole" -v r="$ref" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
+ok $? "the whole ($whole cycles per iteration) is within 15 % of the complete phases weighed by time ($ref)"
+json=$("$GUS" report -i ph.data --json 2>/dev/null)
+check_contains "$json" '"windows": {"picked": ' "JSON: the windows of each region"
+check_contains "$json" '"phases": [{"from_record": ' "JSON: the phases"
+csv=$("$GUS" report -i ph.data --csv 2>/dev/null)
+check_contains "$csv" "windows,6,summary," "CSV: the windows' summary rows"
+# cached: the second report reads the windows from the recording
+out2=$("$GUS" report -i ph.data --region 'hot loop' 2>&1)
+check_contains "$out2" "(cached simulation)" "the second report reads the cache"
+check_contains "$out2" "Phases (windows that differ by more than 20 %):" "... with the phases"
+
+"$GUS" record -q --window 0 -o first.data -- "$P" </dev/null >/dev/null 2>&1
+out=$("$GUS" report -i first.data --region 'hot loop' 2>&1)
+check_contains "$out" "(its first ones)" "--window 0: the first records, said so"
+check_lacks "$out" "Windows: " "--window 0: no windows"
+out=$("$GUS" record -q --window 50 -o bad.data -- "$P" 2>&1); st=$?
+check_status $st 2 "--window 50 is a usage error"
+check_contains "$out" "--window takes 0 or at least 100 records" "... that says what it takes"
+
+done_testing
