@@ -52,7 +52,7 @@ static void record_usage(FILE *out)
 		"  -g, --call-graph         record call chains with the samples\n"
 		"  -e, --event EV           sampling event: cycles or cpu-clock (default:\n"
 		"                           precise cycles, cpu-clock without a PMU)\n"
-		"      --max-insns N        QEMU: records stored in all (default 4000000; with\n"
+		"      --max-insns N        QEMU: records stored in all (default 16000000; with\n"
 		"                           --window 0: per traced function, default 500000)\n"
 		"      --window N           QEMU: the stream as windows of N records spread\n"
 		"                           over the whole run, 16 back to back, then 16 at\n"

@@ -106,6 +106,8 @@ struct script_ctx {
 	struct sim_code *code;	/* disassembly, decoded once per address */
 	struct recording_symbols *syms;
 	bool write_error;
+	bool have_thread;
+	uint32_t thread;	/* of the last record printed */
 };
 
 static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
@@ -115,6 +117,14 @@ static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
 		const struct stream_insn *s = &v[i];
 		if (s->flags & STREAM_GAP)
 			fprintf(c->out, "  -- gap: trace data was lost or undecodable before this point --\n");
+		/* the QEMU tracer's threads and windows */
+		if (s->flags & STREAM_WINDOW && s->window)
+			fprintf(c->out, "  -- process %u thread %u: window %u of traced range %u --\n", s->thread >> 16,
+				s->thread & 0xffff, STREAM_WINDOW_INDEX(s->window), STREAM_WINDOW_RANGE(s->window));
+		else if (c->have_thread && s->thread != c->thread)
+			fprintf(c->out, "  -- process %u thread %u --\n", s->thread >> 16, s->thread & 0xffff);
+		c->have_thread = true;
+		c->thread = s->thread;
 		uint64_t off = 0;
 		const char *sym = recording_symbols_lookup(c->syms, s->ip, &off);
 		char where[300];

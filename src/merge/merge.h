@@ -336,6 +336,16 @@ struct merge_report_phase {
 	size_t windows;
 };
 
+/* A thread with samples in a region (perf report --sort tid), and, when
+ * it has a tenth of them or more, its own simulation from its windows. */
+struct merge_report_thread {
+	int pid, tid;
+	double share;			/* of the region's samples */
+	bool simulated;
+	double cycles_per_unit;		/* per WINDOW_UNIT of the region */
+	const char *model;		/* the model's top resource, or why not simulated */
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
@@ -367,6 +377,9 @@ struct merge_report_region {
 	double window_min, window_median, window_max;
 	const struct merge_report_phase *phases;
 	size_t nphases;
+	/* its samples by thread when several threads ran it, most first */
+	const struct merge_report_thread *threads;
+	size_t nthreads;
 	const struct merge_report_caller *callers;
 	size_t ncallers;
 	uint64_t callers_other, chain_samples;

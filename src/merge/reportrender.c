@@ -164,6 +164,40 @@ static void write_text_windows(const struct merge_report_region *rv, FILE *out)
 	}
 }
 
+/* the threads that ran a region, each simulated apart when it has a
+ * tenth of the samples */
+static void write_text_threads(const struct merge_report_region *rv, FILE *out)
+{
+	if (rv->nthreads < 2)
+		return;
+	fprintf(out, "Threads (the region's samples by thread, as perf report --sort tid):\n");
+	for (size_t k = 0; k < rv->nthreads; k++) {
+		const struct merge_report_thread *t = &rv->threads[k];
+		fprintf(out, "  %5.1f%%  pid %d tid %d", 100 * t->share, t->pid, t->tid);
+		if (t->simulated)
+			fprintf(out, "  %8.2f cycles per %s  %s\n", t->cycles_per_unit,
+				rv->window_unit ? rv->window_unit : "iteration", t->model);
+		else
+			fprintf(out, "  (%s)\n", t->model);
+	}
+}
+
+static void write_json_threads(FILE *out, const struct merge_report_region *rv)
+{
+	fputc('[', out);
+	for (size_t k = 0; k < rv->nthreads; k++) {
+		const struct merge_report_thread *t = &rv->threads[k];
+		fprintf(out, "%s{\"pid\": %d, \"tid\": %d, \"share\": ", k ? ", " : "", t->pid, t->tid);
+		merge_json_number(out, t->share);
+		fprintf(out, ", \"simulated\": %s, \"cycles_per_unit\": ", t->simulated ? "true" : "false");
+		merge_json_number(out, t->simulated ? t->cycles_per_unit : NAN);
+		fprintf(out, ", \"model\": ");
+		merge_json_string(out, t->model);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 static void write_json_windows(FILE *out, const struct merge_report_region *rv)
 {
 	if (!rv->windows) {
@@ -223,6 +257,31 @@ static void write_csv_windows(FILE *out, const struct merge_report_region *rv, c
 			fprintf(out, "windows%c%s%cphase%zu%c", sep, rank, sep, k + 1, sep);
 			merge_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c%.9g\n", sep, pn[j], sep, num[j]);
+		}
+	}
+}
+
+/* threads,RANK,tidTID,NAME,pid|share|cycles_per_unit|model,V */
+static void write_csv_threads(FILE *out, const struct merge_report_region *rv, const char *rank, char sep)
+{
+	if (rv->nthreads < 2)
+		return;
+	for (size_t k = 0; k < rv->nthreads; k++) {
+		const struct merge_report_thread *t = &rv->threads[k];
+		char v[3][64];
+		snprintf(v[0], sizeof v[0], "%d", t->pid);
+		snprintf(v[1], sizeof v[1], "%.9g", t->share);
+		if (t->simulated)
+			snprintf(v[2], sizeof v[2], "%.9g", t->cycles_per_unit);
+		else
+			v[2][0] = 0;
+		static const char *names[] = { "pid", "share", "cycles_per_unit" };
+		for (size_t j = 0; j < 4; j++) {
+			fprintf(out, "threads%c%s%ctid%d%c", sep, rank, sep, t->tid, sep);
+			merge_csv_field(out, rv->name, sep);
+			fprintf(out, "%c%s%c", sep, j < 3 ? names[j] : "model", sep);
+			merge_csv_field(out, j < 3 ? v[j] : t->model, sep);
+			fputc('\n', out);
 		}
 	}
 }
@@ -371,6 +430,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 		fputc('\n', out);
 		merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_TEXT);
 		write_text_windows(rv, out);
+		write_text_threads(rv, out);
 		if (rv->from_cache)
 			fprintf(out, "(cached simulation)\n");
 	}
@@ -444,6 +504,8 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	write_json_callers(r, out, rv);
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
+	fprintf(out, ",\n     \"threads\": ");
+	write_json_threads(out, rv);
 	fprintf(out, ",\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
 	if (rv->simulated)
 		fputs("null", out);
@@ -651,6 +713,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		if (!rv->simulated)
 			continue;
 		write_csv_windows(out, rv, rank, sep);
+		write_csv_threads(out, rv, rank, sep);
 		struct merge_sim_info info;
 		char source[PATH_MAX + 400];
 		merge_report_sim_info(rv, true, &info, source, sizeof source);

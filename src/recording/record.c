@@ -579,7 +579,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 {
 	char err[COLLECT_ERRLEN];
 	bool windows = o->window_records > 0;
-	uint64_t max = o->max_insns ? o->max_insns : windows ? 4000000 : 500000;
+	uint64_t max = o->max_insns ? o->max_insns : windows ? 16000000 : 500000;
 	struct qemu_store q = { .d = d, .plan = plan, .max = max, .windows = windows };
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;

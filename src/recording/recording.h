@@ -274,7 +274,7 @@ struct recording_request {
 	bool callgraph;
 	const char *event;	/* cycles, cpu-clock, NULL: the best there is */
 	/* QEMU: records stored in all with windows, per range without; 0:
-	 * the default of the mode (4000000, 500000) */
+	 * the default of the mode (16000000, 500000) */
 	unsigned long long max_insns;
 	/* QEMU: the stream as windows of WINDOW_RECORDS records spread over
 	 * the whole run (collect_qemu_opts); 0: the first MAX_INSNS records

@@ -38,6 +38,10 @@ struct region_count {
 	struct caller_count *v;
 	size_t n, cap;
 	uint64_t with_chain;
+	/* every sample of the region by thread, chain or not */
+	struct report_thread *threads;
+	size_t nthreads, capthreads;
+	uint64_t samples;
 };
 
 struct caller_search {
@@ -181,19 +185,44 @@ static bool in_span(const struct report_span *sp, const struct caller_search *s,
 	return sp->end > sp->start && link >= sp->start && link < sp->end && !strcmp(sp->file, s->objects[object].path);
 }
 
+static int count_thread(struct region_count *rc, int pid, int tid)
+{
+	rc->samples++;
+	for (size_t i = rc->nthreads; i-- > 0;)
+		if (rc->threads[i].tid == tid && rc->threads[i].pid == pid) {
+			rc->threads[i].samples++;
+			return 0;
+		}
+	if (rc->nthreads == rc->capthreads) {
+		size_t cap = rc->capthreads ? 2 * rc->capthreads : 4;
+		struct report_thread *v = realloc(rc->threads, cap * sizeof *v);
+		if (!v)
+			return -1;
+		rc->threads = v;
+		rc->capthreads = cap;
+	}
+	rc->threads[rc->nthreads++] = (struct report_thread){ .pid = pid, .tid = tid, .samples = 1 };
+	return 0;
+}
+
 static int count_sample(void *ctx, const struct gusdata_sample *smp)
 {
 	struct caller_search *s = ctx;
-	if (!smp->ncallchain)
-		return 0;
-	s->have_chains = true;
 	size_t object;
 	uint64_t link;
+	if (smp->ncallchain)
+		s->have_chains = true;
 	if (!smp->user || !locate(s, smp->pid, smp->ip, &object, &link))
 		return 0;
 	for (size_t i = 0; i < s->nspans; i++) {
 		const struct report_span *sp = &s->spans[i];
 		if (!in_span(sp, s, object, link))
+			continue;
+		if (count_thread(&s->counts[i], smp->pid, smp->tid)) {
+			s->failed = true;
+			return -1;
+		}
+		if (!smp->ncallchain)
 			continue;
 		s->counts[i].with_chain++;
 		/* a chain that ends inside the region (cut short, or the
@@ -228,6 +257,14 @@ static int by_samples(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int by_thread_samples(const void *a, const void *b)
+{
+	const struct report_thread *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
 int report_find_callers(struct gusdata *d, const struct report_span *spans, size_t n, size_t top,
 			struct report_callers *out, bool *have_chains, char *err, size_t errlen)
 {
@@ -248,6 +285,15 @@ int report_find_callers(struct gusdata *d, const struct report_span *spans, size
 	*have_chains = s.have_chains;
 	for (size_t i = 0; i < n; i++) {
 		struct region_count *c = &s.counts[i];
+		/* the threads, most samples first, with their share */
+		if (c->nthreads)
+			qsort(c->threads, c->nthreads, sizeof *c->threads, by_thread_samples);
+		for (size_t k = 0; k < c->nthreads; k++)
+			c->threads[k].share = (double)c->threads[k].samples / (double)c->samples;
+		out[i].threads = c->threads;
+		out[i].nthreads = c->nthreads;
+		out[i].samples = c->samples;
+		c->threads = NULL;
 		if (c->n)	/* qsort of no array is undefined */
 			qsort(c->v, c->n, sizeof *c->v, by_samples);
 		out[i].with_chain = c->with_chain;
@@ -281,6 +327,7 @@ out:
 		for (size_t k = 0; k < s.counts[i].n; k++)
 			free(s.counts[i].v[k].name);
 		free(s.counts[i].v);
+		free(s.counts[i].threads);
 	}
 	free(s.counts);
 	for (size_t i = 0; i < s.nobjects; i++) {
@@ -300,6 +347,7 @@ void report_callers_free(struct report_callers *c, size_t n)
 			free((char *)c[i].v[k].file);
 		}
 		free(c[i].v);
+		free(c[i].threads);
 		c[i] = (struct report_callers){ 0 };
 	}
 }

@@ -52,6 +52,11 @@ struct region_view {
 	struct report_windows win;
 	struct merge_report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	/* the threads that ran it, each with a tenth of its samples or more
+	 * simulated apart */
+	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
+	char thread_model[REPORT_MAX_THREADS_SHOWN][200];
+	size_t nthreads;
 };
 
 struct report {
@@ -524,7 +529,7 @@ static int gather_stream(struct report *rp, struct region_view *v, struct simrun
 		 * first records of the region */
 		long range = traced_range(rp, v);
 		int rc = gusdata_meta_u64(rp->d, "trace.window_records", &window_records) && window_records && range >= 0
-				 ? report_gather_windows(rp->d, tc->lo, tc->hi, (uint32_t)range, window_records,
+				 ? report_gather_windows(rp->d, tc->lo, tc->hi, (uint32_t)range, -1, window_records,
 							 gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level)
 								 ? (unsigned)per_level : 16,
 							 tc->max, tc, &v->win, &damaged, err, sizeof err)
@@ -588,8 +593,12 @@ static void pack_windows(const struct region_view *v, char **out)
 	fprintf(f, "%zu %zu %zu %d %.17g %.17g %.17g\n", w->simulated, w->total, w->threads, w->per_iteration, w->min,
 		w->median, w->max);
 	for (size_t i = 0; i < v->nphases; i++)
-		fprintf(f, "%.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
+		fprintf(f, "p %.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
 			v->phases[i].cycles_per_unit, v->phases[i].windows);
+	for (size_t i = 0; i < v->nthreads; i++)
+		fprintf(f, "t %d %d %.17g %d %.17g %s\n", v->threads[i].pid, v->threads[i].tid, v->threads[i].share,
+			v->threads[i].simulated, v->threads[i].simulated ? v->threads[i].cycles_per_unit : 0.0,
+			v->threads[i].model);
 	if (fclose(f) == 0)
 		*out = buf;
 	else
@@ -606,14 +615,36 @@ static bool unpack_windows(struct region_view *v, const char *text)
 		return false;
 	w->per_iteration = per_iteration != 0;
 	const char *p = text + used;
-	v->nphases = 0;
-	while (*p && v->nphases < REPORT_MAX_PHASES) {
-		struct merge_report_phase *ph = &v->phases[v->nphases];
-		if (sscanf(p, "%lg %lg %lg %lg %zu\n%n", &ph->from, &ph->to, &ph->share, &ph->cycles_per_unit,
-			   &ph->windows, &used) != 5)
+	v->nphases = v->nthreads = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		if (!eol)
 			return false;
-		v->nphases++;
-		p += used;
+		if (p[0] == 'p' && v->nphases < REPORT_MAX_PHASES) {
+			struct merge_report_phase *ph = &v->phases[v->nphases];
+			if (sscanf(p, "p %lg %lg %lg %lg %zu", &ph->from, &ph->to, &ph->share, &ph->cycles_per_unit,
+				   &ph->windows) != 5)
+				return false;
+			v->nphases++;
+		} else if (p[0] == 't' && v->nthreads < REPORT_MAX_THREADS_SHOWN) {
+			struct merge_report_thread *t = &v->threads[v->nthreads];
+			int simulated;
+			if (sscanf(p, "t %d %d %lg %d %lg %n", &t->pid, &t->tid, &t->share, &simulated, &t->cycles_per_unit,
+				   &used) != 5 || p + used > eol)
+				return false;
+			t->simulated = simulated != 0;
+			char *model = v->thread_model[v->nthreads];
+			size_t len = (size_t)(eol - (p + used));
+			if (len >= sizeof v->thread_model[0])
+				len = sizeof v->thread_model[0] - 1;
+			memcpy(model, p + used, len);
+			model[len] = 0;
+			t->model = model;
+			v->nthreads++;
+		} else {
+			return false;
+		}
+		p = eol + 1;
 	}
 	return true;
 }
@@ -627,6 +658,109 @@ static void windows_to_model(struct region_view *v)
 		v->phases[i] = (struct merge_report_phase){ .from = p->from, .to = p->to, .share = p->share,
 							    .cycles_per_unit = p->cycles_per_unit,
 							    .windows = p->windows };
+	}
+}
+
+/* The trace thread that ran region V for the sample run's thread K of
+ * its threads: the processes in order (pid, and the tracer's process
+ * number), and within a process its threads in order (tid, and creation):
+ * the two runs create them alike. -1 when the trace has no match. */
+static int64_t trace_thread_for(const struct report_callers *c, size_t k, const struct report_windows *w)
+{
+	const struct report_thread *me = &c->threads[k];
+	/* my process's rank among the region's processes, my rank in it */
+	size_t prank = 0, trank = 0;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		const struct report_thread *t = &c->threads[i];
+		bool earlier_pid = t->pid < me->pid;
+		for (size_t j = 0; j < i && earlier_pid; j++)
+			earlier_pid = c->threads[j].pid != t->pid;
+		prank += earlier_pid;
+		trank += t->pid == me->pid && t->tid < me->tid;
+	}
+	size_t p = 0, at = 0;
+	for (size_t i = 0; i < w->nthread_ids; i++) {
+		uint32_t proc = w->thread_ids[i] >> 16;
+		if (i && proc != w->thread_ids[i - 1] >> 16) {
+			p++;
+			at = 0;
+		}
+		if (p == prank && at++ == trank)
+			return w->thread_ids[i];
+	}
+	return -1;
+}
+
+/* Every thread of region V with REPORT_THREAD_SHARE of its samples or
+ * more, simulated alone from its own windows (RANGE of the trace). */
+static void simulate_threads(struct report *rp, struct region_view *v, long range, uint64_t window_records,
+			     unsigned per_level)
+{
+	const struct report_callers *c = rp->callers ? &rp->callers[v - rp->rv] : NULL;
+	v->nthreads = 0;
+	if (!c || c->nthreads < 2)
+		return;
+	for (size_t k = 0; k < c->nthreads && v->nthreads < REPORT_MAX_THREADS_SHOWN; k++) {
+		struct merge_report_thread *t = &v->threads[v->nthreads];
+		char *model = v->thread_model[v->nthreads];
+		v->nthreads++;
+		*t = (struct merge_report_thread){ .pid = c->threads[k].pid, .tid = c->threads[k].tid,
+						   .share = c->threads[k].share, .model = model };
+		snprintf(model, sizeof v->thread_model[0], "under %.0f %% of the region's samples: not simulated apart",
+			 100 * REPORT_THREAD_SHARE);
+		if (c->threads[k].share < REPORT_THREAD_SHARE)
+			continue;
+		int64_t thread = range >= 0 ? trace_thread_for(c, k, &v->win) : -1;
+		if (thread < 0) {
+			snprintf(model, sizeof v->thread_model[0], "no thread of the trace matches it");
+			continue;
+		}
+		char err[160];
+		uint64_t damaged;
+		struct report_windows w;
+		memset(&w, 0, sizeof w);
+		struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = true, .max = 300000,
+					     .lo = v->r.start + v->bias, .hi = v->r.end + v->bias };
+		struct sim_analysis an;
+		memset(&an, 0, sizeof an);
+		bool have_an = false;
+		if (report_gather_windows(rp->d, tc.lo, tc.hi, (uint32_t)range, thread, window_records, per_level, tc.max,
+					  &tc, &w, &damaged, err, sizeof err)) {
+			snprintf(model, sizeof v->thread_model[0], "%.190s", err);
+			goto next;
+		}
+		if (tc.n < 16) {
+			snprintf(model, sizeof v->thread_model[0], "%zu instruction(s) of it in the trace: too few", tc.n);
+			goto next;
+		}
+		uint8_t res[SIM_MAX_RES];
+		size_t nres = simrun_default_resources(rp->m, tc.code, res);
+		struct sim_analysis_opts ao = { .weights = rp->weights, .nweights = rp->nweights, .resources = res,
+						.nresources = nres, .threshold = 0.01, .search = true,
+						.threads = rp->o->threads };
+		struct sim_source src = simrun_source(&tc, v->r.head + v->bias);
+		if (sim_analyze(rp->m, tc.code, &src, &ao, &an, err, sizeof err)) {
+			snprintf(model, sizeof v->thread_model[0], "the simulation failed: %.150s", err);
+			goto next;
+		}
+		have_an = true;
+		report_windows_simulate(rp->m, &tc, v->r.head + v->bias, &w);
+		t->simulated = true;
+		t->cycles_per_unit = isfinite(w.whole) && w.per_iteration == v->win.per_iteration ? w.whole
+												   : an.cycles_per_unit;
+		struct merge_verdict vd;
+		merge_verdict(NULL, "", rp->m, &an, NULL, &vd);
+		if (vd.resource[0])
+			snprintf(model, sizeof v->thread_model[0], "%s (%+.1f %% at +15 %%)", vd.resource,
+				 100 * vd.speedup_top);
+		else
+			snprintf(model, sizeof v->thread_model[0], "no single resource limits it");
+next:
+		if (have_an)
+			sim_analysis_free(&an);
+		report_windows_free(&w);
+		simrun_collect_free(&tc);
+		sim_code_free(tc.code);
 	}
 }
 
@@ -740,6 +874,11 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		 * earlier ones left them, gives the sensitivities */
 		if (isfinite(v->win.whole) && (v->win.per_iteration == (v->an.units > 0)))
 			v->an.cycles_per_unit = v->win.whole;
+		uint64_t window_records, per_level;
+		if (gusdata_meta_u64(rp->d, "trace.window_records", &window_records))
+			simulate_threads(rp, v, traced_range(rp, v), window_records,
+					 gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level) ? (unsigned)per_level
+													 : 16);
 	}
 	char stream[512];
 	if (!strcmp(rp->tracer, "qemu"))
@@ -920,6 +1059,8 @@ static int fill_model(struct report *rp)
 			rp->mr[i].window_max = v->win.max;
 			rp->mr[i].phases = v->phases;
 			rp->mr[i].nphases = v->nphases;
+			rp->mr[i].threads = v->threads;
+			rp->mr[i].nthreads = v->nthreads;
 		}
 		if (rp->callers) {
 			rp->mr[i].callers = rp->callers[i].v;

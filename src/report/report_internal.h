@@ -18,18 +18,29 @@ struct report_span {
 	uint64_t start, end;
 };
 
+/* A thread with samples in a region (perf report --sort tid). */
+struct report_thread {
+	int pid, tid;
+	uint64_t samples;
+	double share;		/* of the region's samples */
+};
+
 /* The callers of one region: its TOP callers by samples (names and files
  * malloc'ed), the samples of the others, and how many of its samples have
- * a call chain. */
+ * a call chain; and its samples by thread, most first. */
 struct report_callers {
 	struct merge_report_caller *v;
 	size_t n;
 	uint64_t other;
 	uint64_t with_chain;
+	struct report_thread *threads;
+	size_t nthreads;
+	uint64_t samples;	/* in user space of a known object */
 };
 
-/* The callers of the N regions SPANS in the samples of recording D: for
- * each sample in a region, the function of the first frame of its call
+/* The callers and threads of the N regions SPANS in the samples of
+ * recording D: each region's samples by thread; for each sample in a
+ * region with a call chain, the function of the first frame of its call
  * chain outside the region, named by its object's symbols (the sample
  * run's mappings turn an address into an object and a link-time
  * address). OUT has N entries; *HAVE_CHAINS: some sample has a call
@@ -53,6 +64,7 @@ struct report_window {
 	double position;	/* records of the thread's run before it */
 	uint64_t records;	/* the region's records in it */
 	unsigned hits;		/* times the systematic sample picked it */
+	double stands_for;	/* records of the region's run it stands for in the sample */
 	bool cold;		/* simulated from cold caches: not in the spread */
 	size_t off, n;		/* its records in the collected stream */
 	/* simulated alone, after a quarter of it as warm-up */
@@ -67,11 +79,18 @@ struct report_phase {
 	double first, cycles, units, cycles_per_unit;
 };
 
+#define REPORT_MAX_TRACE_THREADS 64
+#define REPORT_MAX_THREADS_SHOWN 8	/* threads listed per region */
+#define REPORT_THREAD_SHARE 0.10	/* of a region's samples: simulated apart */
+
 struct report_windows {
+	int64_t thread;		/* the thread they were read for, -1: all */
+	uint32_t thread_ids[REPORT_MAX_TRACE_THREADS];	/* threads that ran the region, ascending */
+	size_t nthread_ids;
 	struct report_window *v;	/* the picked windows; in run order after simulating */
 	size_t n;
 	size_t total;		/* windows of the trace holding the region */
-	size_t threads;		/* threads in the trace */
+	size_t threads;		/* threads that ran the region */
 	uint64_t window_records;
 	bool per_iteration;	/* cycles_per_unit per iteration of the head, else per instruction */
 	size_t simulated;	/* windows with a cycles_per_unit */
@@ -82,12 +101,13 @@ struct report_windows {
 };
 
 /* Reads the windows of traced range RANGE (trace.ranges) of recording D's
- * QEMU stream that hold records in [LO, HI), picks windows up to BUDGET records with probability in
+ * QEMU stream that hold records in [LO, HI) (of THREAD alone, a
+ * STREAM_THREAD, unless it is -1), picks windows up to BUDGET records with probability in
  * proportion to the time they stand for, and collects their records into
  * TC (in stream order; each window's first segment in OUT). -1 with ERR
  * when the trace cannot be read; *DAMAGED: chunks read up to a damage. */
-int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, uint64_t window_records,
-			  unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
+			  uint64_t window_records, unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen);
 /* Each window simulated alone (cycles per iteration of HEAD, or per
  * instruction when a window does not run it twice), their spread and the

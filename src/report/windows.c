@@ -28,6 +28,7 @@ struct thread_pos {
 struct window_scan {
 	uint64_t lo, hi;
 	uint32_t range;		/* the traced range holding the region */
+	int64_t thread;		/* only this thread's records; -1: all */
 	uint64_t window_records;
 	unsigned per_level;
 	struct thread_pos *threads;
@@ -87,7 +88,7 @@ static int count_sink(void *ctx, const struct stream_insn *v, size_t n)
 	struct window_scan *s = ctx;
 	for (size_t i = 0; i < n; i++) {
 		struct thread_pos *t = advance(s, &v[i]);
-		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi)
+		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi || (s->thread >= 0 && v[i].thread != (uint32_t)s->thread))
 			continue;
 		/* windows of one thread come in order: the last entry of the
 		 * thread, if it is this window, is found from the end */
@@ -118,6 +119,12 @@ static int count_sink(void *ctx, const struct stream_insn *v, size_t n)
 	return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	const struct report_window *x = a, *y = b;
@@ -137,7 +144,7 @@ static int collect_sink(void *ctx, const struct stream_insn *v, size_t n)
 	struct window_scan *s = ctx;
 	for (size_t i = 0; i < n; i++) {
 		struct thread_pos *t = advance(s, &v[i]);
-		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi)
+		if (!t || v[i].ip < s->lo || v[i].ip >= s->hi || (s->thread >= 0 && v[i].thread != (uint32_t)s->thread))
 			continue;
 		const struct report_window *p = picked_window(s, t->thread, t->index);
 		if (!p)
@@ -193,13 +200,14 @@ static size_t merge_segments(struct report_window *v, size_t n)
 	return k;
 }
 
-int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, uint64_t window_records,
-			  unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
+			  uint64_t window_records, unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	out->window_records = window_records;
-	struct window_scan s = { .lo = lo, .hi = hi, .range = range, .window_records = window_records,
+	out->thread = thread;
+	struct window_scan s = { .lo = lo, .hi = hi, .range = range, .thread = thread, .window_records = window_records,
 				 .per_level = per_level ? per_level : 16, .tc = tc, .cur = -1 };
 	s.threads = calloc(MAX_THREADS, sizeof *s.threads);
 	if (!s.threads)
@@ -208,12 +216,22 @@ int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t 
 	if (gusdata_trace_read(d, count_sink, &s, damaged, err, errlen) || s.oom)
 		goto out;
 	out->total = s.n;
+	/* the threads that ran the region, in their order (process, then
+	 * creation), for matching the sample run's threads */
+	for (size_t i = 0; i < s.n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < out->nthread_ids && !seen; k++)
+			seen = out->thread_ids[k] == s.w[i].thread;
+		if (!seen && out->nthread_ids < REPORT_MAX_TRACE_THREADS)
+			out->thread_ids[out->nthread_ids++] = s.w[i].thread;
+	}
+	qsort(out->thread_ids, out->nthread_ids, sizeof *out->thread_ids, cmp_u32);
 	if (!s.n) {
 		rc = 0;
 		goto out;
 	}
-	/* the time a window stands for: its records of the region, scaled by
-	 * its stride */
+	/* what a window stands for: its records of the region, scaled by its
+	 * stride */
 	double sum = 0;
 	uint64_t records = 0;
 	for (size_t i = 0; i < s.n; i++) {
@@ -221,8 +239,7 @@ int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t 
 		records += s.w[i].records;
 	}
 	/* as many windows as the budget holds on average, at most
-	 * REPORT_MAX_WINDOWS, picked by systematic sampling on the
-	 * cumulative time: a window that stands for more is likelier */
+	 * REPORT_MAX_WINDOWS */
 	double avg = (double)records / (double)s.n;
 	size_t want = (size_t)((double)budget / (avg > 1 ? avg : 1));
 	if (want > REPORT_MAX_WINDOWS)
@@ -231,24 +248,51 @@ int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t 
 		want = 1;
 	if (want > s.n)
 		want = s.n;
-	struct report_window *picked = calloc(want, sizeof *picked);
+	/* Stratified by thread: each thread gets picks in proportion to what
+	 * its windows stand for, but at least two (or all it has), so that a
+	 * thread whose records are few but slow is not left out; within a
+	 * thread, systematic sampling on the cumulative records, a window
+	 * that stands for more being likelier. A pick stands for its
+	 * thread's records over its picks. */
+	struct report_window *picked = calloc(want + 2 * out->nthread_ids + 1, sizeof *picked);
 	if (!picked)
 		abort();
 	size_t np = 0;
-	double step = sum / (double)want, next = step / 2, cum = 0;
-	for (size_t i = 0; i < s.n && np < want; i++) {
-		double t = s.w[i].weight / (double)window_records * (double)s.w[i].records;
-		cum += t;
-		unsigned hits = 0;
-		while (next < cum && np + hits < want) {
-			hits++;
-			next += step;
-		}
-		/* a window that stands for more than a step is hit more than
-		 * once: it counts as often in the whole */
-		if (hits) {
-			picked[np] = s.w[i];
-			picked[np++].hits = hits;
+	for (size_t t = 0; t < out->nthread_ids; t++) {
+		uint32_t tid = out->thread_ids[t];
+		double tsum = 0;
+		size_t tn = 0;
+		for (size_t i = 0; i < s.n; i++)
+			if (s.w[i].thread == tid) {
+				tsum += s.w[i].weight / (double)window_records * (double)s.w[i].records;
+				tn++;
+			}
+		size_t twant = (size_t)((double)want * tsum / sum + 0.5);
+		if (twant < 2)
+			twant = 2;
+		if (twant > tn)
+			twant = tn;
+		if (!twant || !(tsum > 0))
+			continue;
+		double step = tsum / (double)twant, next = step / 2, cum = 0;
+		size_t got = 0;
+		for (size_t i = 0; i < s.n && got < twant; i++) {
+			if (s.w[i].thread != tid)
+				continue;
+			cum += s.w[i].weight / (double)window_records * (double)s.w[i].records;
+			unsigned hits = 0;
+			while (next < cum && got + hits < twant) {
+				hits++;
+				next += step;
+			}
+			/* a window that stands for more than a step is hit more
+			 * than once: it counts as often in the whole */
+			if (hits) {
+				picked[np] = s.w[i];
+				picked[np].hits = hits;
+				picked[np++].stands_for = step * hits;
+				got += hits;
+			}
 		}
 	}
 	qsort(picked, np, sizeof *picked, cmp_key);
@@ -267,7 +311,7 @@ int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t 
 	out->n = merge_segments(s.out, s.nout);
 	s.out = NULL;
 
-	out->threads = s.nthreads;
+	out->threads = out->nthread_ids;
 	rc = 0;
 out:
 	if (rc && s.oom)
@@ -356,8 +400,10 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 		const struct report_window *x = &w->v[i];
 		if (isnan(x->cycles_per_unit))
 			continue;
-		cycles += x->hits * x->cycles;
-		units += x->hits * (per_iteration ? x->units : x->insns);
+		/* per record simulated, times the records it stands for */
+		double scale = x->n ? x->stands_for / (double)x->n : 0;
+		cycles += scale * x->cycles;
+		units += scale * (per_iteration ? x->units : x->insns);
 	}
 	w->whole = units > 0 ? cycles / units : NAN;
 	if (k) {
@@ -371,7 +417,11 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 	 * its phase's first by more than REPORT_PHASE_SPREAD */
 	qsort(w->v, w->n, sizeof *w->v, cmp_position);
 	w->nphases = 0;
-	if (!k || w->max <= w->min * (1 + REPORT_PHASE_SPREAD))
+	/* phases are a thread's: several threads are shown apart instead */
+	bool one_thread = true;
+	for (size_t i = 1; i < w->n; i++)
+		one_thread &= w->v[i].thread == w->v[0].thread;
+	if (!k || !one_thread || w->max <= w->min * (1 + REPORT_PHASE_SPREAD))
 		return;
 	/* the time a window stands for: its stride's share of the run times
 	 * its records of the region times the cycles each took */

@@ -3,7 +3,8 @@
 # The QEMU tracer's windows over the whole run: a function with a cheap
 # phase and a slow one is simulated as the time-weighted whole (within
 # 15 % of its two phases simulated completely), its phases are shown, and
-# the verdict names memory; --window 0 keeps the first records.
+# the verdict names memory; --window 0 keeps the first records. Two threads
+# running one function on different data get an answer each.
 . "$TESTDIR/cli/lib.sh"
 SQL="sqlite3 -batch"
 P="$WORKLOADS/phases"
@@ -52,5 +53,30 @@ check_lacks "$out" "Windows: " "--window 0: no windows"
 out=$("$GUS" record -q --window 50 -o bad.data -- "$P" 2>&1); st=$?
 check_status $st 2 "--window 50 is a usage error"
 check_contains "$out" "--window takes 0 or at least 100 records" "... that says what it takes"
+
+# two threads, one function, different data: an answer per thread
+T="$WORKLOADS/threads2"
+"$GUS" record -q -o t2.data -- "$T" 60000 2000 </dev/null >/dev/null 2>&1; st=$?
+check_status $st 0 "threads: recorded"
+out=$("$GUS" report -i t2.data --region 'hot loop' 2>&1)
+sec=$(printf '%s\n' "$out" | sed -n '/^== Region .*: hot loop/,$p')
+check_contains "$sec" "Threads (the region's samples by thread, as perf report --sort tid):" "threads: the region's threads are listed"
+rows=$(printf '%s\n' "$sec" | grep -E '^ +[0-9.]+%  pid [0-9]+ tid [0-9]+ +[0-9.]+ cycles per iteration')
+test "$(printf '%s\n' "$rows" | grep -c .)" -eq 2; ok $? "threads: both are simulated apart"
+# most samples first: the memory thread, far slower per iteration
+slow=$(printf '%s\n' "$rows" | head -1 | awk '{print $6}')
+fast=$(printf '%s\n' "$rows" | tail -1 | awk '{print $6}')
+awk -v a="$slow" -v b="$fast" 'BEGIN { exit !(a > 10 * b) }'; ok $? "threads: the thread with most samples is the slow one ($slow against $fast)"
+c1=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 20000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c2=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 0 2000 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+awk -v w="$fast" -v r="$c1" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
+ok $? "threads: the L1 thread ($fast) within 15 % of its own stream ($c1)"
+awk -v w="$slow" -v r="$c2" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
+ok $? "threads: the memory thread ($slow) within 15 % of its own stream ($c2)"
+json=$("$GUS" report -i t2.data --json 2>/dev/null)
+check_contains "$json" '"threads": [{"pid": ' "threads: JSON lists them"
+script=$("$GUS" script -i t2.data --function hot 2>/dev/null | grep -e "^  --")
+check_contains "$script" ": window 0 of traced range" "threads: gus script marks the windows"
+check_contains "$script" "-- process 0 thread 2" "threads: ... and the threads (numbered in creation order: the L1 one is 1, the memory one 2)"
 
 done_testing

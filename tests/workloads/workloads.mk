@@ -17,7 +17,7 @@ caller_workloads = tests/workloads/callers
 io_workloads = tests/workloads/readsum
 # one hot function in two phases (L1, then memory): the windows of the
 # QEMU tracer over the whole run
-phase_workloads = tests/workloads/phases
+phase_workloads = tests/workloads/phases tests/workloads/threads2
 noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
@@ -49,6 +49,9 @@ tests_workloads_jacobi1d_LDFLAGS =
 tests_workloads_phases_SOURCES = tests/workloads/phases.c
 tests_workloads_phases_CFLAGS = $(workload_cflags)
 tests_workloads_phases_LDFLAGS =
+tests_workloads_threads2_SOURCES = tests/workloads/threads2.c
+tests_workloads_threads2_CFLAGS = $(workload_cflags) -pthread
+tests_workloads_threads2_LDFLAGS = -pthread
 
 # libhot.so: its own rule (a shared object, no libtool), soname libhot.so
 # so that uselib finds it beside itself (rpath $ORIGIN)
