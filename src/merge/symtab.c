@@ -119,6 +119,66 @@ static void free_symbols(struct merge_symtab *st)
 	st->n = st->cap = 0;
 }
 
+/* The stubs of the procedure linkage table named "FUNCTION@plt", as perf
+ * names them: entry I of .plt.sec (or of .plt after its first, 16-byte
+ * entries on x86-64) jumps through the I-th relocation of .rela.plt, whose
+ * symbol is the function. Without them a program's calls into its
+ * libraries would show as one anonymous stretch of code. */
+static void add_plt_symbols(struct merge_symtab *st, const char *path)
+{
+	char err[256];
+	int fd;
+	Elf *e = mg_open_elf(path, &fd, err, sizeof err);
+	if (!e)
+		return;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL, *rela = NULL;
+	GElf_Shdr plt = { 0 }, plt_sec = { 0 }, rsh = { 0 };
+	if (elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".plt"))
+			plt = sh;
+		else if (!strcmp(name, ".plt.sec"))
+			plt_sec = sh;
+		else if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = scn;
+			rsh = sh;
+		}
+	}
+	if (!rela || !rsh.sh_entsize || (!plt.sh_size && !plt_sec.sh_size))
+		goto out;
+	Elf_Data *rd = elf_getdata(rela, NULL);
+	Elf_Scn *dynsym = elf_getscn(e, rsh.sh_link);
+	GElf_Shdr dsh;
+	Elf_Data *dd = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dynsym, &dsh))
+		goto out;
+	size_t n = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < n && i < (1u << 20); i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *name = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		char label[512];
+		snprintf(label, sizeof label, "%s@plt", name);
+		if (plt_sec.sh_size && 16 * (i + 1) <= plt_sec.sh_size)
+			add_symbol(st, plt_sec.sh_addr + 16 * i, 16, label, 1);
+		if (plt.sh_size && 16 * (i + 2) <= plt.sh_size)
+			add_symbol(st, plt.sh_addr + 16 * (i + 1), 16, label, 1);
+	}
+out:
+	elf_end(e);
+	close(fd);
+}
+
 struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen)
 {
 	/* the checks of every other reader: an x86-64 executable or library */
@@ -200,6 +260,7 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 		} else
 			snprintf(st->source, sizeof st->source, "dynsym");
 	}
+	add_plt_symbols(st, path);
 	if (st->n)
 		qsort(st->v, st->n, sizeof *st->v, sym_cmp);
 	st->cfi = dwfl_module_eh_cfi(st->mod, &st->cfi_bias);
@@ -326,10 +387,11 @@ static bool name_matches(const struct mg_sym *s, const char *name)
 {
 	if (!strcmp(s->mangled, name) || !strcmp(s->name, name) || (s->full && !strcmp(s->full, name)))
 		return true;
-	/* a versioned dynamic symbol ("clock_gettime@@GLIBC_2.17") by its name */
+	/* a versioned dynamic symbol ("clock_gettime@@GLIBC_2.17") by its
+	 * name; a PLT stub ("lib_collatz@plt") is not the function */
 	const char *at = strchr(s->mangled, '@');
 	size_t n = strlen(name);
-	return at && (size_t)(at - s->mangled) == n && !strncmp(s->mangled, name, n);
+	return at && strcmp(at, "@plt") && (size_t)(at - s->mangled) == n && !strncmp(s->mangled, name, n);
 }
 
 int merge_symtab_by_name(const struct merge_symtab *st, const char *name, uint64_t *start, uint64_t *size,

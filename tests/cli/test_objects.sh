@@ -82,6 +82,12 @@ out=$("$GUS" sim --bin walk-stripped --function "$fname" 2>&1); st=$?
 check_status $st 0 "stripped: gus sim --function takes the OBJECT+0xADDR name"
 check_contains "$out" "walk-stripped:$fname" "stripped: ... and simulates that function"
 
+# the procedure linkage table's stubs are named as perf names them
+plt=$(objdump -d walk-stripped | sed -n 's/^[0-9a-f]* <\(.*@plt\)>:$/\1/p' | head -1)
+out=$("$GUS" sim --bin walk-stripped --function "$plt" --whole 2>&1); st=$?
+check_status $st 0 "PLT: the stub $plt of a stripped program is a function of its own"
+check_contains "$out" "walk-stripped:$plt" "PLT: ... named FUNCTION@plt as perf and objdump name it"
+
 # no symbol and no unwind table: said, and never simulated as another region
 cat > nocfi.c <<'EOF'
 #include <stdlib.h>
