@@ -28,6 +28,10 @@ static int sink(void *vctx, const struct stream_insn *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].size > STREAM_MAX_BYTES || v[i].nmem > STREAM_MAX_MEM)
 			abort();
+		/* a window's tag names one of the ranges given (3 objects, a
+		 * range each) */
+		if ((v[i].flags & STREAM_WINDOW) && (!v[i].window || STREAM_WINDOW_RANGE(v[i].window) >= 3))
+			abort();
 		c->sum += v[i].ip + v[i].flags + v[i].bytes[v[i].size ? v[i].size - 1 : 0];
 		for (unsigned k = 0; k < v[i].nmem; k++)
 			c->sum += v[i].mem[k];
@@ -73,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.nobjects = nobjects,
 		.mapped = mapped,
 		.max_insns = data[0] & 8 ? 100 : 0,
+		/* WINDOW messages are read only from a tracer asked for windows */
+		.window_records = data[0] & 64 ? 1000 : 0,
 		.sink = sink,
 		.ctx = &c,
 		.started = started,
