@@ -12,6 +12,7 @@
 
 #include "machine.h"
 
+static void merr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void merr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
