@@ -42,6 +42,7 @@ static void list_commands(FILE *out)
 		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
 }
 
+static void vmessage(const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: %s", gus_progname, prefix);

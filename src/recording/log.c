@@ -7,6 +7,8 @@
 #include "rec_internal.h"
 
 static void rec_vmsg(const struct recording_log *log, enum recording_msg kind, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void rec_vmsg(const struct recording_log *log, enum recording_msg kind, const char *fmt, va_list ap)
 {
 	char text[2048];
 	vsnprintf(text, sizeof text, fmt, ap);
