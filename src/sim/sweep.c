@@ -348,7 +348,8 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	a->weights = calloc(o->nweights ? o->nweights : 1, sizeof *a->weights);
 	if (!a->weights)
 		abort();
-	memcpy(a->weights, o->weights, o->nweights * sizeof *a->weights);
+	if (o->nweights)
+		memcpy(a->weights, o->weights, o->nweights * sizeof *a->weights);
 	size_t nsens = o->nresources + o->nsets;
 	a->sens = calloc(nsens + 1, sizeof *a->sens);
 	if (!a->sens)
