@@ -417,7 +417,17 @@ struct qemu_store {
 	size_t full;		/* ranges that have their max */
 	bool windows;		/* MAX caps what is stored in all, not per range */
 	bool failed, enough;
+	char failure[200];	/* the first failed write's reason */
 };
+
+/* a write into the recording failed: the first reason is kept, later
+ * calls would only find SQLite's "not an error" */
+static void store_failed(struct qemu_store *q)
+{
+	if (!q->failed)
+		snprintf(q->failure, sizeof q->failure, "%s", gusdata_errmsg(q->d));
+	q->failed = true;
+}
 
 /* before any record inside it: where an object of the plan is mapped */
 static void qemu_mapped(void *ctx, size_t object, unsigned proc, uint64_t start, uint64_t len, uint64_t pgoff)
@@ -430,7 +440,7 @@ static void qemu_mapped(void *ctx, size_t object, unsigned proc, uint64_t start,
 	struct gusdata_trace_map m = { .proc = proc, .object = o->path, .build_id = o->build_id,
 				       .start = start, .len = len, .pgoff = pgoff };
 	if (gusdata_add_trace_map(q->d, &m))
-		q->failed = true;
+		store_failed(q);
 	for (size_t i = 0; i < q->plan->n; i++) {
 		const struct trace_range *t = &q->plan->r[i];
 		if (t->object != object || t->off_start < pgoff || t->off_end > pgoff + len)
@@ -439,6 +449,8 @@ static void qemu_mapped(void *ctx, size_t object, unsigned proc, uint64_t start,
 			q->caplive = q->caplive ? 2 * q->caplive : 16;
 			struct live_range *v = realloc(q->live, q->caplive * sizeof *v);
 			if (!v) {
+				if (!q->failed)
+					snprintf(q->failure, sizeof q->failure, "out of memory");
 				q->failed = true;
 				return;
 			}
@@ -497,7 +509,7 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	}
 	return q->failed ? -1 : 0;
 fail:
-	q->failed = true;
+	store_failed(q);
 	return -1;
 }
 
@@ -667,7 +679,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	if (capturing) {
 		output_head(&out.stream[1], stderr_head, sizeof stderr_head);
 		if (store_trace_output(d, &out))
-			q.failed = true;
+			store_failed(&q);
 	} else {
 		gusdata_set_meta(d, "trace.output", o->discard_trace_output ? "discarded (--quiet)" : "discarded");
 	}
@@ -675,7 +687,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	int wrc = gusdata_trace_writer_close(q.w);
 	free(q.live);
 	char write_err[200];
-	snprintf(write_err, sizeof write_err, "%s", gusdata_errmsg(d));
+	snprintf(write_err, sizeof write_err, "%s", q.failed ? q.failure : gusdata_errmsg(d));
 	progress_end();
 	/* what is stored, not what was sent: a failed write loses a chunk */
 	uint64_t stored = gusdata_trace_records(d);
