@@ -55,8 +55,8 @@ static void record_usage(FILE *out)
 		"      --max-insns N        QEMU: records stored in all (default 16000000; with\n"
 		"                           --window 0: per traced function, default 500000)\n"
 		"      --window N           QEMU: the stream as windows of N records spread\n"
-		"                           over the whole run, 16 back to back, then 16 at\n"
-		"                           twice the stride, ... (default 10000; 0: the\n"
+		"                           over the whole run, 32 back to back, then 32 at\n"
+		"                           twice the stride, ... (default 5000; 0: the\n"
 		"                           first records of each function, the run stopped\n"
 		"                           once each has --max-insns)\n"
 		"      --no-mem             QEMU: no data addresses\n"
@@ -165,8 +165,8 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 	o->hot = 5;
 	o->freq = 4000;
 	o->max_insns = 0;	/* the default of the mode: see --window */
-	o->window_records = 10000;
-	o->windows_per_level = 16;
+	o->window_records = 5000;
+	o->windows_per_level = 32;
 	o->spire_interval = 100;
 	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;

@@ -391,7 +391,7 @@ struct collect_qemu_opts {
 	 * carries STREAM_WINDOW; every record says its thread). 0: every
 	 * record. */
 	uint64_t window_records;
-	unsigned windows_per_level;	/* 0: 16 */
+	unsigned windows_per_level;	/* 0: 32 */
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;

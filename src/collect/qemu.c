@@ -735,7 +735,7 @@ static void plugin_opts(struct sbuf *b, char sep, uint64_t xlo, const char *sock
 									: 2 * o->max_insns + 65536);
 	if (o->window_records)
 		sb_add(b, "%cwin=%" PRIu64 "%cwins=%u", sep, o->window_records, sep,
-		       o->windows_per_level ? o->windows_per_level : 16);
+		       o->windows_per_level ? o->windows_per_level : 32);
 	if (o->nobjects) {
 		for (size_t i = 0; i < o->nobjects; i++) {
 			sb_add(b, "%cobj=%" PRIx64 ":%" PRIx64, sep, (uint64_t)objst[i].st_dev,

@@ -665,7 +665,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 			gusdata_set_meta(d, "trace.ranges", list);
 		free(list);
 		gusdata_set_meta_u64(d, "trace.window_records", o->window_records);
-		gusdata_set_meta_u64(d, "trace.windows_per_level", o->windows_per_level ? o->windows_per_level : 16);
+		gusdata_set_meta_u64(d, "trace.windows_per_level", o->windows_per_level ? o->windows_per_level : 32);
 	}
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	gusdata_set_meta(d, "trace.stdin", input_said);

@@ -53,7 +53,7 @@ void report_callers_free(struct report_callers *c, size_t n);
 /* A region's stream from the QEMU tracer's windows (windows.c). */
 #include "sim.h"
 
-#define REPORT_MAX_WINDOWS 64	/* windows simulated per region */
+#define REPORT_MAX_WINDOWS 256	/* windows simulated per region */
 #define REPORT_MAX_PHASES 8
 #define REPORT_PHASE_SPREAD 0.20	/* windows that differ more make phases */
 
