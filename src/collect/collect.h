@@ -403,6 +403,9 @@ struct collect_qemu_stats {
 	uint64_t load_bias;	/* runtime address - link-time address of the program */
 	uint64_t mem_dropped;	/* data accesses beyond STREAM_MAX_MEM of one instruction */
 	bool truncated;		/* max_insns reached */
+	/* follow_children: why programs the traced ones exec were not
+	 * followed (no gus-qemu-exec.so beside the plugin), "" when they were */
+	char exec_note[384];
 };
 
 /* COLLECT_EXEC_FAILED when qemu-x86_64 is missing (the message names the

@@ -1093,19 +1093,21 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		snprintf(shimbuf, sizeof(shimbuf), "%.*sgus-qemu-exec.so", sl ? (int)(sl - plugin + 1) : 0,
 			 plugin);
 		shim = shimbuf;
+		/* without it the program and its forked children are traced
+		 * all the same; only what they exec runs untraced: said, not
+		 * an error */
 		if (access(shim, R_OK)) {
-			snprintf(err, errlen, "gus's exec shim %s: %s (built with the plugin)", shim,
-				 strerror(errno));
-			status = COLLECT_ERROR;
-			goto out;
-		}
-		if (shim[0] != '/' || qemu[0] != '/' || strpbrk(shim, ",\n") || strpbrk(qemu, ",\n") ||
-		    strpbrk(plugin, ",\n") || plugin[0] != '/') {
-			snprintf(err, errlen, "to follow exec'd programs the paths of qemu, the plugin "
-				 "and gus-qemu-exec.so must be absolute, without commas or newlines "
-				 "(%s, %s)", qemu, plugin);
-			status = COLLECT_ERROR;
-			goto out;
+			snprintf(st->exec_note, sizeof(st->exec_note),
+				 "exec'd programs are not followed: gus's exec shim %.250s: %s (built with the plugin)",
+				 shim, strerror(errno));
+			shim = NULL;
+		} else if (shim[0] != '/' || qemu[0] != '/' || strpbrk(shim, ",\n") || strpbrk(qemu, ",\n") ||
+			   strpbrk(plugin, ",\n") || plugin[0] != '/') {
+			snprintf(st->exec_note, sizeof(st->exec_note),
+				 "exec'd programs are not followed: the paths of qemu, the plugin and "
+				 "gus-qemu-exec.so must be absolute, without commas or newlines (%.80s, %.80s)",
+				 qemu, plugin);
+			shim = NULL;
 		}
 	}
 	if (follow) {

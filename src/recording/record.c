@@ -670,6 +670,10 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	gusdata_set_meta(d, "trace.stdin", input_said);
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
+	if (qs.exec_note[0]) {
+		rec_warn(rec_log, "%s", qs.exec_note);
+		gusdata_set_meta(d, "trace.exec_followed", qs.exec_note);
+	}
 	collect_output_finish(&out);
 	if (null_in >= 0)
 		close(null_in);

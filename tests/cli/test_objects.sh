@@ -265,6 +265,15 @@ check_simulated "$out" 1 "wrapper script: ... traced after the exec and simulate
 test "$($SQL wrap.data "select count(*) from trace_maps where proc >= 1 and object like '%/libhot.so'")" -ge 1
 ok $? "wrapper script: the exec'd program is a process of its own in trace_maps"
 
+# a plugin without the exec shim beside it: the program is traced all the
+# same, only what it would exec is not followed, and that is said
+mkdir noshim && cp "$GUS_QEMU_PLUGIN" noshim/
+out=$(GUS_QEMU_PLUGIN="$PWD/noshim/gus-qemu-plugin.so" "$GUS" record -q -o noshim.data -- "$WORKLOADS/uselib" 2>&1 >/dev/null); st=$?
+check_status $st 0 "no exec shim: recorded"
+check_contains "$out" "exec'd programs are not followed: gus's exec shim" "no exec shim: said once, as a warning"
+test "$($SQL noshim.data "select value from meta where key='trace.records'")" -gt 0
+ok $? "no exec shim: the program is traced all the same"
+
 # code without bounds is never simulated as another region
 "$GUS" record -q -o nocfi-q.data -- ./nocfi 20000000 >/dev/null 2>&1
 out=$("$GUS" report -i nocfi-q.data 2>&1)
