@@ -62,6 +62,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -933,27 +935,20 @@ static void kill_children(void)
 }
 
 /* gus's own private directory for the socket: 0700, under $TMPDIR or /tmp */
-static int make_socket(char *dir, size_t dirlen, char *path, size_t pathlen, int *lfd)
+/* The socket children and exec'd programs connect to: a name in Linux's
+ * abstract namespace ("@gus-qemu-PID-RANDOM" for the plugin), which no
+ * file stands for: nothing is left behind whatever way gus ends (a
+ * SIGKILL included), nothing in a directory is created or removed. Who
+ * connects is checked (SO_PEERCRED) when accepted. */
+static int make_socket(char *path, size_t pathlen, int *lfd)
 {
-	const char *tmp = getenv("TMPDIR");
+	uint64_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	snprintf(path, pathlen, "@gus-qemu-%d-%016llx", (int)getpid(), (unsigned long long)rnd);
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	for (int i = 0; i < 2; i++) {
-		const char *base = i == 0 && tmp && *tmp && tmp[0] == '/' ? tmp : "/tmp";
-		if ((size_t)snprintf(dir, dirlen, "%s/gus-qemu-XXXXXX", base) >= dirlen ||
-		    strlen(dir) + 3 >= sizeof(a.sun_path) || strpbrk(dir, ",\n")) {
-			if (i == 0)
-				continue;
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		break;
-	}
-	if (!mkdtemp(dir)) {
-		dir[0] = 0;
-		return -1;
-	}
-	snprintf(path, pathlen, "%s/s", dir);
-	memcpy(a.sun_path, path, strlen(path) + 1);
+	/* the whole of sun_path is the name: the rest stays zero */
+	memcpy(a.sun_path + 1, path + 1, strlen(path) - 1);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return -1;
@@ -967,6 +962,15 @@ static int make_socket(char *dir, size_t dirlen, char *path, size_t pathlen, int
 	return 0;
 }
 
+/* a connection from a process of gus's own user (the traced program's
+ * children are): anyone else's is closed unread */
+static bool peer_is_ours(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	return !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) && cred.uid == geteuid();
+}
+
 /* ----------------------------------------------------------- the run -- */
 
 enum collect_status collect_qemu_run(char *const argv[], const struct collect_qemu_opts *o,
@@ -975,7 +979,7 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 {
 	enum collect_status status = COLLECT_OK;
 	char *qemu = NULL, *prog = NULL, *parg = NULL, *penv = NULL, *preload = NULL, plugbuf[4096];
-	char shimbuf[4200], sockdir[200] = "", sockpath[240] = "";
+	char shimbuf[4200], sockpath[240] = "";
 	char *front[MAX_FRONT] = { 0 };
 	bool owned[MAX_FRONT] = { 0 };
 	size_t nfront = 1;
@@ -1111,9 +1115,9 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		}
 	}
 	if (follow) {
-		if (make_socket(sockdir, sizeof(sockdir), sockpath, sizeof(sockpath), &lfd)) {
-			snprintf(err, errlen, "cannot set up the QEMU tracer's socket in %s: %s",
-				 sockdir[0] ? sockdir : "the temporary directory", strerror(errno));
+		if (make_socket(sockpath, sizeof(sockpath), &lfd)) {
+			snprintf(err, errlen, "cannot set up the QEMU tracer's socket %s: %s", sockpath,
+				 strerror(errno));
 			status = COLLECT_ERROR;
 			goto out;
 		}
@@ -1261,6 +1265,10 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 					continue;
 				break;
 			}
+			if (!peer_is_ours(c)) {
+				close(c);
+				continue;
+			}
 			struct qconn **nc = live < QEMU_MAX_LIVE_CONNS && nconns < UINT_MAX ?
 				realloc(conns, (nconns + 1) * sizeof(*conns)) : NULL;
 			if (nc)
@@ -1397,12 +1405,9 @@ out:
 		prctl(PR_SET_CHILD_SUBREAPER, old_reaper);
 	}
 	collect_forward_restore(&fwd);
+	/* an abstract socket: closing it is all (no file to remove) */
 	if (lfd >= 0)
 		close(lfd);
-	if (sockpath[0])
-		unlink(sockpath);
-	if (sockdir[0])
-		rmdir(sockdir);
 	collect_close_pipe(dp);
 	collect_close_pipe(ex);
 	for (size_t i = 0; i < nconns; i++) {

@@ -6,7 +6,8 @@
  * Arguments (-plugin file=gus-qemu-plugin.so,fd=N,...):
  *   fd=N            the pipe's write end; never stdout/stderr, which belong
  *                   to the program
- *   sock=PATH       gus's Unix socket: forked children connect to it (and
+ *   sock=PATH       gus's Unix socket ("@NAME": in the abstract namespace):
+ *                   forked children connect to it (and
  *                   so does this instance when it has no fd=, as a program
  *                   exec'd through gus-qemu-exec.so does); without it
  *                   forked children write nothing. fd= or sock= is required.
@@ -271,7 +272,12 @@ static int connect_gus(void)
 	size_t len = strlen(sock_path);
 	if (len >= sizeof(a.sun_path))
 		return -1;
-	memcpy(a.sun_path, sock_path, len + 1);
+	/* "@NAME": NAME in the abstract namespace (the whole of sun_path,
+	 * zero-padded, as gus binds it) */
+	if (sock_path[0] == '@')
+		memcpy(a.sun_path + 1, sock_path + 1, len - 1);
+	else
+		memcpy(a.sun_path, sock_path, len + 1);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
