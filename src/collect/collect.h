@@ -460,6 +460,17 @@ struct collect_sample_opts {
 	/* progress: called now and then with the samples so far */
 	void (*progress)(void *ctx, uint64_t samples);
 	void *progress_ctx;
+	/* Intel PT of the same run into PT_DATA (the keys of pt.c), when PT
+	 * is set: samples, counts and trace from one run of the program.
+	 * When PT cannot be set up the run goes on sampling alone:
+	 * *PT_STATUS says why (COLLECT_OK when traced, COLLECT_WRITE_FAILED
+	 * when storing the trace failed), PT_WHY has the message. */
+	const struct collect_pt_opts *pt;
+	struct gusdata *pt_data;
+	struct collect_pt_stats *pt_stats;
+	enum collect_status *pt_status;
+	char *pt_why;
+	size_t pt_why_len;
 };
 
 struct collect_sample_stats {

@@ -84,6 +84,27 @@ int collect_groups_read(const struct collect_groups *gs, struct td_countset *cs)
 /* Safe on a zeroed or already closed GS. */
 void collect_groups_close(struct collect_groups *gs);
 
+/* Intel PT of a program already started (held) as PID, for collect_pt_record
+ * and for a sampling run that traces too (pt.c): OPEN probes, opens and
+ * maps intel_pt and its sideband on every CPU and writes the recording's
+ * pt.* meta into D (on failure nothing stays open, "missing.pt" says why,
+ * and PROGRAM, the file filters default to, is not run); POLL takes what
+ * the rings hold (and a snapshot SIGUSR2 asked for); END, after the
+ * program exited, flushes the last of it; CLOSE frees (STATUS not OK:
+ * "missing.pt" from ERR). ERR must outlive the session: a failed write
+ * later is said there, and FAILED turns true. */
+struct collect_pt_session;
+struct pollfd;
+enum collect_status collect_pt_session_open(const char *program, const struct collect_pt_opts *opts,
+					    struct gusdata *d, pid_t pid, struct collect_pt_stats *st,
+					    struct collect_pt_session **out, char *err, size_t errlen);
+/* the descriptors to poll for its data, at most MAX */
+size_t collect_pt_session_fds(const struct collect_pt_session *ps, struct pollfd *pfd, size_t max);
+void collect_pt_session_poll(struct collect_pt_session *ps);
+bool collect_pt_session_failed(const struct collect_pt_session *ps);
+void collect_pt_session_end(struct collect_pt_session *ps);
+void collect_pt_session_close(struct collect_pt_session *ps, enum collect_status status);
+
 /* The reading half of collect_qemu_run (qemu.c) on a wire stream already
  * in memory (tests, fuzzing): DATA is handed to the decoder in pieces of
  * at most PIECE bytes (0: as large as the run's reads), records go to

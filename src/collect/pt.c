@@ -878,208 +878,190 @@ static void write_stats_meta(struct gusdata *d, struct collect_pt_stats *st)
 	gusdata_set_meta_u64(d, "pt.snapshots", st->snapshots);
 }
 
-enum collect_status collect_pt_record(char *const argv[], const struct collect_pt_opts *opts,
-				      struct gusdata *d, struct collect_pt_stats *st,
-				      struct collect_result *res, char *err, size_t errlen)
-{
+/* ------------------------------------------------------------ session --- */
+struct collect_pt_session {
+	struct pt_session s;
 	struct collect_pt_info info;
-	struct collect_pt_stats local_st;
-	struct pt_session s = { .o = opts, .d = d, .err = err, .errlen = errlen };
-	enum collect_status status;
-	struct collect_forward fwd = { .installed = false };
-	struct sigaction sa, old_usr2;
-	bool usr2 = false;
-	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
-	int *cpu_ids = NULL;
+	struct pt_clock clk;
+	int *cpu_ids;
+	struct sigaction old_usr2;
+	bool usr2;
+	uint64_t reported;
 	char filter[4096];
-	pid_t pid = -1;
+};
 
-	if (!st)
-		st = &local_st;
+enum collect_status collect_pt_session_open(const char *program, const struct collect_pt_opts *opts,
+					    struct gusdata *d, pid_t pid, struct collect_pt_stats *st,
+					    struct collect_pt_session **out, char *err, size_t errlen)
+{
+	enum collect_status status;
+	*out = NULL;
 	memset(st, 0, sizeof(*st));
-	memset(res, 0, sizeof(*res));
-	s.st = st;
+	struct collect_pt_session *ps = calloc(1, sizeof(*ps));
+	if (!ps) {
+		snprintf(err, errlen, "out of memory");
+		status = COLLECT_ERROR;
+		goto fail;
+	}
+	struct pt_session *s = &ps->s;
+	*s = (struct pt_session){ .o = opts, .d = d, .st = st, .err = err, .errlen = errlen };
 
-	status = collect_pt_probe(opts->sysfs_dir, &info, err, errlen);
+	status = collect_pt_probe(opts->sysfs_dir, &ps->info, err, errlen);
 	if (status != COLLECT_OK)
-		goto out;
-
+		goto fail;
 	if (opts->nfilters) {
-		if (!info.caps_addr_filters) {
+		if (!ps->info.caps_addr_filters) {
 			snprintf(err, errlen, "this CPU's Intel PT has no address filters (caps/num_address_ranges is 0)");
 			status = COLLECT_BAD_EVENT;
-			goto out;
+			goto fail;
 		}
-		if (opts->nfilters > info.caps_addr_filters) {
+		if (opts->nfilters > ps->info.caps_addr_filters) {
 			snprintf(err, errlen, "%zu PT address filters given; this CPU has %u address ranges",
-				 opts->nfilters, info.caps_addr_filters);
+				 opts->nfilters, ps->info.caps_addr_filters);
 			status = COLLECT_BAD_EVENT;
-			goto out;
+			goto fail;
 		}
-		if (collect_pt_filter_string(opts->filters, opts->nfilters, argv[0], filter, sizeof(filter), err,
-					     errlen)) {
+		if (collect_pt_filter_string(opts->filters, opts->nfilters, program, ps->filter, sizeof(ps->filter),
+					     err, errlen)) {
 			status = COLLECT_BAD_EVENT;
-			goto out;
+			goto fail;
 		}
 	}
 
 	long pg = sysconf(_SC_PAGESIZE);
-	s.page = pg > 0 ? (size_t)pg : 4096;
+	s->page = pg > 0 ? (size_t)pg : 4096;
 	/* unprivileged: data + AUX of every CPU within the default 516 KiB
 	 * per-CPU locked-memory allowance */
 	bool root = geteuid() == 0;
-	s.data_pages = opts->data_pages ? opts->data_pages : root ? 128 : 16;
-	s.aux_pages = opts->aux_pages ? opts->aux_pages : root ? 1024 : 64;
-	if (!pow2(s.data_pages) || !pow2(s.aux_pages)) {
+	s->data_pages = opts->data_pages ? opts->data_pages : root ? 128 : 16;
+	s->aux_pages = opts->aux_pages ? opts->aux_pages : root ? 1024 : 64;
+	if (!pow2(s->data_pages) || !pow2(s->aux_pages)) {
 		snprintf(err, errlen, "PT buffers: %zu data pages and %zu AUX pages; both must be powers of two",
-			 s.data_pages, s.aux_pages);
+			 s->data_pages, s->aux_pages);
 		status = COLLECT_ERROR;
-		goto out;
+		goto fail;
 	}
-	s.n = collect_online_cpus(&cpu_ids);
-	if (s.n < 1) {
+	s->n = collect_online_cpus(&ps->cpu_ids);
+	if (s->n < 1) {
 		snprintf(err, errlen, "cannot read the online CPUs (/sys/devices/system/cpu/online)");
 		status = COLLECT_ERROR;
-		goto out;
+		goto fail;
 	}
-	s.cpus = calloc((size_t)s.n, sizeof(*s.cpus));
-	s.reader = malloc(sizeof(*s.reader));
-	if (!s.cpus || !s.reader) {
+	s->cpus = calloc((size_t)s->n, sizeof(*s->cpus));
+	s->reader = malloc(sizeof(*s->reader));
+	if (!s->cpus || !s->reader) {
 		snprintf(err, errlen, "out of memory");
 		status = COLLECT_ERROR;
-		goto out;
+		goto fail;
 	}
-	for (int i = 0; i < s.n; i++) {
-		s.cpus[i].cpu = cpu_ids[i];
-		s.cpus[i].fd = s.cpus[i].dummy = -1;
+	for (int i = 0; i < s->n; i++) {
+		s->cpus[i].cpu = ps->cpu_ids[i];
+		s->cpus[i].fd = s->cpus[i].dummy = -1;
 	}
-	ptring_gusdata_sink(&s.sink, d);
-	s.sink.build_id = file_build_id;
-	s.sink.bid_ctx = &s.bids;
-	st->ncpus = s.n;
+	ptring_gusdata_sink(&s->sink, d);
+	s->sink.build_id = file_build_id;
+	s->sink.bid_ctx = &s->bids;
+	st->ncpus = s->n;
 
-	/* held until tracing is set up, so that its start is in the trace */
-	pid = collect_start_held(argv, go, ex);
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-		status = COLLECT_ERROR;
-		goto out;
-	}
-
-	uint64_t config = collect_pt_config(&info, opts);
-	for (int i = 0; i < s.n; i++) {
-		status = open_cpu(&s, &s.cpus[i], &info, config, pid, opts->nfilters ? filter : NULL);
+	uint64_t config = collect_pt_config(&ps->info, opts);
+	for (int i = 0; i < s->n; i++) {
+		status = open_cpu(s, &s->cpus[i], &ps->info, config, pid, opts->nfilters ? ps->filter : NULL);
 		if (status != COLLECT_OK)
-			goto out;
+			goto fail;
 	}
 
-	struct pt_clock clk = read_clock((void *)s.cpus[0].base);
-	gusdata_set_meta_u64(d, "pt.type", (uint64_t)info.type);
+	ps->clk = read_clock((void *)s->cpus[0].base);
+	gusdata_set_meta_u64(d, "pt.type", (uint64_t)ps->info.type);
 	char hexcfg[32];
 	snprintf(hexcfg, sizeof(hexcfg), "0x%" PRIx64, config);
 	gusdata_set_meta(d, "pt.config", hexcfg);
 	gusdata_set_meta(d, "pt.mode", opts->mode == COLLECT_PT_SNAPSHOT ? "snapshot" : "full");
 	if (opts->nfilters)
-		gusdata_set_meta(d, "pt.filter", filter);
-	gusdata_set_meta_u64(d, "pt.cap_user_time_zero", clk.ok);
-	gusdata_set_meta_u64(d, "pt.time_shift", clk.shift);
-	gusdata_set_meta_u64(d, "pt.time_mult", clk.mult);
-	gusdata_set_meta_u64(d, "pt.time_zero", clk.zero);
-	if (info.bit_mtc >= 0 && (config >> info.bit_mtc) & 1 && info.mtc_period_width > 0)
-		gusdata_set_meta_u64(d, "pt.mtc_freq",
-				     (config >> info.bit_mtc_period_lo) & ((1ull << info.mtc_period_width) - 1));
-	if (info.max_nonturbo_ratio)
-		gusdata_set_meta_u64(d, "pt.nom_freq", info.max_nonturbo_ratio);
-	gusdata_set_meta_u64(d, "pt.aux_pages", s.aux_pages);
-	gusdata_set_meta_u64(d, "pt.data_pages", s.data_pages);
-	gusdata_set_meta_u64(d, "pt.ncpus", (uint64_t)s.n);
+		gusdata_set_meta(d, "pt.filter", ps->filter);
+	gusdata_set_meta_u64(d, "pt.cap_user_time_zero", ps->clk.ok);
+	gusdata_set_meta_u64(d, "pt.time_shift", ps->clk.shift);
+	gusdata_set_meta_u64(d, "pt.time_mult", ps->clk.mult);
+	gusdata_set_meta_u64(d, "pt.time_zero", ps->clk.zero);
+	if (ps->info.bit_mtc >= 0 && (config >> ps->info.bit_mtc) & 1 && ps->info.mtc_period_width > 0)
+		gusdata_set_meta_u64(d, "pt.mtc_freq", (config >> ps->info.bit_mtc_period_lo) &
+								((1ull << ps->info.mtc_period_width) - 1));
+	if (ps->info.max_nonturbo_ratio)
+		gusdata_set_meta_u64(d, "pt.nom_freq", ps->info.max_nonturbo_ratio);
+	gusdata_set_meta_u64(d, "pt.aux_pages", s->aux_pages);
+	gusdata_set_meta_u64(d, "pt.data_pages", s->data_pages);
+	gusdata_set_meta_u64(d, "pt.ncpus", (uint64_t)s->n);
 	set_cpu_meta(d);
 	store_vdso(d);
 
 	pt_snapshot_req = 0;
-	collect_forward_install(&fwd, pid);
+	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = pt_usr2;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR2, &sa, &old_usr2);
-	usr2 = true;
+	sigaction(SIGUSR2, &sa, &ps->old_usr2);
+	ps->usr2 = true;
+	*out = ps;
+	return COLLECT_OK;
+fail:
+	collect_pt_session_close(ps, status);
+	if (!ps && d)
+		gusdata_set_meta(d, "missing.pt", err);
+	return status;
+}
 
-	double t0 = collect_now();
-	int exec_errno;
-	if (collect_release_held(go, ex, argv[0], &exec_errno, err, errlen)) {
-		status = COLLECT_ERROR;
-		goto out;
+size_t collect_pt_session_fds(const struct collect_pt_session *ps, struct pollfd *pfd, size_t max)
+{
+	size_t k = 0;
+	for (int i = 0; i < ps->s.n && k < max; i++) {
+		pfd[k].fd = ps->s.cpus[i].fd;
+		pfd[k++].events = POLLIN;
 	}
+	return k;
+}
 
-	struct pollfd *pfd = calloc((size_t)s.n, sizeof(*pfd));
-	for (int i = 0; pfd && i < s.n; i++) {
-		pfd[i].fd = s.cpus[i].fd;
-		pfd[i].events = POLLIN;
+void collect_pt_session_poll(struct collect_pt_session *ps)
+{
+	struct pt_session *s = &ps->s;
+	if (pt_snapshot_req && s->o->mode == COLLECT_PT_SNAPSHOT) {
+		pt_snapshot_req = 0;
+		take_snapshot(s, &ps->clk, false);
 	}
-	uint64_t reported = 0;
-	int wst = 0;
-	bool stopped = false;
-	for (;;) {
-		if (pfd)
-			poll(pfd, (nfds_t)s.n, 100);
-		else
-			usleep(100000);
-		if (pt_snapshot_req && opts->mode == COLLECT_PT_SNAPSHOT) {
-			pt_snapshot_req = 0;
-			take_snapshot(&s, &clk, false);
-		}
-		drain_all(&s);
-		if (opts->progress && st->aux_bytes != reported) {
-			reported = st->aux_bytes;
-			opts->progress(opts->progress_ctx, reported);
-		}
-		if (s.fatal && !stopped) {
-			kill(pid, SIGTERM);	/* nothing more can be stored */
-			stopped = true;
-		}
-		pid_t w = waitpid(pid, &wst, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			snprintf(err, errlen, "waiting for %s: %s", argv[0], strerror(errno));
-			status = COLLECT_ERROR;
-			free(pfd);
-			goto out;
-		}
+	drain_all(s);
+	if (s->o->progress && s->st->aux_bytes != ps->reported) {
+		ps->reported = s->st->aux_bytes;
+		s->o->progress(s->o->progress_ctx, ps->reported);
 	}
-	free(pfd);
-	pid = -1;
-	res->seconds = collect_now() - t0;
-	res->wait_status = wst;
-	res->interrupted = collect_forward_got() != 0;
+}
 
+bool collect_pt_session_failed(const struct collect_pt_session *ps)
+{
+	return ps->s.fatal;
+}
+
+void collect_pt_session_end(struct collect_pt_session *ps)
+{
+	struct pt_session *s = &ps->s;
 	/* the trace of threads still running (children the program left
 	 * behind) ends here; disabling flushes the last AUX records */
-	if (opts->mode == COLLECT_PT_SNAPSHOT) {
-		take_snapshot(&s, &clk, true);
+	if (s->o->mode == COLLECT_PT_SNAPSHOT) {
+		take_snapshot(s, &ps->clk, true);
 	} else {
-		for (int i = 0; i < s.n; i++)
-			ioctl(s.cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		for (int i = 0; i < s->n; i++)
+			ioctl(s->cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	}
-	drain_all(&s);
-	write_stats_meta(d, st);
-	if (exec_errno) {
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
-		res->exec_errno = exec_errno;
-		status = COLLECT_EXEC_FAILED;
-	} else if (s.fatal) {
-		status = COLLECT_WRITE_FAILED;
-	}
-out:
-	/* never started (tracing refused): do not let it run untraced */
-	collect_kill_reap(pid);
-	collect_forward_restore(&fwd);
-	if (usr2)
-		sigaction(SIGUSR2, &old_usr2, NULL);
-	collect_close_pipe(go);
-	collect_close_pipe(ex);
-	for (int i = 0; s.cpus && i < s.n; i++) {
-		struct pt_cpu *c = &s.cpus[i];
+	drain_all(s);
+	write_stats_meta(s->d, s->st);
+}
+
+void collect_pt_session_close(struct collect_pt_session *ps, enum collect_status status)
+{
+	if (!ps)
+		return;
+	struct pt_session *s = &ps->s;
+	if (ps->usr2)
+		sigaction(SIGUSR2, &ps->old_usr2, NULL);
+	for (int i = 0; s->cpus && i < s->n; i++) {
+		struct pt_cpu *c = &s->cpus[i];
 		if (c->buf_ok)
 			ptring_buffer_fini(&c->buf);
 		if (c->aux)
@@ -1091,11 +1073,105 @@ out:
 		if (c->fd >= 0)
 			close(c->fd);
 	}
-	if (status != COLLECT_OK && status != COLLECT_EXEC_FAILED && d)
-		gusdata_set_meta(d, "missing.pt", err);
-	bid_cache_free(&s.bids);
-	free(s.cpus);
-	free(s.reader);
-	free(cpu_ids);
+	if (status != COLLECT_OK && status != COLLECT_EXEC_FAILED && s->d)
+		gusdata_set_meta(s->d, "missing.pt", s->err);
+	bid_cache_free(&s->bids);
+	free(s->cpus);
+	free(s->reader);
+	free(ps->cpu_ids);
+	free(ps);
+}
+
+enum collect_status collect_pt_record(char *const argv[], const struct collect_pt_opts *opts,
+				      struct gusdata *d, struct collect_pt_stats *st,
+				      struct collect_result *res, char *err, size_t errlen)
+{
+	struct collect_pt_stats local_st;
+	struct collect_pt_session *ps = NULL;
+	enum collect_status status;
+	struct collect_forward fwd = { .installed = false };
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	struct pollfd *pfd = NULL;
+	pid_t pid = -1;
+
+	if (!st)
+		st = &local_st;
+	memset(st, 0, sizeof(*st));
+	memset(res, 0, sizeof(*res));
+
+	/* refused before anything runs: no PT, no permission, bad filters */
+	struct collect_pt_info info;
+	status = collect_pt_probe(opts->sysfs_dir, &info, err, errlen);
+	if (status != COLLECT_OK) {
+		if (d)
+			gusdata_set_meta(d, "missing.pt", err);
+		return status;
+	}
+	/* held until tracing is set up, so that its start is in the trace */
+	pid = collect_start_held(argv, go, ex);
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+		status = COLLECT_ERROR;
+		if (d)
+			gusdata_set_meta(d, "missing.pt", err);
+		goto out;
+	}
+	status = collect_pt_session_open(argv[0], opts, d, pid, st, &ps, err, errlen);
+	if (status != COLLECT_OK)
+		goto out;
+
+	collect_forward_install(&fwd, pid);
+	double t0 = collect_now();
+	int exec_errno;
+	if (collect_release_held(go, ex, argv[0], &exec_errno, err, errlen)) {
+		status = COLLECT_ERROR;
+		goto out;
+	}
+
+	size_t npfd = (size_t)st->ncpus;
+	pfd = calloc(npfd ? npfd : 1, sizeof(*pfd));
+	if (pfd)
+		npfd = collect_pt_session_fds(ps, pfd, npfd);
+	int wst = 0;
+	bool stopped = false;
+	for (;;) {
+		if (pfd)
+			poll(pfd, (nfds_t)npfd, 100);
+		else
+			usleep(100000);
+		collect_pt_session_poll(ps);
+		if (collect_pt_session_failed(ps) && !stopped) {
+			kill(pid, SIGTERM);	/* nothing more can be stored */
+			stopped = true;
+		}
+		pid_t w = waitpid(pid, &wst, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			snprintf(err, errlen, "waiting for %s: %s", argv[0], strerror(errno));
+			status = COLLECT_ERROR;
+			goto out;
+		}
+	}
+	pid = -1;
+	res->seconds = collect_now() - t0;
+	res->wait_status = wst;
+	res->interrupted = collect_forward_got() != 0;
+	collect_pt_session_end(ps);
+	if (exec_errno) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+		res->exec_errno = exec_errno;
+		status = COLLECT_EXEC_FAILED;
+	} else if (collect_pt_session_failed(ps)) {
+		status = COLLECT_WRITE_FAILED;
+	}
+out:
+	/* never started (tracing refused): do not let it run untraced */
+	collect_kill_reap(pid);
+	collect_forward_restore(&fwd);
+	collect_close_pipe(go);
+	collect_close_pipe(ex);
+	collect_pt_session_close(ps, status);
+	free(pfd);
 	return status;
 }

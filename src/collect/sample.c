@@ -435,6 +435,13 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	int *cpu_ids = NULL;
 	struct pollfd *pfd = NULL;
 	pid_t pid = -1;
+	/* Intel PT of the same run */
+	struct collect_pt_session *pt = NULL;
+	struct collect_pt_stats pt_local;
+	enum collect_status pt_status = COLLECT_OK;
+	char pt_local_why[COLLECT_ERRLEN];
+	char *pt_why = pt_local_why;
+	size_t pt_why_len = sizeof pt_local_why, npt = 0;
 
 	if (!o)
 		o = &no_opts;
@@ -446,6 +453,12 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	memset(res, 0, sizeof(*res));
 	if (count_why && why_len)
 		count_why[0] = 0;
+	if (o->pt) {
+		/* until the trace is set up */
+		pt_status = COLLECT_ERROR;
+		if (o->pt_why && o->pt_why_len)
+			snprintf(o->pt_why, o->pt_why_len, "the program did not run");
+	}
 	s.o = o;
 	s.sink = sink;
 	s.st = st;
@@ -485,7 +498,8 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	s.cpus = calloc((size_t)s.n, sizeof(*s.cpus));
 	s.reader = malloc(sizeof(*s.reader));
 	s.chain = o->callchain ? malloc(CHAIN_MAX * sizeof(*s.chain)) : NULL;
-	pfd = calloc((size_t)s.n, sizeof(*pfd));
+	/* the PT rings of every CPU after the sampling rings */
+	pfd = calloc(2 * (size_t)s.n, sizeof(*pfd));
 	if (!s.cpus || !s.reader || !pfd || (o->callchain && !s.chain)) {
 		snprintf(err, errlen, "out of memory");
 		status = COLLECT_ERROR;
@@ -513,6 +527,16 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	status = map_rings(&s);
 	if (status != COLLECT_OK)
 		goto out;
+	if (o->pt) {
+		if (o->pt_why && o->pt_why_len) {
+			pt_why = o->pt_why;
+			pt_why_len = o->pt_why_len;
+		}
+		pt_status = collect_pt_session_open(argv[0], o->pt, o->pt_data, pid,
+						    o->pt_stats ? o->pt_stats : &pt_local, &pt, pt_why, pt_why_len);
+		if (pt)
+			npt = collect_pt_session_fds(pt, pfd + s.n, (size_t)s.n);
+	}
 
 	collect_forward_install(&fwd, pid);
 	double t0 = collect_now();
@@ -531,14 +555,19 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	bool killed = false;
 	int wst = 0;
 	for (;;) {
-		if (poll(pfd, (nfds_t)s.n, 100) > 0)
-			for (int i = 0; i < s.n; i++)
+		if (poll(pfd, (nfds_t)((size_t)s.n + npt), 100) > 0)
+			for (size_t i = 0; i < (size_t)s.n + npt; i++)
 				/* the task it follows has exited: poll would say so
 				 * at once, forever; its ring is still drained */
 				if (pfd[i].revents & (POLLHUP | POLLERR))
 					pfd[i].fd = -1;
 		drain_all(&s);
-		if (s.failed && !killed) {
+		if (pt) {
+			collect_pt_session_poll(pt);
+			if (collect_pt_session_failed(pt) && pt_status == COLLECT_OK)
+				pt_status = COLLECT_WRITE_FAILED;
+		}
+		if ((s.failed || pt_status == COLLECT_WRITE_FAILED) && !killed) {
 			/* nothing more can be taken: the program must not run on unmeasured */
 			kill(pid, SIGKILL);
 			killed = true;
@@ -568,6 +597,11 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	for (int i = 0; i < s.n; i++)
 		ioctl(s.cpus[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(&s);
+	if (pt) {
+		collect_pt_session_end(pt);
+		if (collect_pt_session_failed(pt))
+			pt_status = COLLECT_WRITE_FAILED;
+	}
 	if (o->progress && st->samples != reported)
 		o->progress(o->progress_ctx, st->samples);
 
@@ -593,6 +627,9 @@ out:
 	collect_close_pipe(go);
 	collect_close_pipe(ex);
 	collect_groups_close(&groups);
+	collect_pt_session_close(pt, pt_status);
+	if (o->pt_status)
+		*o->pt_status = pt_status;
 	free(user_ev);
 	for (int i = 0; s.cpus && i < s.n; i++) {
 		if (s.cpus[i].base)

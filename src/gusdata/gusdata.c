@@ -850,6 +850,32 @@ int gusdata_add_event(struct gusdata *d, uint64_t time, int cpu, int pid, int ti
 	return gusdata_step_done(st);
 }
 
+int gusdata_foreach_event(struct gusdata *d, const char *kind,
+			  int (*fn)(void *ctx, const struct gusdata_event *e), void *ctx)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, kind, a, b FROM events"
+					   " WHERE ?1 IS NULL OR kind = ?1 ORDER BY time, id");
+	if (!st)
+		return -1;
+	if (kind)
+		sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	int rc = 0, s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *k = sqlite3_column_text(st, 4);
+		struct gusdata_event e = { .time = gusdata_column_u64(st, 0), .cpu = sqlite3_column_int(st, 1),
+					   .pid = sqlite3_column_int(st, 2), .tid = sqlite3_column_int(st, 3),
+					   .kind = k ? (const char *)k : "", .a = gusdata_column_u64(st, 5),
+					   .b = gusdata_column_u64(st, 6) };
+		rc = fn(ctx, &e);
+		if (rc)
+			break;
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int gusdata_event_totals(struct gusdata *d, const char *kind, uint64_t *count, uint64_t *sum_a)
 {
 	sqlite3_stmt *st = gusdata_prepare(d, "SELECT count(*), total(a) FROM events WHERE kind = ?");

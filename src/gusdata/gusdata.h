@@ -83,6 +83,16 @@ int gusdata_add_comm(struct gusdata *d, uint64_t time, int pid, int tid, const c
  * kind-specific numbers (documented in gus-data(5)). */
 int gusdata_add_event(struct gusdata *d, uint64_t time, int cpu, int pid, int tid, const char *kind,
 		      uint64_t a, uint64_t b);
+struct gusdata_event {
+	uint64_t time;		/* perf clock (ns) */
+	int cpu, pid, tid;
+	const char *kind;
+	uint64_t a, b;
+};
+/* calls FN for each event of KIND (NULL: all) in time order, then as
+ * stored; a non-zero return stops and is returned, -1 on a read error */
+int gusdata_foreach_event(struct gusdata *d, const char *kind,
+			  int (*fn)(void *ctx, const struct gusdata_event *e), void *ctx);
 /* number of events of KIND and the sum of their A fields */
 int gusdata_event_totals(struct gusdata *d, const char *kind, uint64_t *count, uint64_t *sum_a);
 

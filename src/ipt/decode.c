@@ -381,7 +381,30 @@ struct emitter {
 	int rc;
 	uint64_t last_ip;	/* last decoded instruction, for gaps */
 	uint64_t last_next;	/* where it would go on without a branch */
+	/* the thread of the records, from o->spans by the time the query
+	 * decoder Q has seen (NULL: the other decoders, o->thread) */
+	uint32_t thread;
+	size_t span;		/* the next span of o->spans */
+	struct pt_query_decoder *q;
 };
+
+/* the span in effect at the trace's last timestamp */
+static void follow_time(struct emitter *e)
+{
+	uint64_t tsc;
+	if (pt_qry_time(e->q, &tsc, NULL, NULL) < 0)
+		return;
+	const struct ipt_decode_opts *o = e->o;
+	while (e->span < o->nspans && o->spans[e->span].tsc <= tsc)
+		e->thread = o->spans[e->span++].thread;
+}
+
+static inline void set_thread(struct stream_insn *d, size_t k, uint32_t thread)
+{
+	if (thread)
+		for (size_t i = 0; i < k; i++)
+			d[i].thread = thread;
+}
 
 static void send(struct emitter *e, size_t k)
 {
@@ -468,11 +491,14 @@ static void emit_run(struct emitter *e, const struct stream_insn *t, size_t k, b
 	e->last_next = t[k - 1].ip + t[k - 1].size;
 	if (e->done)
 		return;
+	if (e->q && e->span < o->nspans)
+		follow_time(e);
 	if (o->nranges == 0 && !o->max_insns && e->n + k <= OUT_CAP) {
 		/* the common case, kept short */
 		struct stream_insn *d = &e->out[e->n];
 		join(e, t[0].ip);
 		memcpy(d, t, k * sizeof(*t));
+		set_thread(d, k, e->thread);
 		d->flags |= e->next_flags;
 		e->next_flags = 0;
 		e->n += k;
@@ -499,6 +525,7 @@ static void emit_run(struct emitter *e, const struct stream_insn *t, size_t k, b
 				m = (size_t)(o->max_insns - st->emitted);
 			join(e, src[0].ip);
 			memcpy(&e->out[e->n], src, m * sizeof(*src));
+			set_thread(&e->out[e->n], m, e->thread);
 			e->out[e->n].flags |= e->next_flags;
 			e->next_flags = 0;
 			e->n += m;
@@ -527,6 +554,8 @@ static void emit_run(struct emitter *e, const struct stream_insn *t, size_t k, b
 		join(e, t[i].ip);
 		struct stream_insn *s = &e->out[e->n++];
 		*s = t[i];
+		if (e->thread)
+			s->thread = e->thread;
 		s->flags = (uint8_t)((s->flags & ~STREAM_TAKEN) | e->next_flags);
 		e->next_flags = 0;
 		e->pending = true;
@@ -914,6 +943,7 @@ static int decode_flow(const uint8_t *buf, size_t len, struct ipt_cache *c, stru
 		snprintf(err, errlen, "cannot allocate libipt's query decoder");
 		return -1;
 	}
+	e->q = f.q;
 	struct flow fl = { .off = true };
 	uint64_t sync = 0, prev_sync = 0;
 	bool on = false, have_ev = false;
@@ -1043,6 +1073,7 @@ error:
 		on = !(st & pts_ip_suppressed);
 	}
 out:
+	e->q = NULL;
 	pt_qry_free_decoder(f.q);
 	return 0;
 }
@@ -1058,7 +1089,8 @@ int ipt_decode(const uint8_t *buf, size_t len, bool lost_before, const struct ip
 	if (!c)
 		return -1;
 	c->rd.last = 0;
-	struct emitter e = { .o = o, .st = st };
+	struct emitter e = { .o = o, .st = st, .thread = o->nspans ? o->spans[0].thread : o->thread,
+			     .span = o->nspans ? 1 : 0 };
 	e.out = malloc(OUT_CAP * sizeof(*e.out));
 	if (!e.out) {
 		snprintf(err, errlen, "out of memory");

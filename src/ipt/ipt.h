@@ -36,6 +36,13 @@ struct ipt_cpu {
 	unsigned cpuid_15_eax, cpuid_15_ebx;
 };
 
+/* From trace time TSC on, THREAD (stream.h's numbering) runs on the CPU
+ * whose trace is decoded: from the switch sideband. */
+struct ipt_thread_span {
+	uint64_t tsc;
+	uint32_t thread;
+};
+
 struct ipt_decode_opts {
 	struct ipt_cpu cpu;
 	/* records are emitted only for instructions in these ranges (runtime
@@ -45,6 +52,12 @@ struct ipt_decode_opts {
 	stream_sink sink;
 	void *ctx;
 	uint64_t max_insns;	/* stop after emitting this many (0: no limit) */
+	/* the thread of the records: THREAD, or, with SPANS (sorted by tsc),
+	 * the span in effect at the trace's last timestamp (TSC packets);
+	 * before the first timestamp, the first span's */
+	uint32_t thread;
+	const struct ipt_thread_span *spans;
+	size_t nspans;
 };
 
 struct ipt_gap {
@@ -89,7 +102,12 @@ struct ipt_recording_stats {
 /* Decodes every trace buffer of the recording D: the image from its
  * executable mmap records (the saved vDSO included), the CPU from its
  * meta ("cpu.family", "cpu.model", "cpu.stepping"), the chunks of each
- * buffer in order, a new decode after lost or truncated data. */
+ * buffer in order, a new decode after lost or truncated data. Records
+ * carry their thread: a per-thread buffer's, or in a per-CPU buffer the
+ * one its switch sideband (itrace-start, switch-in events, perf time
+ * turned into TSC by the meta pt.time_*) says ran; threads numbered as
+ * stream.h says, processes by pid and threads by tid in increasing
+ * order. O's thread and spans are ignored. */
 int ipt_decode_recording(struct gusdata *d, const struct ipt_decode_opts *o, struct ipt_stats *st,
 			 struct ipt_recording_stats *rs, char *err, size_t errlen);
 

@@ -163,6 +163,127 @@ static unsigned meta_u(struct gusdata *d, const char *key)
 	return (unsigned)v;
 }
 
+/* --------------------------------------------------------- threads --- */
+/* Who ran on which CPU from when: the itrace-start and switch-in events,
+ * and every task the sideband names, to number them. */
+struct task_run {
+	uint64_t time;
+	int cpu, pid, tid;
+};
+
+struct sideband {
+	struct task_run *run;	/* itrace-start, switch-in: the task comes in */
+	size_t nrun, caprun;
+	struct task_run *task;	/* every (pid, tid) named, for the numbering */
+	size_t ntask, captask;
+	bool oom;
+};
+
+static bool push_run(struct task_run **v, size_t *n, size_t *cap, const struct task_run *r)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct task_run *nv = realloc(*v, c * sizeof *nv);
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *r;
+	return true;
+}
+
+static int on_event(void *ctx, const struct gusdata_event *e)
+{
+	struct sideband *sb = ctx;
+	if (e->pid <= 0 || e->tid <= 0)
+		return 0;
+	struct task_run r = { .time = e->time, .cpu = e->cpu, .pid = e->pid, .tid = e->tid };
+	bool comes_in = !strcmp(e->kind, "itrace-start") || !strcmp(e->kind, "switch-in");
+	if (!strcmp(e->kind, "fork") || comes_in) {
+		if (!push_run(&sb->task, &sb->ntask, &sb->captask, &r))
+			sb->oom = true;
+	}
+	if (comes_in && !push_run(&sb->run, &sb->nrun, &sb->caprun, &r))
+		sb->oom = true;
+	return sb->oom ? -1 : 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task_run *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* stream.h's number of TID: its process's rank among the pids, its rank
+ * among its process's tids (SB->task sorted, unique); 0 when unknown */
+static uint32_t thread_number(const struct sideband *sb, int pid, int tid)
+{
+	uint32_t proc = 0, rank = 0;
+	for (size_t i = 0; i < sb->ntask; i++) {
+		const struct task_run *t = &sb->task[i];
+		if (i && t->pid != sb->task[i - 1].pid) {
+			proc++;
+			rank = 0;
+		}
+		if (t->pid == pid && t->tid == tid)
+			return STREAM_THREAD(proc, rank);
+		rank++;
+	}
+	return 0;
+}
+
+/* perf time to TSC, the inverse of perf_event_mmap_page's time_zero
+ * conversion */
+static uint64_t perf_time_to_tsc(uint64_t ns, uint64_t zero, uint64_t mult, unsigned shift)
+{
+	uint64_t t = ns - zero, quot = t / mult, rem = t % mult;
+	return (quot << shift) + (rem << shift) / mult;
+}
+
+/* the sideband read, tasks numbered; false when the recording cannot
+ * tell threads apart in per-CPU trace (no conversion to TSC) */
+static bool sideband_read(struct gusdata *d, struct sideband *sb)
+{
+	memset(sb, 0, sizeof *sb);
+	if (gusdata_foreach_event(d, NULL, on_event, sb) || sb->oom)
+		return false;
+	qsort(sb->task, sb->ntask, sizeof *sb->task, cmp_task);
+	size_t k = 0;
+	for (size_t i = 0; i < sb->ntask; i++)
+		if (!k || cmp_task(&sb->task[k - 1], &sb->task[i]))
+			sb->task[k++] = sb->task[i];
+	sb->ntask = k;
+	return true;
+}
+
+/* CPU's spans: who came in when, in TSC */
+static struct ipt_thread_span *cpu_spans(struct gusdata *d, const struct sideband *sb, int cpu, size_t *n)
+{
+	uint64_t zero = 0, mult = 0, shift = 0, ok = 0;
+	*n = 0;
+	if (!gusdata_meta_u64(d, "pt.cap_user_time_zero", &ok) || !ok || !gusdata_meta_u64(d, "pt.time_mult", &mult) ||
+	    !mult || !gusdata_meta_u64(d, "pt.time_shift", &shift) || shift > 31 ||
+	    !gusdata_meta_u64(d, "pt.time_zero", &zero))
+		return NULL;
+	struct ipt_thread_span *v = calloc(sb->nrun + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < sb->nrun; i++) {
+		const struct task_run *r = &sb->run[i];
+		if (r->cpu != cpu || r->time < zero)
+			continue;
+		v[*n].tsc = perf_time_to_tsc(r->time, zero, mult, (unsigned)shift);
+		v[*n].thread = thread_number(sb, r->pid, r->tid);
+		/* the same task again (itrace-start, then its switch-in) */
+		if (!*n || v[*n - 1].thread != v[*n].thread)
+			(*n)++;
+	}
+	return v;
+}
+
 /* one buffer's chunks, concatenated while contiguous */
 struct seg {
 	struct rec *r;
@@ -254,24 +375,41 @@ int ipt_decode_recording(struct gusdata *d, const struct ipt_decode_opts *o, str
 		rc = -1;
 		goto out;
 	}
+	struct sideband sb;
+	bool threads_known = sideband_read(d, &sb);
 	struct seg s = { .r = &r, .o = &opts, .st = st };
 	for (size_t i = 0; i < nbuf && !rc; i++) {
+		/* a per-thread buffer is its thread's; a per-CPU one changes
+		 * hands at the switches */
+		struct ipt_thread_span *spans = NULL;
+		opts.thread = 0;
+		opts.nspans = 0;
+		if (threads_known && tids[i] > 0) {
+			for (size_t k = 0; k < sb.ntask; k++)
+				if (sb.task[k].tid == tids[i])
+					opts.thread = thread_number(&sb, sb.task[k].pid, tids[i]);
+		} else if (threads_known) {
+			spans = cpu_spans(d, &sb, cpus[i], &opts.nspans);
+		}
+		opts.spans = spans;
 		s.len = 0;
 		s.any = false;
 		s.prev_truncated = false;
 		s.rc = 0;
 		rc = gusdata_foreach_chunk(d, cpus[i], tids[i], on_chunk, &s);
-		if (s.rc) {
+		if (s.rc)
 			rc = s.rc;
-			break;
-		}
-		if (rc < 0) {
+		else if (rc < 0)
 			snprintf(err, errlen, "reading the chunks of buffer %zu: %s", i, gusdata_errmsg(d));
-			break;
-		}
-		rc = seg_decode(&s);
+		else
+			rc = seg_decode(&s);
 		rs->buffers++;
+		free(spans);
+		opts.spans = NULL;
+		opts.nspans = 0;
 	}
+	free(sb.run);
+	free(sb.task);
 	free(s.buf);
 	free(cpus);
 	free(tids);

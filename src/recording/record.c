@@ -81,12 +81,6 @@ static const struct recording_log *rec_log;
 #define progress(phase, ...) recording_progress(rec_log, phase, __VA_ARGS__)
 #define progress_end() recording_progress_end(rec_log)
 
-static void pt_progress(void *ctx, uint64_t bytes)
-{
-	(void)ctx;
-	progress(false, "tracing with Intel PT: %.1f MB of trace", (double)bytes / (1 << 20));
-}
-
 /* -------------------------------------------------------------- samples --- */
 struct sample_store {
 	struct gusdata *d;
@@ -725,60 +719,35 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	return 0;
 }
 
-static int trace_with_pt(struct gusdata *d, struct recording_request *o, const char *exe, const struct trace_plan *plan,
-			 const struct collect_pt_info *info)
+/* What Intel PT's trace of run 1 left (the sampling run traced it too):
+ * said, and kept as trace.* facts; -1 when storing it failed. */
+static int pt_facts(struct gusdata *d, const struct recording_request *o, enum collect_status st, const char *why,
+		    const struct collect_pt_stats *stats, const struct collect_result *res)
 {
-	char err[COLLECT_ERRLEN];
-	struct collect_pt_filter auto_filters[RECORDING_MAX_FILTERS];
-	size_t nauto = 0;
-	size_t nranges = plan ? plan->n : 0;
-	/* the hot functions as hardware filters, in whichever object they are,
-	 * when the PMU has enough of them; otherwise the whole run, restricted
-	 * when decoding */
-	if (!o->nfilters && nranges && nranges <= info->caps_addr_filters && nranges <= RECORDING_MAX_FILTERS) {
-		for (size_t i = 0; i < nranges; i++) {
-			const char *file = plan->objects[plan->r[i].object].path;
-			auto_filters[nauto++] = (struct collect_pt_filter){
-				.start = plan->r[i].link_start, .size = plan->r[i].link_end - plan->r[i].link_start,
-				.file = strcmp(file, exe) ? (char *)file : NULL };
-		}
-		o->pt.filters = auto_filters;
-		o->pt.nfilters = nauto;
-	}
-	if (o->log.progress) {
-		o->pt.progress = pt_progress;
-		o->pt.progress_ctx = NULL;
-	}
-	progress(true, "second run of %s under Intel PT%s", exe, nauto ? " (filtered to the hot functions)" : "");
-	gusdata_set_meta(d, "tracer", "pt");
-	struct collect_pt_stats stats;
-	struct collect_result res;
-	memset(&res, 0, sizeof res);
-	enum collect_status st = collect_pt_record(o->argv, &o->pt, d, &stats, &res, err, sizeof err);
-	progress_end();
 	int rc = 0;
 	if (st == COLLECT_WRITE_FAILED) {
 		/* the trace that landed is kept and counted (pt.aux_bytes) */
-		rec_error(rec_log, "%s; %llu bytes of trace were stored", err, (unsigned long long)stats.aux_bytes);
-		gusdata_set_meta(d, "missing.trace", err);
+		rec_error(rec_log, "%s; %llu bytes of trace were stored", why, (unsigned long long)stats->aux_bytes);
+		gusdata_set_meta(d, "missing.trace", why);
 		rc = -1;
 	} else if (st != COLLECT_OK) {
-		rec_warn(rec_log, "Intel PT: %s", err);
-		gusdata_set_meta(d, "missing.trace", err);
+		rec_warn(rec_log, "Intel PT: %s; the samples are kept, the run has no trace", why);
+		gusdata_set_meta(d, "missing.trace", why);
 	} else {
-		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
-		gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
-		if (res.interrupted)
+		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res->wait_status));
+		gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res->seconds * 1000));
+		if (res->interrupted)
 			gusdata_set_meta(d, "trace.interrupted", "yes");
 	}
-	if (stats.truncated || stats.lost_records || stats.collisions || stats.overwritten)
+	if (stats->truncated || stats->lost_records || stats->collisions || stats->overwritten)
 		rec_warn(rec_log, "Intel PT lost data: %llu truncated AUX record(s), %llu lost sideband record(s), "
 			 "%llu collision(s), %llu overwritten snapshot(s)",
-			 (unsigned long long)stats.truncated, (unsigned long long)stats.lost_records,
-			 (unsigned long long)stats.collisions, (unsigned long long)stats.overwritten);
-	gusdata_set_meta_u64(d, "trace.pt_bytes", stats.aux_bytes);
-	o->pt.filters = o->filters;
-	o->pt.nfilters = o->nfilters;
+			 (unsigned long long)stats->truncated, (unsigned long long)stats->lost_records,
+			 (unsigned long long)stats->collisions, (unsigned long long)stats->overwritten);
+	gusdata_set_meta_u64(d, "trace.pt_bytes", stats->aux_bytes);
+	/* PT holds the whole run: the report cuts it into these windows */
+	gusdata_set_meta_u64(d, "trace.window_records", o->window_records);
+	gusdata_set_meta_u64(d, "trace.windows_per_level", o->windows_per_level ? o->windows_per_level : 32);
 	return rc;
 }
 
@@ -1170,7 +1139,22 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		say_runs_twice(&input, o.discard_trace_output);
 		so.stdio = &run1_io;
 	}
-	progress(true, "running %s: samples%s", o.argv[0], counting ? " and TMA counts" : "");
+	/* Intel PT: samples, counts and the trace of one run */
+	struct collect_pt_stats pst;
+	enum collect_status pt_st = COLLECT_OK;
+	char pt_why[COLLECT_ERRLEN] = "";
+	memset(&pst, 0, sizeof pst);
+	if (o.tracer == RECORDING_TRACER_PT) {
+		o.pt.progress = NULL;
+		so.pt = &o.pt;
+		so.pt_data = d;
+		so.pt_stats = &pst;
+		so.pt_status = &pt_st;
+		so.pt_why = pt_why;
+		so.pt_why_len = sizeof pt_why;
+	}
+	progress(true, "running %s: samples%s%s", o.argv[0], counting ? ", TMA counts" : "",
+		 o.tracer == RECORDING_TRACER_PT ? " and Intel PT" : "");
 	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
 	collect_input_first_done(&input);
@@ -1200,6 +1184,9 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	if (input.read_errno)
 		rec_warn(rec_log, "reading the standard input failed after %llu bytes: %s",
 			 (unsigned long long)input.copied, strerror(input.read_errno));
+	bool write_failed = false;
+	if (o.tracer == RECORDING_TRACER_PT)
+		write_failed = pt_facts(d, &o, pt_st, pt_why, &pst, &res) != 0;
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
 	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);
@@ -1254,7 +1241,6 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	}
 
 	/* from here on the first run's data is kept whatever happens */
-	bool write_failed = false;
 	if (o.spire)
 		gusdata_set_meta(d, "record.stage", "spire");
 	if (o.spire && res.interrupted)
@@ -1262,11 +1248,14 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	else if (o.spire)
 		spire_run(d, &o, &spick, spire_budget);
 
-	/* run 2: the stream of the program's hot code */
+	/* run 2 (the QEMU tracer): the stream of the program's hot code;
+	 * Intel PT traced run 1 */
 	struct trace_plan tplan;
 	plan_traces(regions, nregions, &tplan);
 	size_t nranges = tplan.n;
-	if (gusdata_set_meta(d, "record.stage", "tracing")) {
+	if (o.tracer == RECORDING_TRACER_PT)
+		;
+	else if (gusdata_set_meta(d, "record.stage", "tracing")) {
 		rec_error(rec_log, "writing into %s failed: %s; no trace run (the first run's data is kept)",
 			  gusdata_path(d), gusdata_errmsg(d));
 		write_failed = true;
@@ -1274,17 +1263,13 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		gusdata_set_meta(d, "missing.trace", "interrupted before the trace run");
 	else if (o.tracer == RECORDING_TRACER_NONE)
 		gusdata_set_meta(d, "missing.trace", "--no-trace: run 1 only");
-	else if (!nranges && o.nfilters && o.tracer == RECORDING_TRACER_PT)
-		write_failed = trace_with_pt(d, &o, exe, NULL, &info) != 0;
 	else if (!nranges)
 		gusdata_set_meta(d, "missing.trace", nregions ? "no hot region in code that can be traced: the samples "
 								"fell in the vDSO, anonymous (JIT) code or code "
 								"without symbols or unwind tables"
 							      : "no hot region to trace");
-	else if (o.tracer == RECORDING_TRACER_QEMU)
-		write_failed = trace_with_qemu(d, &o, &tplan, &input) != 0;
 	else
-		write_failed = trace_with_pt(d, &o, exe, &tplan, &info) != 0;
+		write_failed = trace_with_qemu(d, &o, &tplan, &input) != 0;
 	trace_plan_free(&tplan);
 
 	/* done even after a failed write: what failed is said in missing.* */

@@ -24,7 +24,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 1
+#define REPORT_CACHE_VERSION 2
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -518,51 +518,80 @@ static long traced_range(struct report *rp, const struct region_view *v)
 	return -1;
 }
 
+/* Where region V's windows come from (false: the recording has none,
+ * the stream is the region's first records). The QEMU tracer's windows
+ * are in the stream, of the traced range *RANGE; Intel PT holds the whole
+ * run and is cut into windows alike when read, unless it was recorded
+ * with --window 0. */
+static bool trace_source(struct report *rp, const struct region_view *v, struct report_trace_source *src, long *range)
+{
+	uint64_t records = 0, per_level = 0;
+	bool said = gusdata_meta_u64(rp->d, "trace.window_records", &records);
+	*src = (struct report_trace_source){ .d = rp->d, .pt = strcmp(rp->tracer, "qemu") != 0 };
+	*range = -1;
+	if (!gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level) || !per_level || per_level > 4096)
+		per_level = src->pt ? REPORT_PT_WINDOWS_PER_LEVEL : 16;
+	src->per_level = (unsigned)per_level;
+	if (src->pt) {
+		if (said && !records)
+			return false;
+		src->window_records = records ? records : REPORT_PT_WINDOW_RECORDS;
+		*range = 0;
+		return true;
+	}
+	src->window_records = records;
+	*range = traced_range(rp, v);
+	return said && records && *range >= 0;
+}
+
 static int gather_stream(struct report *rp, struct region_view *v, struct simrun_collect *tc)
 {
 	char err[1024];
-	if (!strcmp(rp->tracer, "qemu")) {
-		tc->lo = v->r.start + v->bias;
-		tc->hi = v->r.end + v->bias;
-		uint64_t damaged, window_records, per_level;
-		/* the windows of a whole run (gus record --window), else the
-		 * first records of the region */
-		long range = traced_range(rp, v);
-		int rc = gusdata_meta_u64(rp->d, "trace.window_records", &window_records) && window_records && range >= 0
-				 ? report_gather_windows(rp->d, tc->lo, tc->hi, (uint32_t)range, -1, window_records,
-							 gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level)
-								 ? (unsigned)per_level : 16,
-							 tc->max, tc, &v->win, &damaged, err, sizeof err)
-				 : gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err);
-		if (rc) {
+	tc->lo = v->r.start + v->bias;
+	tc->hi = v->r.end + v->bias;
+	struct report_trace_source src;
+	long range;
+	bool windows = trace_source(rp, v, &src, &range);
+	uint64_t damaged = 0;
+	if (windows) {
+		if (report_gather_windows(&src, tc->lo, tc->hi, (uint32_t)range, -1, tc->max, tc, &v->win, &damaged, err,
+					  sizeof err)) {
 			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
 			return -1;
 		}
-		/* what is intact is simulated; said once per report */
-		if (damaged && !rp->damage_said) {
-			report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
-				    "the rest of it is skipped", (unsigned long long)damaged, err);
-			rp->damage_said = true;
+		if (src.pt_gaps)
+			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
+				    (unsigned long long)src.pt_gaps);
+	} else if (!src.pt) {
+		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
+			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
+			return -1;
 		}
-		if (damaged)
-			snprintf(v->stream_note, sizeof v->stream_note,
-				 "%llu damaged trace chunk(s), read up to the damage", (unsigned long long)damaged);
-		return 0;
+	} else {
+		struct stream_range run = { tc->lo, tc->hi };
+		struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
+					      .max_insns = 2000000 };
+		struct ipt_stats st;
+		struct ipt_recording_stats rs;
+		memset(&st, 0, sizeof st);
+		memset(&rs, 0, sizeof rs);
+		if (ipt_decode_recording(rp->d, &io, &st, &rs, err, sizeof err) < 0) {
+			snprintf(v->why_no_model, sizeof v->why_no_model, "decoding Intel PT: %s", err);
+			return -1;
+		}
+		if (st.gaps)
+			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
+				    (unsigned long long)st.gaps);
 	}
-	struct stream_range run = { v->r.start + v->bias, v->r.end + v->bias };
-	struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
-				      .max_insns = 2000000 };
-	struct ipt_stats st;
-	struct ipt_recording_stats rs;
-	memset(&st, 0, sizeof st);
-	memset(&rs, 0, sizeof rs);
-	if (ipt_decode_recording(rp->d, &io, &st, &rs, err, sizeof err) < 0) {
-		snprintf(v->why_no_model, sizeof v->why_no_model, "decoding Intel PT: %s", err);
-		return -1;
+	/* what is intact is simulated; said once per report */
+	if (damaged && !rp->damage_said) {
+		report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
+			    "the rest of it is skipped", (unsigned long long)damaged, err);
+		rp->damage_said = true;
 	}
-	if (st.gaps)
-		report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
-			 (unsigned long long)st.gaps);
+	if (damaged)
+		snprintf(v->stream_note, sizeof v->stream_note, "%llu damaged trace chunk(s), read up to the damage",
+			 (unsigned long long)damaged);
 	return 0;
 }
 
@@ -693,9 +722,12 @@ static int64_t trace_thread_for(const struct report_callers *c, size_t k, const 
 
 /* Every thread of region V with REPORT_THREAD_SHARE of its samples or
  * more, simulated alone from its own windows (RANGE of the trace). */
-static void simulate_threads(struct report *rp, struct region_view *v, long range, uint64_t window_records,
-			     unsigned per_level)
+static void simulate_threads(struct report *rp, struct region_view *v)
 {
+	struct report_trace_source ws;
+	long range;
+	if (!trace_source(rp, v, &ws, &range))
+		return;
 	const struct report_callers *c = rp->callers ? &rp->callers[v - rp->rv] : NULL;
 	v->nthreads = 0;
 	if (!c || c->nthreads < 2)
@@ -724,8 +756,8 @@ static void simulate_threads(struct report *rp, struct region_view *v, long rang
 		struct sim_analysis an;
 		memset(&an, 0, sizeof an);
 		bool have_an = false;
-		if (report_gather_windows(rp->d, tc.lo, tc.hi, (uint32_t)range, thread, window_records, per_level, tc.max,
-					  &tc, &w, &damaged, err, sizeof err)) {
+		if (report_gather_windows(&ws, tc.lo, tc.hi, (uint32_t)range, thread, tc.max, &tc, &w, &damaged, err,
+					  sizeof err)) {
 			snprintf(model, sizeof v->thread_model[0], "%.190s", err);
 			goto next;
 		}
@@ -874,11 +906,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		 * earlier ones left them, gives the sensitivities */
 		if (isfinite(v->win.whole) && (v->win.per_iteration == (v->an.units > 0)))
 			v->an.cycles_per_unit = v->win.whole;
-		uint64_t window_records, per_level;
-		if (gusdata_meta_u64(rp->d, "trace.window_records", &window_records))
-			simulate_threads(rp, v, traced_range(rp, v), window_records,
-					 gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level) ? (unsigned)per_level
-													 : 16);
+		simulate_threads(rp, v);
 	}
 	char stream[512];
 	if (!strcmp(rp->tracer, "qemu"))
@@ -888,8 +916,10 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 strcmp(gusdata_meta(rp->d, "trace.data_addresses") ? gusdata_meta(rp->d, "trace.data_addresses")
 									  : "yes", "no") ? "known" : "not used");
 	else
-		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region, no data addresses "
-			 "(memory dependencies from address expressions)", tc.n);
+		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region%s, no data addresses "
+			 "(memory dependencies from address expressions)", tc.n,
+			 v->win.n ? " from windows spread over the whole run, picked by the time they stand for"
+				  : " (its first ones)");
 	if (v->stream_note[0] && asprintf(&v->stream, "%s; %s", stream, v->stream_note) < 0)
 		v->stream = NULL;
 	if (!v->stream)

@@ -80,6 +80,10 @@ struct report_phase {
 };
 
 #define REPORT_MAX_TRACE_THREADS 64
+/* Intel PT's windows when the recording does not say (gus record's
+ * --window defaults) */
+#define REPORT_PT_WINDOW_RECORDS 5000
+#define REPORT_PT_WINDOWS_PER_LEVEL 32
 #define REPORT_MAX_THREADS_SHOWN 8	/* threads listed per region */
 #define REPORT_THREAD_SHARE 0.10	/* of a region's samples: simulated apart */
 
@@ -100,14 +104,29 @@ struct report_windows {
 	size_t nphases;
 };
 
-/* Reads the windows of traced range RANGE (trace.ranges) of recording D's
- * QEMU stream that hold records in [LO, HI) (of THREAD alone, a
- * STREAM_THREAD, unless it is -1), picks windows up to BUDGET records with probability in
- * proportion to the time they stand for, and collects their records into
- * TC (in stream order; each window's first segment in OUT). -1 with ERR
- * when the trace cannot be read; *DAMAGED: chunks read up to a damage. */
-int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
-			  uint64_t window_records, unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+/* Where a region's windows come from: the QEMU stream stored in D, whose
+ * windows the tracer cut (collect.h), or D's Intel PT, which holds the
+ * whole run: decoded for the region alone and cut the same way (windows
+ * of WINDOW_RECORDS of each thread's records of the region, PER_LEVEL per
+ * doubling of the stride), so that both tracers give the same sample of a
+ * run. */
+struct report_trace_source {
+	struct gusdata *d;
+	bool pt;
+	uint64_t window_records;
+	unsigned per_level;
+	uint64_t pt_gaps;	/* out: gaps met decoding PT */
+};
+
+/* Reads the windows of traced range RANGE (trace.ranges; 0 for PT) of
+ * SRC that hold records in [LO, HI) (of THREAD alone, a STREAM_THREAD,
+ * unless it is -1), picks windows up to BUDGET records with probability
+ * in proportion to the time they stand for, and collects their records
+ * into TC (in stream order; each window's first segment in OUT). -1 with
+ * ERR when the trace cannot be read; *DAMAGED: chunks read up to a
+ * damage. */
+int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
+			  size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen);
 /* Each window simulated alone (cycles per iteration of HEAD, or per
  * instruction when a window does not run it twice), their spread and the

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gusdata.h"
+#include "ipt.h"
 #include "report_internal.h"
 
 #define MAX_THREADS 4096
@@ -26,6 +27,7 @@ struct thread_pos {
 };
 
 struct window_scan {
+	struct report_trace_source *src;
 	uint64_t lo, hi;
 	uint32_t range;		/* the traced range holding the region */
 	int64_t thread;		/* only this thread's records; -1: all */
@@ -200,20 +202,148 @@ static size_t merge_segments(struct report_window *v, size_t n)
 	return k;
 }
 
-int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
-			  uint64_t window_records, unsigned per_level, size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
+/* ------------------------------------------------- cutting PT's run --- */
+/* Intel PT holds every record: each thread's records of the region are
+ * cut into windows where the QEMU tracer would keep them (its in_window:
+ * window J of level L = J / K starts at K*W*(2^L - 1) + (J mod K)*W*2^L),
+ * the first record of each tagged as the plugin tags it. */
+struct cut_thread {
+	uint32_t thread;
+	uint64_t pos;		/* the thread's records of the region so far */
+	uint64_t next, end;	/* where the next window starts, the open one ends */
+	uint32_t index;
+	bool open, skipped;
+};
+
+#define CUT_BATCH 1024
+
+struct window_cut {
+	stream_sink sink;
+	void *ctx;
+	uint64_t w;
+	unsigned k;
+	struct cut_thread *t;
+	size_t nt;
+	struct stream_insn out[CUT_BATCH];
+	size_t n;
+	int rc;
+};
+
+static uint64_t cut_start(const struct window_cut *c, uint32_t j)
+{
+	uint64_t level = j / c->k, i = j % c->k;
+	if (level > 40)
+		return UINT64_MAX;
+	return c->k * c->w * ((1ull << level) - 1) + i * (c->w << level);
+}
+
+static struct cut_thread *cut_thread_of(struct window_cut *c, uint32_t thread)
+{
+	for (size_t i = 0; i < c->nt; i++)
+		if (c->t[i].thread == thread)
+			return &c->t[i];
+	if (c->nt == MAX_THREADS)
+		return NULL;
+	struct cut_thread *t = &c->t[c->nt++];
+	*t = (struct cut_thread){ .thread = thread, .skipped = false };
+	return t;
+}
+
+static int cut_flush(struct window_cut *c)
+{
+	if (c->n && !c->rc)
+		c->rc = c->sink(c->ctx, c->out, c->n);
+	c->n = 0;
+	return c->rc;
+}
+
+static int cut_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct window_cut *c = ctx;
+	for (size_t i = 0; i < n && !c->rc; i++) {
+		struct cut_thread *t = cut_thread_of(c, v[i].thread);
+		if (!t)
+			continue;
+		uint64_t pos = t->pos++;
+		bool opens = false;
+		if (!t->open || pos >= t->end) {
+			if (t->open) {
+				t->open = false;
+				t->index++;
+				t->next = cut_start(c, t->index);
+			}
+			if (pos < t->next || t->index > 0xffffffu) {
+				t->skipped = true;
+				continue;
+			}
+			t->open = opens = true;
+			t->end = pos + c->w;
+		}
+		struct stream_insn *o = &c->out[c->n++];
+		*o = v[i];
+		if (opens) {
+			o->flags |= STREAM_WINDOW;
+			o->window = STREAM_WINDOW_TAG(0, t->index);
+		}
+		if (t->skipped)
+			o->flags |= STREAM_ENTRY;
+		t->skipped = false;
+		if (c->n == CUT_BATCH)
+			cut_flush(c);
+	}
+	return c->rc;
+}
+
+/* the stream of the scan's region, in windows, to SINK */
+static int read_windows(struct window_scan *s, stream_sink sink, uint64_t *damaged, char *err, size_t errlen)
+{
+	if (!s->src->pt)
+		return gusdata_trace_read(s->src->d, sink, s, damaged, err, errlen);
+	*damaged = 0;
+	struct window_cut *c = calloc(1, sizeof *c);
+	struct cut_thread *t = calloc(MAX_THREADS, sizeof *t);
+	if (!c || !t) {
+		free(c);
+		free(t);
+		snprintf(err, errlen, "out of memory cutting the trace into windows");
+		return -1;
+	}
+	*c = (struct window_cut){ .sink = sink, .ctx = s, .w = s->window_records, .k = s->per_level, .t = t };
+	struct stream_range run = { s->lo, s->hi };
+	struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = cut_sink, .ctx = c };
+	struct ipt_stats st;
+	struct ipt_recording_stats rs;
+	memset(&st, 0, sizeof st);
+	int rc = ipt_decode_recording(s->src->d, &io, &st, &rs, err, errlen);
+	if (rc < 0) {
+		char why[512];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "decoding Intel PT: %s", why);
+	} else {
+		rc = cut_flush(c);
+	}
+	s->src->pt_gaps = st.gaps;
+	free(t);
+	free(c);
+	return rc;
+}
+
+int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
+			  size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen)
 {
+	uint64_t window_records = src->window_records;
 	memset(out, 0, sizeof *out);
 	out->window_records = window_records;
 	out->thread = thread;
-	struct window_scan s = { .lo = lo, .hi = hi, .range = range, .thread = thread, .window_records = window_records,
-				 .per_level = per_level ? per_level : 16, .tc = tc, .cur = -1 };
+	struct window_scan s = { .src = src, .lo = lo, .hi = hi, .range = range, .thread = thread,
+				 .window_records = window_records, .per_level = src->per_level ? src->per_level : 16,
+				 .tc = tc, .cur = -1 };
 	s.threads = calloc(MAX_THREADS, sizeof *s.threads);
 	if (!s.threads)
 		abort();
 	int rc = -1;
-	if (gusdata_trace_read(d, count_sink, &s, damaged, err, errlen) || s.oom)
+	if (read_windows(&s, count_sink, damaged, err, errlen) || s.oom)
 		goto out;
 	out->total = s.n;
 	/* the threads that ran the region, in their order (process, then
@@ -302,7 +432,7 @@ int report_gather_windows(struct gusdata *d, uint64_t lo, uint64_t hi, uint32_t 
 	memset(s.threads, 0, MAX_THREADS * sizeof *s.threads);
 	s.nthreads = 0;
 	tc->max = budget;
-	if (gusdata_trace_read(d, collect_sink, &s, damaged, err, errlen) || s.oom) {
+	if (read_windows(&s, collect_sink, damaged, err, errlen) || s.oom) {
 		free(picked);
 		goto out;
 	}

@@ -373,6 +373,19 @@ int pt_synth_add(struct pt_synth *s, const struct stream_insn *v, size_t n)
 	return s->failed ? -1 : 0;
 }
 
+int pt_synth_tsc(struct pt_synth *s, uint64_t tsc)
+{
+	if (!s->started)
+		return -1;
+	flush_tnt(s);
+	struct pt_packet p;
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_tsc;
+	p.payload.tsc.tsc = tsc;
+	put(s, &p);
+	return s->failed ? -1 : 0;
+}
+
 int pt_synth_sink(void *ctx, const struct stream_insn *v, size_t n)
 {
 	return pt_synth_add(ctx, v, n) < 0 ? -1 : 0;

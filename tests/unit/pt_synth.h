@@ -27,6 +27,9 @@ void pt_synth_free(struct pt_synth *s);
  * execution of a rep-prefixed instruction, as QEMU reports each
  * iteration; they are merged. -1 when an instruction cannot be decoded. */
 int pt_synth_add(struct pt_synth *s, const struct stream_insn *v, size_t n);
+/* A TSC packet: the time from here on (the branches of the instructions
+ * added so far come before it). -1 before the first instruction. */
+int pt_synth_tsc(struct pt_synth *s, uint64_t tsc);
 /* Ends the trace (FUP + TIP.PGD) and hands over the bytes (free them). */
 int pt_synth_finish(struct pt_synth *s, uint8_t **buf, size_t *len);
 /* the PSBs written, in order */

@@ -302,7 +302,8 @@ static void check_region(const struct merge_report_region *v, const char *what, 
 	tap_ok(v->simulated && v->an && v->code, "%s: simulated%s%s", what, why(v)[0] ? ": " : "", why(v));
 	tap_ok(v->from_cache == cached, "%s: %s", what, cached ? "from the recording's cache" : "simulated anew");
 	char want[128];
-	snprintf(want, sizeof want, "Intel PT, %zu instructions in the region,", x->insns);
+	snprintf(want, sizeof want, "Intel PT, %zu instructions in the region from windows spread over the whole run,",
+		 x->insns);
 	tap_ok(v->stream && !strncmp(v->stream, want, strlen(want)), "%s: stream '%s' (want '%s ...')", what,
 	       v->stream ? v->stream : "(none)", want);
 	if (!v->simulated || !v->an)

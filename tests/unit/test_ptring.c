@@ -1142,6 +1142,31 @@ static void test_record_here(const char *tmp)
 	s = collect_pt_record(argv, &o, d, &st, &res, err, sizeof(err));
 	tap_ok(s == COLLECT_BAD_EVENT && strstr(err, "no address filters"),
 	       "filters on a PMU without address ranges (%s)", err);
+
+	/* Samples, counts and PT from one run: a sampling run asked to trace
+	 * too, on the PMU without AUX, goes on sampling alone and says why */
+	o.filters = NULL;
+	o.nfilters = 0;
+	char *spin[] = { "sh", "-c", "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done", NULL };
+	enum collect_status pt_st = COLLECT_OK;
+	char why[COLLECT_ERRLEN] = "";
+	struct collect_pt_stats pst;
+	struct collect_sample_opts so = { .event = "cpu-clock", .freq = 1000, .pt = &o, .pt_data = d, .pt_stats = &pst,
+					  .pt_status = &pt_st, .pt_why = why, .pt_why_len = sizeof why };
+	struct collect_sample_stats sst;
+	gusdata_set_meta(d, "missing.pt", "");
+	fds_before = count_fds();
+	s = collect_sample_run(spin, &so, NULL, NULL, NULL, NULL, 0, NULL, &sst, &res, err, sizeof(err));
+	tap_ok(s == COLLECT_OK && sst.samples > 0 && collect_exit_code(res.wait_status) == 0,
+	       "a sampling run whose PT cannot be set up runs on: %llu samples (%s)",
+	       (unsigned long long)sst.samples, s ? err : "ok");
+	tap_ok(pt_st != COLLECT_OK && strstr(why, "AUX area"), "and says why there is no trace (%d: %s)", pt_st, why);
+	m = gusdata_meta(d, "missing.pt");
+	tap_ok(m && strstr(m, "AUX area"), "missing.pt of the run (%s)", m ? m : "(null)");
+	errno = 0;
+	tap_ok(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no child left behind");
+	tap_ok(count_fds() == fds_before, "every PT event closed after the run (%ld fds, %ld before)", count_fds(),
+	       fds_before);
 	gusdata_close(d);
 }
 

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Intel PT, thread by thread and window by window: a per-CPU trace
+ * (synthesized with libipt's encoder from a generated program, TSC
+ * packets where the sideband says the CPU changed hands) in which thread
+ * A runs, then thread B, then A again. Decoding the recording gives each
+ * record the thread its switch-in events name (perf time turned into TSC
+ * by the recording's pt.time_* meta), and the report's windows cut each
+ * thread's run where the QEMU tracer would: windows over the whole run,
+ * for both threads, and for one thread alone. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gusdata.h"
+#include "ipt.h"
+#include "pt_synth.h"
+#include "report_internal.h"
+#include "sim.h"
+#include "tap.h"
+
+#define BASE 0x401000ull
+#define PID 4100
+/* thread A runs SEG_A records, B runs SEG_B, A again SEG_A */
+#define SEG_A 300000u
+#define SEG_B 200000u
+#define WINDOW 5000u
+#define PER_LEVEL 4u
+
+/* the recording's clock: perf time = ZERO + TSC * MULT >> SHIFT */
+#define TIME_ZERO 5000ull
+#define TIME_MULT 2048ull
+#define TIME_SHIFT 10ull
+
+static char err[1024];
+static char tmpdir[256];
+static char datadir[1024];
+
+struct vec {
+	struct stream_insn *v;
+	size_t n, cap;
+};
+
+static int collect(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct vec *a = ctx;
+	if (a->n + n > a->cap) {
+		size_t cap = (a->n + n) * 2;
+		struct stream_insn *p = realloc(a->v, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		a->v = p;
+		a->cap = cap;
+	}
+	memcpy(a->v + a->n, v, n * sizeof(*v));
+	a->n += n;
+	return 0;
+}
+
+static uint64_t perf_time(uint64_t tsc)
+{
+	return TIME_ZERO + (tsc * TIME_MULT >> TIME_SHIFT);
+}
+
+/* windows of a thread run of N records: those starting before N, window
+ * J of level L = J / K at K*W*(2^L - 1) + (J mod K)*W*2^L */
+static size_t windows_of(uint64_t n)
+{
+	size_t count = 0;
+	for (uint32_t j = 0;; j++) {
+		uint64_t level = j / PER_LEVEL, i = j % PER_LEVEL;
+		uint64_t start = PER_LEVEL * WINDOW * ((1ull << level) - 1) + i * (WINDOW << level);
+		if (start >= n)
+			return count;
+		count++;
+	}
+}
+
+struct fixture {
+	struct pt_synth_prog *prog;
+	struct vec truth;
+	uint8_t *pt;
+	size_t len;
+	size_t csize;
+	char path[512], data[512];
+	struct gusdata *d;
+};
+
+static bool make(struct fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	f->prog = pt_synth_prog_new(BASE, 24, 7);
+	struct pt_synth *sy = pt_synth_new(4096);
+	if (!f->prog || !sy || pt_synth_prog_run(f->prog, 2 * SEG_A + SEG_B, collect, &f->truth) ||
+	    f->truth.n != 2 * SEG_A + SEG_B) {
+		pt_synth_free(sy);
+		return false;
+	}
+	/* the three stretches, each entered anew (the kernel stops tracing
+	 * a task that is switched out), the time where each begins */
+	size_t cut[4] = { 0, SEG_A, SEG_A + SEG_B, 2 * SEG_A + SEG_B };
+	uint64_t tsc[3] = { 1000000, 2000000, 3000000 };
+	bool ok = true;
+	for (int s = 0; s < 3 && ok; s++) {
+		f->truth.v[cut[s]].flags |= STREAM_ENTRY;
+		if (s)
+			ok = !pt_synth_tsc(sy, tsc[s]);
+		ok = ok && !pt_synth_add(sy, f->truth.v + cut[s], cut[s + 1] - cut[s]);
+		if (!s)
+			ok = ok && !pt_synth_tsc(sy, tsc[0]);
+	}
+	ok = ok && !pt_synth_finish(sy, &f->pt, &f->len);
+	pt_synth_free(sy);
+	if (!ok)
+		return false;
+	const uint8_t *code = pt_synth_prog_code(f->prog, &f->csize);
+	snprintf(f->path, sizeof f->path, "%s/prog.bin", tmpdir);
+	FILE *out = fopen(f->path, "wb");
+	if (!out || fwrite(code, 1, f->csize, out) != f->csize) {
+		if (out)
+			fclose(out);
+		return false;
+	}
+	fclose(out);
+
+	snprintf(f->data, sizeof f->data, "%s/gus.data", tmpdir);
+	if (gusdata_create(f->data, 0, &f->d, err, sizeof err)) {
+		printf("# gusdata_create: %s\n", err);
+		return false;
+	}
+	struct gusdata *d = f->d;
+	gusdata_set_meta(d, "tracer", "pt");
+	gusdata_set_meta(d, "cpu.family", "6");
+	gusdata_set_meta(d, "cpu.model", "85");
+	gusdata_set_meta_u64(d, "pt.cap_user_time_zero", 1);
+	gusdata_set_meta_u64(d, "pt.time_zero", TIME_ZERO);
+	gusdata_set_meta_u64(d, "pt.time_mult", TIME_MULT);
+	gusdata_set_meta_u64(d, "pt.time_shift", TIME_SHIFT);
+	struct gusdata_mmap m = { .time = perf_time(10), .pid = PID, .tid = PID, .start = BASE, .len = f->csize,
+				  .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE, .filename = f->path };
+	gusdata_add_mmap(d, &m);
+	/* B is A's second thread; the sideband as pt.c stores it */
+	gusdata_add_event(d, perf_time(500000), 0, PID, PID + 1, "fork", PID, PID);
+	gusdata_add_event(d, perf_time(tsc[0]), 0, PID, PID, "itrace-start", 0, 0);
+	gusdata_add_event(d, perf_time(tsc[1]) - 1, 0, PID, PID, "switch-out", 1, 0);
+	gusdata_add_event(d, perf_time(tsc[1]), 0, PID, PID + 1, "switch-in", 0, 0);
+	gusdata_add_event(d, perf_time(tsc[2]) - 1, 0, PID, PID + 1, "switch-out", 0, 0);
+	gusdata_add_event(d, perf_time(tsc[2]), 0, PID, PID, "switch-in", 0, 0);
+	struct gusdata_chunk ch = { .cpu = 0, .tid = -1, .data = f->pt, .size = f->len };
+	return !gusdata_add_chunk(d, &ch);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	if (f->d)
+		gusdata_close(f->d);
+	pt_synth_prog_free(f->prog);
+	free(f->truth.v);
+	free(f->pt);
+	unlink(f->path);
+	unlink(f->data);
+}
+
+/* every record carries the thread the switch events name */
+static void test_threads(struct fixture *f)
+{
+	struct vec out = { 0 };
+	struct ipt_decode_opts o = { .sink = collect, .ctx = &out };
+	struct ipt_stats st;
+	struct ipt_recording_stats rs;
+	memset(&st, 0, sizeof st);
+	int rc = ipt_decode_recording(f->d, &o, &st, &rs, err, sizeof err);
+	tap_ok(rc == 0 && out.n == f->truth.n && !st.gaps, "decoded: %zu records of %zu, %llu gap(s)%s%s", out.n,
+	       f->truth.n, (unsigned long long)st.gaps, rc ? ": " : "", rc ? err : "");
+	/* the first thread of process 0 is thread 0, its second thread 1 */
+	size_t wrong = 0, in_b = 0;
+	for (size_t i = 0; i < out.n; i++) {
+		uint32_t want = i >= SEG_A && i < SEG_A + SEG_B ? STREAM_THREAD(0, 1) : STREAM_THREAD(0, 0);
+		wrong += out.v[i].thread != want;
+		in_b += out.v[i].thread == STREAM_THREAD(0, 1);
+	}
+	/* a switch is seen at the branch that follows the TSC: the few
+	 * records before it may go to the thread before */
+	tap_ok(wrong <= 64, "each record is its thread's: %zu of %zu on the wrong side of a switch", wrong, out.n);
+	tap_near((double)in_b, SEG_B, 64, "thread B ran %zu records (want %u)", in_b, SEG_B);
+	free(out.v);
+}
+
+/* the windows of the whole run, of both threads and of one */
+static void test_windows(struct fixture *f, const struct sim_machine *m)
+{
+	struct report_trace_source src = { .d = f->d, .pt = true, .window_records = WINDOW, .per_level = PER_LEVEL };
+	struct simrun_collect tc = { .code = sim_code_new(m), .lo = BASE, .hi = BASE + f->csize, .max = 60000 };
+	struct report_windows w;
+	uint64_t damaged = 0;
+	int rc = report_gather_windows(&src, BASE, BASE + f->csize, 0, -1, tc.max, &tc, &w, &damaged, err, sizeof err);
+	tap_ok(rc == 0, "the windows of PT gathered%s%s", rc ? ": " : "", rc ? err : "");
+	size_t want = windows_of(2 * SEG_A) + windows_of(SEG_B);
+	tap_ok(w.total == want, "every window of both threads' runs: %zu (want %zu: %zu of A's, %zu of B's)", w.total,
+	       want, windows_of(2 * SEG_A), windows_of(SEG_B));
+	tap_ok(w.nthread_ids == 2 && w.thread_ids[0] == STREAM_THREAD(0, 0) && w.thread_ids[1] == STREAM_THREAD(0, 1),
+	       "two threads ran the region (%zu)", w.nthread_ids);
+	double last_a = 0, last_b = 0;
+	size_t picked_b = 0, records = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		const struct report_window *x = &w.v[i];
+		if (x->thread == STREAM_THREAD(0, 0) && x->position > last_a)
+			last_a = x->position;
+		if (x->thread == STREAM_THREAD(0, 1)) {
+			picked_b++;
+			if (x->position > last_b)
+				last_b = x->position;
+		}
+		records += x->n;
+	}
+	tap_ok(w.n >= 4 && tc.n > 0 && tc.n <= tc.max && records == tc.n,
+	       "%zu windows picked, %zu records collected (budget %zu)", w.n, tc.n, tc.max);
+	/* A's second stretch comes after B's in time, but A's run goes on:
+	 * windows of it past its first 300000 records are A's late phase */
+	tap_ok(last_a > SEG_A, "A's picked windows reach its second stretch (last at record %.0f of %u)", last_a,
+	       2 * SEG_A);
+	tap_ok(picked_b >= 2 && last_b > SEG_B / 2, "B's windows picked too: %zu, the last at record %.0f of %u",
+	       picked_b, last_b, SEG_B);
+	report_windows_free(&w);
+	simrun_collect_free(&tc);
+
+	struct simrun_collect tb = { .code = tc.code, .lo = BASE, .hi = BASE + f->csize, .max = 60000 };
+	rc = report_gather_windows(&src, BASE, BASE + f->csize, 0, STREAM_THREAD(0, 1), tb.max, &tb, &w, &damaged, err,
+				   sizeof err);
+	bool only_b = rc == 0 && w.n > 0;
+	for (size_t i = 0; i < w.n; i++)
+		only_b &= w.v[i].thread == STREAM_THREAD(0, 1);
+	tap_ok(only_b && w.total == windows_of(SEG_B), "thread B alone: %zu windows of %zu, all of B's (want %zu)%s%s",
+	       w.n, w.total, windows_of(SEG_B), rc ? ": " : "", rc ? err : "");
+	report_windows_free(&w);
+	simrun_collect_free(&tb);
+	sim_code_free(tc.code);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/gus-test-ptwin-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		printf("1..0 # SKIP no temporary directory\n");
+		return 0;
+	}
+	const char *dd = getenv("GUS_DATADIR");
+	snprintf(datadir, sizeof datadir, "%s", dd && *dd ? dd : GUS_ABS_SRCDIR "/data");
+	char mdir[1100];
+	snprintf(mdir, sizeof mdir, "%s/machines", datadir);
+	struct sim_machine *m = sim_machine_find(mdir, "skx", err, sizeof err);
+	tap_ok(m != NULL, "the skx model loads%s%s", m ? "" : ": ", m ? "" : err);
+	struct fixture f;
+	bool made = make(&f);
+	tap_ok(made, "a per-CPU trace of two threads synthesized and stored");
+	if (made && m) {
+		test_threads(&f);
+		test_windows(&f, m);
+	}
+	fixture_free(&f);
+	sim_machine_free(m);
+	rmdir(tmpdir);
+	return tap_done();
+}
