@@ -1308,7 +1308,10 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 				pfd[np] = (struct pollfd){ .fd = conns[i]->fd, .events = POLLIN };
 				pconn[np++] = i;
 			}
-		int pr = poll(pfd, np, tree_done ? 0 : 200);
+		/* with every stream ended, only the end of the process tree is
+		 * awaited, which no descriptor tells: looked at often, not to
+		 * add up to 200 ms to every traced run */
+		int pr = poll(pfd, np, tree_done ? 0 : live ? 200 : 2);
 		if (pr < 0 && errno != EINTR)
 			break;
 		if (pr == 0 && tree_done)
