@@ -65,6 +65,11 @@ struct collect_plan {
 	int n_groups;
 	int budget;		/* general counters per group */
 	char note[256];		/* e.g. NMI watchdog took a counter */
+	/* gus stat -e: a group the kernel refuses (not supported here, a bad
+	 * encoding) is left out and its events read as <not supported>, the
+	 * others are counted, as perf stat does; only when every group is
+	 * refused (or for lack of permission) does opening fail */
+	bool each_alone;
 };
 
 void collect_plan_free(struct collect_plan *plan);

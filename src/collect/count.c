@@ -93,6 +93,7 @@ struct collect_group {
 	int *fds;		/* a group read at once: one fd per member */
 	size_t first, n;	/* plan indices */
 	bool group_read;
+	char *not_supported;	/* each_alone: why the kernel refused it (not opened) */
 };
 
 static int sys_perf_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
@@ -195,6 +196,15 @@ static int open_libperf_group(struct collect_group *g, const struct collect_plan
 static int read_group(const struct collect_group *g, const struct collect_plan *plan,
 		      struct td_countset *cs)
 {
+	if (g->not_supported) {
+		for (size_t i = 0; i < g->n; i++) {
+			char why[COLLECT_ERRLEN + 32];
+			snprintf(why, sizeof why, "not supported: %s", g->not_supported);
+			if (td_countset_add_uncounted(cs, plan->ev[g->first + i].name, why))
+				return -1;
+		}
+		return 0;
+	}
 	if (g->evlist) {
 		size_t i = 0;
 		struct perf_evsel *ev;
@@ -246,6 +256,7 @@ static void close_group(struct collect_group *g)
 			if (g->fds[i] >= 0)
 				close(g->fds[i]);
 	free(g->fds);
+	free(g->not_supported);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -273,6 +284,8 @@ enum collect_status collect_groups_open(const struct collect_plan *plan, int onl
 	}
 	perf_thread_map__set_pid(gs->threads, 0, pid);
 
+	enum collect_status refused = COLLECT_OK;
+	size_t opened = 0;
 	for (size_t i = 0; i < plan->n;) {
 		int gi = plan->ev[i].group;
 		size_t j = i;
@@ -289,13 +302,39 @@ enum collect_status collect_groups_open(const struct collect_plan *plan, int onl
 		int e = plan->ev[i].group_read ? open_read_group(g, plan, pid, &failed)
 						   : open_libperf_group(g, plan, gs->threads, &failed);
 		if (e) {
+			char why[COLLECT_ERRLEN];
 			enum collect_status st = classify_open_error(e, plan->ev[failed].name,
 								     !plan->ev[failed].attr.exclude_kernel,
-								     err, errlen);
-			collect_groups_close(gs);
-			return st;
+								     why, sizeof why);
+			/* perf stat's reason is short: the whole story goes with the
+			 * error when nothing at all can be counted */
+			char *keep = plan->each_alone && st != COLLECT_NO_PERMISSION
+					     ? strdup(st == COLLECT_NO_PMU ? "no hardware PMU on this machine" : strerror(e))
+					     : NULL;
+			if (!keep) {
+				snprintf(err, errlen, "%s", why);
+				collect_groups_close(gs);
+				return st;
+			}
+			/* what did open of it is closed; its events read as not supported */
+			size_t first = g->first, n = g->n;
+			close_group(g);
+			g->first = first;
+			g->n = n;
+			g->not_supported = keep;
+			/* the first refusal is the error when none opens */
+			if (!refused) {
+				refused = st;
+				snprintf(err, errlen, "%s", why);
+			}
+		} else {
+			opened++;
 		}
 		i = j;
+	}
+	if (!opened && refused) {
+		collect_groups_close(gs);
+		return refused;
 	}
 	return COLLECT_OK;
 }

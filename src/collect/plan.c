@@ -165,6 +165,7 @@ int collect_plan_events(const char *list, bool user_only, struct collect_plan *p
 			goto fail;
 	}
 	free(items);
+	plan->each_alone = true;
 	return 0;
 fail:
 	free(items);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "mg_internal.h"
 
 /* VALUE with thousands separators and DECIMALS decimals */
 static void grouped(char *out, size_t outlen, double value, int decimals)
@@ -108,7 +109,7 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 			/* perf stat -I -x: time, value, unit, event, run time, percent, metric, unit */
 			fprintf(f, "%16.9f%c", t, sep);
 			if (!counted)
-				fprintf(f, "<not counted>");
+				fputs(mg_uncounted_word(c), f);
 			else if (msec)
 				fprintf(f, "%.2f", scaled / 1e6);
 			else
@@ -119,7 +120,7 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 		}
 		char num[64];
 		if (!counted)
-			snprintf(num, sizeof(num), "<not counted>");
+			snprintf(num, sizeof(num), "%s", mg_uncounted_word(c));
 		else
 			grouped(num, sizeof(num), msec ? scaled / 1e6 : scaled, msec ? 2 : 0);
 		fprintf(f, "%16.9f %18s %-4s %s", t, num, msec ? "msec" : "", c->event);

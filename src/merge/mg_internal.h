@@ -20,4 +20,11 @@ const char *mg_unit_label(enum td_unit u);
  * but tab and newlines) become '?' rather than making the file unreadable. */
 void mg_xml_text(FILE *out, const char *s);
 
+/* perf stat's words for an event without a value: "<not supported>"
+ * where the kernel refused it (collect's "not supported: WHY"), else
+ * "<not counted>"; and the reason without that prefix */
+struct td_count;
+const char *mg_uncounted_word(const struct td_count *c);
+const char *mg_uncounted_why(const struct td_count *c);
+
 #endif

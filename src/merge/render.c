@@ -303,6 +303,17 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 	fprintf(out, "\n  ]\n}\n");
 }
 
+const char *mg_uncounted_word(const struct td_count *c)
+{
+	return c->why_not && !strncmp(c->why_not, "not supported", 13) ? "<not supported>" : "<not counted>";
+}
+
+const char *mg_uncounted_why(const struct td_count *c)
+{
+	const char *w = c->why_not ? c->why_not : "";
+	return !strncmp(w, "not supported: ", 15) ? w + 15 : w;
+}
+
 void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,
 			 enum merge_format fmt, char sep)
 {
@@ -311,8 +322,7 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 		for (size_t i = 0; i < cs->n; i++) {
 			const struct td_count *c = &cs->c[i];
 			if (!c->counted) {
-				fprintf(out, "  %20s  %-32s %s\n", "<not counted>", c->event,
-					c->why_not ? c->why_not : "");
+				fprintf(out, "  %20s  %-32s %s\n", mg_uncounted_word(c), c->event, mg_uncounted_why(c));
 				continue;
 			}
 			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
@@ -331,7 +341,7 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 			const struct td_count *c = &cs->c[i];
 			merge_csv_field(out, c->event, sep);
 			if (!c->counted) {
-				fprintf(out, "%c<not counted>%c%c%c%c\n", sep, sep, sep, sep, sep);
+				fprintf(out, "%c%s%c%c%c%c\n", sep, mg_uncounted_word(c), sep, sep, sep, sep);
 				continue;
 			}
 			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
@@ -352,6 +362,11 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
 		merge_json_string(out, c->event);
 		fprintf(out, ", \"counted\": %s", c->counted ? "true" : "false");
+		if (!c->counted) {
+			fprintf(out, ", \"supported\": %s, \"why\": ", c->why_not && !strncmp(c->why_not, "not supported", 13)
+										  ? "false" : "true");
+			merge_json_string(out, mg_uncounted_why(c));
+		}
 		if (c->counted) {
 			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
 			fprintf(out, ", \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f, \"scaled\": %.0f, \"multiplex_ratio\": %.4f",

@@ -79,6 +79,20 @@ if [ $st -eq 3 ]; then
 		check_contains "$out" "no hardware PMU" "no PMU, libpfm4 forced to $forced: the PMU is named"
 		check_lacks "$out" "TMA table" "no PMU, libpfm4 forced to $forced: no word of a TMA table"
 	done
+	# -e: what cannot be counted is <not supported>, the rest is counted
+	out=$("$GUS" stat -e task-clock,cycles,page-faults -- "$WORKLOAD" exit 0 2>&1); st=$?
+	check_status $st 0 "-e task-clock,cycles,page-faults without a PMU: counted, exit 0"
+	check_contains "$out" "<not supported>  cycles" "-e: cycles is <not supported>"
+	check_contains "$out" "no hardware PMU on this machine" "-e: and why, in short"
+	printf '%s\n' "$out" | grep -Eq '^ +[0-9]+  task-clock'; ok $? "-e: task-clock is counted"
+	printf '%s\n' "$out" | grep -Eq '^ +[0-9]+  page-faults'; ok $? "-e: page-faults after it too"
+	out=$("$GUS" stat -x, -e task-clock,cycles -- "$WORKLOAD" exit 0 2>&1)
+	check_contains "$out" "cycles,<not supported>,,,," "-e, CSV: <not supported> as perf stat -x, writes it"
+	out=$("$GUS" stat --json -e task-clock,cycles -- "$WORKLOAD" exit 0 2>&1)
+	check_contains "$out" '"name": "cycles", "counted": false, "supported": false' "-e, JSON: supported false"
+	out=$("$GUS" stat -e cycles,instructions -- "$WORKLOAD" exit 0 2>&1); st=$?
+	check_status $st 3 "-e with no event countable: exit status 3"
+	check_contains "$out" "no hardware PMU" "-e with no event countable: the PMU is named"
 elif [ $st -eq 1 ] && printf '%s\n' "$out" | grep -q "libpfm4 does not recognise"; then
 	ok 0 "hardware counters, but a CPU libpfm4 does not know: exit status 1"
 	check_contains "$out" "--arch" "the message says how to name a table"
