@@ -210,7 +210,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			o->event = optarg;
 			break;
 		case 'X':
-			if ((rc = parse_count("--max-insns", optarg, 1000, 100000000, &v)))
+			if ((rc = parse_count("--max-insns", optarg, 1000, 1000000000, &v)))
 				return rc;
 			o->max_insns = v;
 			break;
