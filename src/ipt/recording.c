@@ -250,7 +250,8 @@ static bool sideband_read(struct gusdata *d, struct sideband *sb)
 	memset(sb, 0, sizeof *sb);
 	if (gusdata_foreach_event(d, NULL, on_event, sb) || sb->oom)
 		return false;
-	qsort(sb->task, sb->ntask, sizeof *sb->task, cmp_task);
+	if (sb->ntask)
+		qsort(sb->task, sb->ntask, sizeof *sb->task, cmp_task);
 	size_t k = 0;
 	for (size_t i = 0; i < sb->ntask; i++)
 		if (!k || cmp_task(&sb->task[k - 1], &sb->task[i]))
