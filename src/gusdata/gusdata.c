@@ -29,6 +29,7 @@ struct gusdata {
 	char errbuf[256];	/* gusdata_errmsg's answer */
 	int version;		/* schema version of the file */
 	sqlite3_stmt *add_sample;	/* kept: thousands of samples per second */
+	sqlite3_stmt *add_read;
 };
 
 static const char gusdata_schema[] =
@@ -81,6 +82,15 @@ static const char gusdata_schema4[] =
 static const char gusdata_schema5[] =
 	"CREATE TABLE IF NOT EXISTS program_output (run INTEGER NOT NULL, stream TEXT NOT NULL,"
 	" bytes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run, stream));";
+
+/* schema 6: the counter groups read at each sample (their deltas since
+ * the thread's previous sample of the group), and the per-region count
+ * sets made of them or imported */
+static const char gusdata_schema6[] =
+	"CREATE TABLE IF NOT EXISTS sample_reads (sample INTEGER PRIMARY KEY, grp INTEGER NOT NULL,"
+	" enabled REAL, running REAL, deltas BLOB NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS region_counts (id INTEGER PRIMARY KEY, region INTEGER NOT NULL,"
+	" event TEXT NOT NULL, value REAL, enabled REAL, running REAL, samples INTEGER, uncounted TEXT);";
 
 /* schema 4's column, which an upgrade adds only once */
 static bool regions_have_build_id(struct gusdata *d)
@@ -295,7 +305,7 @@ int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char 
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
 	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) ||
-	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
 		gusdata_discard(d);
 		return -1;
@@ -329,6 +339,10 @@ static int close_self_contained(struct gusdata *d, char *err, size_t errlen)
 	if (d->add_sample) {
 		sqlite3_finalize(d->add_sample);
 		d->add_sample = NULL;
+	}
+	if (d->add_read) {
+		sqlite3_finalize(d->add_read);
+		d->add_read = NULL;
 	}
 	if (d->in_tx && gusdata_commit(d)) {
 		gusdata_set_err(err, errlen, "%s: the last writes failed: %s", d->file.tmp, gusdata_errmsg(d));
@@ -408,6 +422,9 @@ void gusdata_discard(struct gusdata *d)
 	if (d->add_sample)
 		sqlite3_finalize(d->add_sample);
 	d->add_sample = NULL;
+	if (d->add_read)
+		sqlite3_finalize(d->add_read);
+	d->add_read = NULL;
 	if (d->db)
 		sqlite3_close_v2(d->db);
 	d->db = NULL;
@@ -531,8 +548,10 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	/* every table this version reads must be there */
 	static const char *const tables[] = { "meta", "mmaps", "comms", "events", "files", "pt_chunks",
 					      "sample_mmaps", "samples", "counts", "regions", "trace_chunks",
-					      "results", "interval_counts", "trace_maps", "program_output" };
-	size_t ntables = version >= 5 ? 15 : version >= 4 ? 14 : version >= 3 ? 13 : version >= 2 ? 12 : 6;
+					      "results", "interval_counts", "trace_maps", "program_output", "sample_reads",
+					      "region_counts" };
+	size_t ntables = version >= 6 ? 17 : version >= 5 ? 15 : version >= 4 ? 14 : version >= 3 ? 13
+			 : version >= 2 ? 12 : 6;
 	for (size_t i = 0; i < ntables; i++) {
 		sqlite3_stmt *st;
 		int found = 0;
@@ -554,7 +573,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d;", GUSDATA_SCHEMA_VERSION);
 		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 		    (!regions_have_build_id(d) && gusdata_exec(d, gusdata_schema4_regions)) ||
-		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, sql) ||
+		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, gusdata_schema5) ||
+		    gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -595,6 +615,8 @@ void gusdata_close(struct gusdata *d)
 	}
 	if (d->add_sample)
 		sqlite3_finalize(d->add_sample);
+	if (d->add_read)
+		sqlite3_finalize(d->add_read);
 	if (d->in_tx)
 		gusdata_commit(d);
 	if (d->db)
@@ -1025,6 +1047,21 @@ int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s)
 	/* host-order u64s: a recording is read on the machine kind that made it */
 	if (s->ncallchain)
 		sqlite3_bind_blob64(st, 8, s->callchain, s->ncallchain * sizeof(uint64_t), SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (!s->nread)
+		return 0;
+	if (!d->add_read && !(d->add_read = gusdata_prepare(d, "INSERT INTO sample_reads (sample, grp, enabled, running,"
+								  " deltas) VALUES (?,?,?,?,?)")))
+		return -1;
+	st = d->add_read;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	sqlite3_bind_int64(st, 1, sqlite3_last_insert_rowid(d->db));
+	sqlite3_bind_int(st, 2, s->read_group);
+	sqlite3_bind_double(st, 3, s->read_enabled);
+	sqlite3_bind_double(st, 4, s->read_running);
+	sqlite3_bind_blob64(st, 5, s->read, s->nread * sizeof(double), SQLITE_STATIC);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
@@ -1032,12 +1069,17 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 {
 	if (d->version < 2)
 		return 0;
-	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, ip, period, user, callchain"
-					   " FROM samples ORDER BY id");
+	sqlite3_stmt *st = gusdata_prepare(d, d->version >= 6
+						      ? "SELECT time, cpu, pid, tid, ip, period, user, callchain, grp,"
+							" r.enabled, r.running, deltas FROM samples LEFT JOIN sample_reads r"
+							" ON r.sample = samples.id ORDER BY samples.id"
+						      : "SELECT time, cpu, pid, tid, ip, period, user, callchain"
+							" FROM samples ORDER BY id");
 	if (!st)
 		return -1;
 	int rc = 0, step;
 	uint64_t *chain = NULL;
+	double *reads = NULL;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gusdata_sample s = {
 			.time = gusdata_column_u64(st, 0),
@@ -1062,11 +1104,28 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 			s.callchain = chain;
 			s.ncallchain = bytes / sizeof(uint64_t);
 		}
+		const void *rb = d->version >= 6 ? sqlite3_column_blob(st, 11) : NULL;
+		size_t rbytes = rb ? (size_t)sqlite3_column_bytes(st, 11) : 0;
+		if (rbytes >= sizeof(double)) {
+			free(reads);
+			reads = malloc(rbytes);
+			if (!reads) {
+				rc = -1;
+				break;
+			}
+			memcpy(reads, rb, rbytes);
+			s.read_group = sqlite3_column_int(st, 8);
+			s.read_enabled = sqlite3_column_double(st, 9);
+			s.read_running = sqlite3_column_double(st, 10);
+			s.read = reads;
+			s.nread = rbytes / sizeof(double);
+		}
 		rc = fn(ctx, &s);
 		if (rc)
 			break;
 	}
 	free(chain);
+	free(reads);
 	if (!rc && step != SQLITE_DONE)
 		rc = -1;
 	sqlite3_finalize(st);
@@ -1124,6 +1183,56 @@ int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct g
 			.enabled = sqlite3_column_double(st, 2),
 			.running = sqlite3_column_double(st, 3),
 			.uncounted = gusdata_column_text(st, 4),
+		};
+		if (!c.event)
+			continue;
+		rc = fn(ctx, &c);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ------------------------------------------------------ region counts --- */
+int gusdata_add_region_count(struct gusdata *d, const struct gusdata_region_count *c)
+{
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO region_counts (region, event, value, enabled, running,"
+					   " samples, uncounted) VALUES (?,?,?,?,?,?,?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->region);
+	sqlite3_bind_text(st, 2, c->event, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, c->value);
+	sqlite3_bind_double(st, 4, c->enabled);
+	sqlite3_bind_double(st, 5, c->running);
+	gusdata_bind_u64(st, 6, c->samples);
+	if (c->uncounted)
+		sqlite3_bind_text(st, 7, c->uncounted, -1, SQLITE_STATIC);
+	return gusdata_step_done(st);
+}
+
+int gusdata_foreach_region_count(struct gusdata *d,
+				 int (*fn)(void *ctx, const struct gusdata_region_count *c), void *ctx)
+{
+	if (d->version < 6)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT region, event, value, enabled, running, samples, uncounted"
+					   " FROM region_counts ORDER BY region, id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_region_count c = {
+			.region = sqlite3_column_int64(st, 0),
+			.event = gusdata_column_text(st, 1),
+			.value = sqlite3_column_double(st, 2),
+			.enabled = sqlite3_column_double(st, 3),
+			.running = sqlite3_column_double(st, 4),
+			.samples = gusdata_column_u64(st, 5),
+			.uncounted = gusdata_column_text(st, 6),
 		};
 		if (!c.event)
 			continue;

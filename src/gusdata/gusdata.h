@@ -12,7 +12,7 @@
 
 #include "stream.h"
 
-#define GUSDATA_SCHEMA_VERSION 5
+#define GUSDATA_SCHEMA_VERSION 6
 /* SQLite application_id of a gus.data file ("GUSD") */
 #define GUSDATA_APPLICATION_ID 0x47555344
 
@@ -151,6 +151,14 @@ struct gusdata_sample {
 	bool user;
 	const uint64_t *callchain;	/* innermost first, NULL without -g */
 	size_t ncallchain;
+	/* counter group READ_GROUP read at the sample (schema 6): its events'
+	 * deltas since the thread's previous sample of the group, in the
+	 * group's order (meta sample.read_groups), and the deltas of its
+	 * enabled and running times (ns); NREAD 0: none */
+	int read_group;
+	double read_enabled, read_running;
+	const double *read;
+	size_t nread;
 };
 int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s);
 /* in recording order; CALLCHAIN valid during the call */
@@ -165,6 +173,20 @@ struct gusdata_count {
 };
 int gusdata_add_count(struct gusdata *d, const struct gusdata_count *c);
 int gusdata_foreach_count(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_count *c), void *ctx);
+
+/* A hot region's count set (schema 6): from the groups read at its
+ * samples, or imported; SAMPLES those it is made of (0: imported). */
+struct gusdata_region_count {
+	int64_t region;		/* regions.id */
+	const char *event;
+	double value, enabled, running;
+	uint64_t samples;
+	const char *uncounted;	/* why it has no value, NULL when counted */
+};
+int gusdata_add_region_count(struct gusdata *d, const struct gusdata_region_count *c);
+/* by region, then as stored */
+int gusdata_foreach_region_count(struct gusdata *d,
+				 int (*fn)(void *ctx, const struct gusdata_region_count *c), void *ctx);
 
 /* Interval counts (schema 3, gus record --spire): one row per event per
  * interval, in counting order; TIME the interval's end in seconds from the

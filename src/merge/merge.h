@@ -383,6 +383,14 @@ struct merge_report_region {
 	const struct merge_report_caller *callers;
 	size_t ncallers;
 	uint64_t callers_other, chain_samples;
+	/* its own measured tree (NULL: the verdict used the whole program's,
+	 * merge_report.why_no_region_measure says why): from the counter
+	 * groups read at MEASURED_SAMPLES of its samples, or imported; the
+	 * note says when it is too few to trust */
+	const struct td_tree *measured;
+	uint64_t measured_samples;
+	bool measured_imported;
+	const char *measured_note;
 };
 
 struct merge_report_fact {
@@ -406,6 +414,10 @@ struct merge_report {
 	const struct td_tree *tree;	/* NULL: not available, see why_no_measure */
 	struct merge_run_info run;
 	const char *why_no_measure;
+	/* why the regions have no measured trees of their own; NULL when some do */
+	const char *why_no_region_measure;
+	/* said once with the regions' trees: non-precise events skid */
+	const char *skid_note;
 	/* SPIRE (gus report --spire MODEL) */
 	bool spire_asked;
 	const struct spire_model *spire_model;	/* NULL: not available, see why_no_spire */

@@ -14,6 +14,8 @@ Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen);
 
 /* "% slots", "% clocks", ...: what a node's percentage is a share of */
 const char *mg_unit_label(enum td_unit u);
+/* "ok", "not-computable", "mismeasured", "not-selected" */
+const char *mg_status_name(enum td_status s);
 
 /* Text for SVG element content and attribute values (tmasvg.c): '<', '>',
  * '&' and '"' escaped; control characters XML 1.0 does not allow (all

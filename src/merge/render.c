@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *status_name(enum td_status s)
+const char *mg_status_name(enum td_status s)
 {
 	switch (s) {
 	case TD_OK: return "ok";
@@ -203,7 +203,7 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 			if (!isnan(r->value))
 				fprintf(out, "%.6f", r->value);
 			fprintf(out, "%c%s%c%s%c%d%c%s%c%.4f%c", sep, td_unit_name(nd->unit), sep,
-				status_name(r->status), sep, r->flagged, sep,
+				mg_status_name(r->status), sep, r->flagged, sep,
 				r->bottleneck ? (r->candidate ? "candidate" : "yes") : "", sep, r->mux, sep);
 			merge_csv_field(out, r->note, sep);
 			node_events(tree, i, evbuf, sizeof(evbuf));
@@ -268,7 +268,7 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		fprintf(out, ", \"value\": ");
 		merge_json_number(out, r->value);
 		fprintf(out, ", \"unit\": \"%s\", \"status\": \"%s\", \"threshold\": %g, \"flagged\": %s, \"bottleneck\": %s, \"candidate\": %s, \"multiplex_ratio\": %.4f, \"note\": ",
-			td_unit_name(nd->unit), status_name(r->status), nd->threshold,
+			td_unit_name(nd->unit), mg_status_name(r->status), nd->threshold,
 			r->flagged ? "true" : "false", r->bottleneck ? "true" : "false",
 			r->candidate ? "true" : "false", r->mux);
 		merge_json_string(out, r->note);

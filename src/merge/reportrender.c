@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "mg_internal.h"
 
 const char *merge_report_meta(const struct merge_report *r, const char *key)
 {
@@ -166,6 +167,39 @@ static void write_text_windows(const struct merge_report_region *rv, FILE *out)
 
 /* the threads that ran a region, each simulated apart when it has a
  * tenth of the samples */
+/* "Measured (this region, N samples): Frontend_Bound 12.3 % ..." with
+ * the deeper nodes of the dominant path, a value outside [0, 1] flagged */
+static void write_text_region_tree(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
+{
+	const struct td_tree *t = rv->measured;
+	const struct td_table *tab = t->table;
+	if (rv->measured_imported)
+		fprintf(out, "Measured (this region, imported counts):");
+	else
+		fprintf(out, "Measured (this region, %llu samples):", (unsigned long long)rv->measured_samples);
+	for (int level = 1; level <= t->max_level; level++) {
+		bool first = true;
+		for (size_t i = 0; i < tab->n_nodes; i++) {
+			const struct td_result *x = &t->res[i];
+			/* level 1 whole; below it the nodes on the bottleneck path */
+			if (tab->nodes[i].level != level || x->status == TD_NOT_SELECTED || (level > 1 && !x->bottleneck))
+				continue;
+			if (level > 1 && first)
+				fprintf(out, " >");
+			first = false;
+			if (x->status == TD_NOT_COMPUTABLE)
+				fprintf(out, " %s n/a", tab->nodes[i].name);
+			else
+				fprintf(out, " %s %.1f %%%s", tab->nodes[i].name, 100 * x->value,
+					x->status == TD_MISMEASURED ? " (MISMEASURED: outside 0-100 %)" : "");
+		}
+	}
+	fputc('\n', out);
+	if (rv->measured_note && rv->measured_note[0])
+		fprintf(out, "(%s)\n", rv->measured_note);
+	(void)r;
+}
+
 static void write_text_threads(const struct merge_report_region *rv, FILE *out)
 {
 	if (rv->nthreads < 2)
@@ -401,6 +435,8 @@ static void write_text(const struct merge_report *r, FILE *out)
 	}
 	fprintf(out, "  (share: of the time all %llu samples stand for; a loop's samples are also its function's)\n",
 		(unsigned long long)r->samples);
+	if (r->skid_note)
+		fprintf(out, "  (measured per region: %s)\n", r->skid_note);
 
 	bool table_done = false;
 	for (size_t i = 0; i < r->nregions; i++) {
@@ -413,9 +449,11 @@ static void write_text(const struct merge_report *r, FILE *out)
 				 : rv->verdict.kind == MERGE_DISAGREE ? "\033[31m"
 								      : "\033[36m";
 		fprintf(out, "%sVerdict: %s%s\n", col(vc), rv->verdict.text, col("\033[0m"));
-		if (r->tree)
-			fprintf(out, "(the measured side is the whole program's: per-region Top-Down needs PMU samples "
-				     "of the level-1 events)\n");
+		if (rv->measured)
+			write_text_region_tree(r, rv, out);
+		else if (r->tree)
+			fprintf(out, "(the measured side is the whole program's: %s)\n",
+				r->why_no_region_measure ? r->why_no_region_measure : "this region has no counts of its own");
 		write_text_callers(r, rv, out);
 		if (!rv->simulated) {
 			fprintf(out, "Simulated: not available: %s\n", rv->why_no_model);
@@ -463,6 +501,41 @@ static void write_json_callers(const struct merge_report *r, FILE *out, const st
 		(unsigned long long)rv->chain_samples, (unsigned long long)rv->callers_other);
 }
 
+/* the region's own tree: null (and why) or its nodes */
+static void write_json_region_tree(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
+{
+	const struct td_tree *t = rv->measured;
+	if (!t) {
+		fputs("null, \"measured_tree_missing\": ", out);
+		if (r->why_no_region_measure)
+			merge_json_string(out, r->why_no_region_measure);
+		else
+			fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"samples\": %llu, \"imported\": %s, \"note\": ", (unsigned long long)rv->measured_samples,
+		rv->measured_imported ? "true" : "false");
+	if (rv->measured_note && rv->measured_note[0])
+		merge_json_string(out, rv->measured_note);
+	else
+		fputs("null", out);
+	fputs(", \"nodes\": [", out);
+	bool first = true;
+	for (size_t i = 0; i < t->table->n_nodes; i++) {
+		const struct td_result *x = &t->res[i];
+		if (x->status == TD_NOT_SELECTED)
+			continue;
+		fprintf(out, "%s{\"name\": ", first ? "" : ", ");
+		first = false;
+		merge_json_string(out, t->table->nodes[i].name);
+		fprintf(out, ", \"level\": %d, \"value\": ", t->table->nodes[i].level);
+		merge_json_number(out, x->status == TD_NOT_COMPUTABLE ? NAN : x->value);
+		fprintf(out, ", \"status\": \"%s\", \"bottleneck\": %s}", mg_status_name(x->status),
+			x->bottleneck ? "true" : "false");
+	}
+	fputs("]}, \"measured_tree_missing\": null", out);
+}
+
 static void write_json_region(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
 {
 	fprintf(out, "    {\"rank\": %d, \"kind\": ", rv->rank);
@@ -500,7 +573,9 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	merge_json_number(out, rv->simulated ? vd->speedup_top : NAN);
 	fprintf(out, ", \"gain_upper\": ");
 	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
-	fprintf(out, "},\n     \"callers\": ");
+	fprintf(out, "},\n     \"measured_tree\": ");
+	write_json_region_tree(r, out, rv);
+	fprintf(out, ",\n     \"callers\": ");
 	write_json_callers(r, out, rv);
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
@@ -605,6 +680,42 @@ static void write_json(const struct merge_report *r, FILE *out)
 /* callers,RANK,caller,NAME,samples|share|file,VALUE per caller, "[other
  * callers]" for the rest; callers,RANK,region,NAME,chain_samples,N; or
  * callers,RANK,missing,,why,WHY */
+/* region,RANK,region,NAME,measured_samples|measured.NODE|measured_missing,VALUE */
+static void write_csv_region_tree(const struct merge_report *r, FILE *out, const struct merge_report_region *rv,
+				  const char *rank, char sep)
+{
+	const struct td_tree *t = rv->measured;
+	if (!t) {
+		if (!r->tree)
+			return;
+		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+		merge_csv_field(out, rv->name, sep);
+		fprintf(out, "%cmeasured_missing%c", sep, sep);
+		merge_csv_field(out, r->why_no_region_measure ? r->why_no_region_measure : "", sep);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+	merge_csv_field(out, rv->name, sep);
+	if (rv->measured_imported)
+		fprintf(out, "%cmeasured_samples%cimported\n", sep, sep);
+	else
+		fprintf(out, "%cmeasured_samples%c%llu\n", sep, sep, (unsigned long long)rv->measured_samples);
+	for (size_t i = 0; i < t->table->n_nodes; i++) {
+		const struct td_result *x = &t->res[i];
+		if (x->status == TD_NOT_SELECTED)
+			continue;
+		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+		merge_csv_field(out, rv->name, sep);
+		fprintf(out, "%cmeasured.%s%c", sep, t->table->nodes[i].name, sep);
+		if (x->status == TD_NOT_COMPUTABLE)
+			fputs("n/a", out);
+		else
+			fprintf(out, "%.6f%s", x->value, x->status == TD_MISMEASURED ? " MISMEASURED" : "");
+		fputc('\n', out);
+	}
+}
+
 static void write_csv_callers(const struct merge_report *r, FILE *out, const struct merge_report_region *rv,
 			      const char *rank, char sep)
 {
@@ -709,6 +820,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 				fprintf(out, "%.9g", nums[k]);
 			fputc('\n', out);
 		}
+		write_csv_region_tree(r, out, rv, rank, sep);
 		write_csv_callers(r, out, rv, rank, sep);
 		if (!rv->simulated)
 			continue;

@@ -57,6 +57,12 @@ struct region_view {
 	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
 	char thread_model[REPORT_MAX_THREADS_SHOWN][200];
 	size_t nthreads;
+	/* its own measured tree: from the counter groups read at its samples,
+	 * or imported per region */
+	struct td_tree mtree;
+	bool have_mtree, mimported;
+	uint64_t msamples;
+	char mnote[512];
 };
 
 struct report {
@@ -69,6 +75,10 @@ struct report {
 	bool have_tree;
 	char why_no_measure[1024];
 	bool multiplexed;
+	/* why a region has no tree of its own (the same for all) */
+	char why_no_region_measure[512];
+	struct td_eval_opts eval_opts;
+	bool *eval_select;
 	/* simulated */
 	struct sim_machine *m;
 	double weights[4];
@@ -215,13 +225,99 @@ static void load_measured(struct report *rp)
 		free(sel);
 		goto out;
 	}
-	free(sel);
+	/* kept for the regions' trees, evaluated the same way */
+	rp->eval_opts = eo;
+	rp->eval_select = sel;
 	rp->have_tree = true;
 	for (size_t i = 0; i < cs.n; i++)
 		if (cs.c[i].counted && cs.c[i].running > 0 && cs.c[i].running < cs.c[i].enabled * 0.999)
 			rp->multiplexed = true;
 out:
 	td_countset_free(&cs);
+}
+
+/* Each region's own tree (gus-data(5) region_counts): its count set, from
+ * the counter groups read at its samples or imported, evaluated with the
+ * whole program's table and options. */
+struct region_counts_read {
+	struct report *rp;
+	int64_t region;
+	struct td_countset cs;
+	uint64_t samples;
+	bool failed;
+};
+
+static struct region_view *view_of(struct report *rp, int64_t id)
+{
+	for (size_t i = 0; i < rp->nrv; i++)
+		if (rp->rv[i].r.id == id)
+			return &rp->rv[i];
+	return NULL;
+}
+
+static void region_tree(struct region_counts_read *rc)
+{
+	struct report *rp = rc->rp;
+	struct region_view *v = view_of(rp, rc->region);
+	if (v && rc->cs.n && !v->have_mtree) {
+		char err[TD_ERRLEN];
+		if (td_eval(rp->table, &rc->cs, &rp->eval_opts, &v->mtree, err, sizeof err)) {
+			snprintf(v->mnote, sizeof v->mnote, "its counts give no tree: %s", err);
+		} else {
+			v->have_mtree = true;
+			v->msamples = rc->samples;
+			v->mimported = rc->samples == 0;
+			if (!v->mimported && rc->samples < REPORT_REGION_MIN_SAMPLES)
+				snprintf(v->mnote, sizeof v->mnote,
+					 "only %llu samples read its counters: too few to trust (%d or more are)",
+					 (unsigned long long)rc->samples, REPORT_REGION_MIN_SAMPLES);
+		}
+	}
+	td_countset_free(&rc->cs);
+	td_countset_init(&rc->cs);
+	rc->samples = 0;
+}
+
+static int add_region_count(void *ctx, const struct gusdata_region_count *c)
+{
+	struct region_counts_read *rc = ctx;
+	if (c->region != rc->region) {
+		region_tree(rc);
+		rc->region = c->region;
+	}
+	if (c->samples > rc->samples)
+		rc->samples = c->samples;
+	int r = c->uncounted ? td_countset_add_uncounted(&rc->cs, c->event, c->uncounted)
+			     : td_countset_add(&rc->cs, c->event, c->value, c->enabled, c->running);
+	if (r)
+		rc->failed = true;
+	return r;
+}
+
+static void load_region_measured(struct report *rp)
+{
+	if (!rp->have_tree) {
+		snprintf(rp->why_no_region_measure, sizeof rp->why_no_region_measure, "no measured tree");
+		return;
+	}
+	struct region_counts_read rc = { .rp = rp, .region = -1 };
+	td_countset_init(&rc.cs);
+	if (gusdata_foreach_region_count(rp->d, add_region_count, &rc) || rc.failed) {
+		snprintf(rp->why_no_region_measure, sizeof rp->why_no_region_measure,
+			 "the regions' counts cannot be read: %s", gusdata_errmsg(rp->d));
+		td_countset_free(&rc.cs);
+		return;
+	}
+	region_tree(&rc);
+	bool any = false;
+	for (size_t i = 0; i < rp->nrv; i++)
+		any |= rp->rv[i].have_mtree;
+	if (!any) {
+		const char *why = gusdata_meta(rp->d, "missing.region_counts");
+		snprintf(rp->why_no_region_measure, sizeof rp->why_no_region_measure, "%s",
+			 why ? why : "the recording has no per-region counts (recorded without counter groups read "
+				     "at each sample, or before gus record took them)");
+	}
 }
 
 /* -------------------------------------------------------------- SPIRE --- */
@@ -1051,6 +1147,16 @@ static int fill_model(struct report *rp)
 	m->tree = rp->have_tree ? &rp->tree : NULL;
 	fill_run(rp, &m->run);
 	m->why_no_measure = rp->why_no_measure;
+	m->why_no_region_measure = rp->why_no_region_measure[0] ? rp->why_no_region_measure : NULL;
+	/* said once where some region's tree comes from its samples */
+	bool sampled = false;
+	for (size_t i = 0; i < rp->nrv; i++)
+		sampled |= rp->rv[i].have_mtree && !rp->rv[i].mimported;
+	m->skid_note = sampled ? "a region's counts are the deltas of the counter groups read at its samples: each "
+				 "delta covers the time since the thread's previous sample of the group, and is given to "
+				 "the region of the sample's address, which skids a few instructions past the overflow "
+				 "unless the sampling event is precise; short regions borrow from their neighbours"
+			       : NULL;
 	m->spire_asked = rp->o->spire_model != NULL;
 	if (rp->have_spire) {
 		m->spire_model = &rp->spire_model;
@@ -1078,6 +1184,8 @@ static int fill_model(struct report *rp)
 			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
 			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
+			.measured = v->have_mtree ? &v->mtree : NULL, .measured_samples = v->msamples,
+			.measured_imported = v->mimported, .measured_note = v->mnote,
 		};
 		if (v->simulated && v->win.simulated) {
 			rp->mr[i].windows = v->win.simulated;
@@ -1187,6 +1295,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 			goto out;
 		}
 	}
+	load_region_measured(rp);
 	load_callers(rp);
 	/* where the traced run had each region, and whether its file is
 	 * still the one recorded */
@@ -1201,8 +1310,9 @@ enum recording_status report_build(const struct report_request *o, struct report
 		char why_model[200], why_measure[200];
 		short_reason(rv->why_no_model, why_model, sizeof why_model);
 		short_reason(rp->why_no_measure, why_measure, sizeof why_measure);
-		merge_verdict(rp->have_tree ? &rp->tree : NULL, why_measure, rp->m, rv->simulated ? &rv->an : NULL,
-			      rv->simulated ? NULL : why_model, &rv->verdict);
+		/* the region's own tree where it has one: like with like */
+		merge_verdict(rv->have_mtree ? &rv->mtree : rp->have_tree ? &rp->tree : NULL, why_measure, rp->m,
+			      rv->simulated ? &rv->an : NULL, rv->simulated ? NULL : why_model, &rv->verdict);
 	}
 	report_progress_end(rp);
 	if (fill_model(rp)) {
@@ -1232,6 +1342,8 @@ void report_free(struct report *rp)
 			sim_code_free(rp->rv[i].code);
 			free(rp->rv[i].stream);
 			report_windows_free(&rp->rv[i].win);
+			if (rp->rv[i].have_mtree)
+				td_tree_free(&rp->rv[i].mtree);
 		}
 	free(rp->rv);
 	free(rp->mr);
@@ -1246,6 +1358,7 @@ void report_free(struct report *rp)
 	merge_srclines_free(rp->lines);
 	if (rp->have_tree)
 		td_tree_free(&rp->tree);
+	free(rp->eval_select);
 	td_table_free(rp->table);
 	sim_machine_free(rp->m);
 	if (rp->have_spire)

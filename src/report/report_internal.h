@@ -80,6 +80,8 @@ struct report_phase {
 };
 
 #define REPORT_MAX_TRACE_THREADS 64
+/* a region's measured tree made of fewer samples is flagged */
+#define REPORT_REGION_MIN_SAMPLES 100
 /* Intel PT's windows when the recording does not say (gus record's
  * --window defaults) */
 #define REPORT_PT_WINDOW_RECORDS 5000

@@ -226,8 +226,8 @@ check_contains "$($SQL :memory: "select json_extract(readfile('dmg.json'), '\$.r
 # do not fit (root only; skipped where mounting is not allowed)
 mkdir small
 if mount -t tmpfs -o size=4m tmpfs small 2>/dev/null; then
-	# run 1: samples at 20 kHz for a second of CPU do not fit in 100 KiB
-	dd if=/dev/zero of=small/filler bs=4096 count=$((4 * 256 - 25)) 2>/dev/null
+	# run 1: samples at 20 kHz for a second of CPU do not fit in 160 KiB
+	dd if=/dev/zero of=small/filler bs=4096 count=$((4 * 256 - 40)) 2>/dev/null
 	out=$("$GUS" record -q -F 20000 -o small/g.data -- "$SPIN" spin 1 2>&1 >/dev/null); st=$?
 	check_status $st 1 "full disk in run 1: an error"
 	check_contains "$out" "No space left on device" "full disk in run 1: said as such"

@@ -448,8 +448,8 @@ int main(void)
 	tap_ok(gusdata_open(outs, false, &d, err, sizeof(err)) == 0 &&
 	       gusdata_get_output(d, 2, "stdout", &out, &outn, &total) == 1, "a schema-4 file reads: no output stored");
 	gusdata_close(d);
-	tap_ok(gusdata_open(outs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == 5 &&
-	       gusdata_add_output(d, 2, "stdout", "x", 1, 1) == 0, "opened writable, it is upgraded to schema 5");
+	tap_ok(gusdata_open(outs, true, &d, err, sizeof(err)) == 0 && gusdata_schema_version(d) == GUSDATA_SCHEMA_VERSION &&
+	       gusdata_add_output(d, 2, "stdout", "x", 1, 1) == 0, "opened writable, it is upgraded to the current schema");
 	gusdata_close(d);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
