@@ -390,6 +390,7 @@ struct merge_report_region {
 	const struct td_tree *measured;
 	uint64_t measured_samples;
 	bool measured_imported;
+	bool measured_of_function;	/* a loop measured by its function's imported counts */
 	const char *measured_note;
 };
 

@@ -169,35 +169,57 @@ static void write_text_windows(const struct merge_report_region *rv, FILE *out)
  * tenth of the samples */
 /* "Measured (this region, N samples): Frontend_Bound 12.3 % ..." with
  * the deeper nodes of the dominant path, a value outside [0, 1] flagged */
-static void write_text_region_tree(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
+static void print_node_value(FILE *out, const struct td_tree *t, size_t i)
+{
+	const struct td_result *x = &t->res[i];
+	if (x->status == TD_NOT_COMPUTABLE)
+		fprintf(out, "%s n/a", t->table->nodes[i].name);
+	else
+		fprintf(out, "%s %.1f %%%s", t->table->nodes[i].name, 100 * x->value,
+			x->status == TD_MISMEASURED ? " (MISMEASURED: outside 0-100 %)" : "");
+}
+
+/* "Measured (this region, N samples): Frontend_Bound 12.3 %, ...,
+ * Backend_Bound 60.1 % (> Memory_Bound 45.0 %), Retiring 20.0 %": level
+ * 1, and below the node on the bottleneck path its path; a value outside
+ * [0, 1] flagged */
+static void write_text_region_tree(const struct merge_report_region *rv, FILE *out)
 {
 	const struct td_tree *t = rv->measured;
 	const struct td_table *tab = t->table;
 	if (rv->measured_imported)
-		fprintf(out, "Measured (this region, imported counts):");
+		fprintf(out, "Measured (%s, imported counts):", rv->measured_of_function ? "its function" : "this region");
 	else
 		fprintf(out, "Measured (this region, %llu samples):", (unsigned long long)rv->measured_samples);
-	for (int level = 1; level <= t->max_level; level++) {
-		bool first = true;
-		for (size_t i = 0; i < tab->n_nodes; i++) {
-			const struct td_result *x = &t->res[i];
-			/* level 1 whole; below it the nodes on the bottleneck path */
-			if (tab->nodes[i].level != level || x->status == TD_NOT_SELECTED || (level > 1 && !x->bottleneck))
-				continue;
-			if (level > 1 && first)
-				fprintf(out, " >");
-			first = false;
-			if (x->status == TD_NOT_COMPUTABLE)
-				fprintf(out, " %s n/a", tab->nodes[i].name);
-			else
-				fprintf(out, " %s %.1f %%%s", tab->nodes[i].name, 100 * x->value,
-					x->status == TD_MISMEASURED ? " (MISMEASURED: outside 0-100 %)" : "");
+	bool first = true;
+	for (size_t i = 0; i < tab->n_nodes; i++) {
+		if (tab->nodes[i].level != 1 || t->res[i].status == TD_NOT_SELECTED)
+			continue;
+		fputs(first ? " " : ", ", out);
+		first = false;
+		print_node_value(out, t, i);
+		if (!t->res[i].bottleneck)
+			continue;
+		bool open = false;
+		for (int parent = (int)i;;) {
+			int next = -1;
+			for (size_t k = 0; k < tab->n_nodes && next < 0; k++)
+				if (tab->nodes[k].parent == parent && t->res[k].bottleneck &&
+				    t->res[k].status != TD_NOT_SELECTED)
+					next = (int)k;
+			if (next < 0)
+				break;
+			fputs(open ? " > " : " (> ", out);
+			open = true;
+			print_node_value(out, t, (size_t)next);
+			parent = next;
 		}
+		if (open)
+			fputc(')', out);
 	}
 	fputc('\n', out);
 	if (rv->measured_note && rv->measured_note[0])
 		fprintf(out, "(%s)\n", rv->measured_note);
-	(void)r;
 }
 
 static void write_text_threads(const struct merge_report_region *rv, FILE *out)
@@ -450,10 +472,12 @@ static void write_text(const struct merge_report *r, FILE *out)
 								      : "\033[36m";
 		fprintf(out, "%sVerdict: %s%s\n", col(vc), rv->verdict.text, col("\033[0m"));
 		if (rv->measured)
-			write_text_region_tree(r, rv, out);
+			write_text_region_tree(rv, out);
 		else if (r->tree)
 			fprintf(out, "(the measured side is the whole program's: %s)\n",
-				r->why_no_region_measure ? r->why_no_region_measure : "this region has no counts of its own");
+				rv->measured_note && rv->measured_note[0] ? rv->measured_note
+				: r->why_no_region_measure	      ? r->why_no_region_measure
+								      : "this region has no counts of its own");
 		write_text_callers(r, rv, out);
 		if (!rv->simulated) {
 			fprintf(out, "Simulated: not available: %s\n", rv->why_no_model);
@@ -507,14 +531,17 @@ static void write_json_region_tree(const struct merge_report *r, FILE *out, cons
 	const struct td_tree *t = rv->measured;
 	if (!t) {
 		fputs("null, \"measured_tree_missing\": ", out);
-		if (r->why_no_region_measure)
+		if (rv->measured_note && rv->measured_note[0])
+			merge_json_string(out, rv->measured_note);
+		else if (r->why_no_region_measure)
 			merge_json_string(out, r->why_no_region_measure);
 		else
-			fputs("null", out);
+			fputs("\"this region has no counts of its own\"", out);
 		return;
 	}
-	fprintf(out, "{\"samples\": %llu, \"imported\": %s, \"note\": ", (unsigned long long)rv->measured_samples,
-		rv->measured_imported ? "true" : "false");
+	fprintf(out, "{\"samples\": %llu, \"imported\": %s, \"of_function\": %s, \"note\": ",
+		(unsigned long long)rv->measured_samples, rv->measured_imported ? "true" : "false",
+		rv->measured_of_function ? "true" : "false");
 	if (rv->measured_note && rv->measured_note[0])
 		merge_json_string(out, rv->measured_note);
 	else
@@ -691,7 +718,9 @@ static void write_csv_region_tree(const struct merge_report *r, FILE *out, const
 		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 		merge_csv_field(out, rv->name, sep);
 		fprintf(out, "%cmeasured_missing%c", sep, sep);
-		merge_csv_field(out, r->why_no_region_measure ? r->why_no_region_measure : "", sep);
+		merge_csv_field(out, rv->measured_note && rv->measured_note[0] ? rv->measured_note
+				     : r->why_no_region_measure ? r->why_no_region_measure
+								: "this region has no counts of its own", sep);
 		fputc('\n', out);
 		return;
 	}

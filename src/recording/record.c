@@ -813,17 +813,40 @@ static struct td_table *counting_setup(const struct recording_request *o, struct
 	return t;
 }
 
-static int import_counts(const struct recording_request *o, struct gusdata *d)
+/* the whole program's count set of per-region counts: every row's value
+ * per event (the rows name all the code perf saw, hot or not) */
+static int sum_region_rows(const struct td_region_rows *rows, struct td_countset *cs)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		bool done = false;
+		for (size_t k = 0; k < cs->n && !done; k++)
+			if (!strcmp(cs->c[k].event, rows->v[i].event)) {
+				cs->c[k].raw += rows->v[i].value;
+				done = true;
+			}
+		if (!done && td_countset_add(cs, rows->v[i].event, rows->v[i].value, 1, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/* --import-counts: perf stat -x, output (the whole program), or per-region
+ * counts (ROWS, kept for the hot regions) */
+static int import_counts(const struct recording_request *o, struct gusdata *d, struct td_region_rows *rows)
 {
 	char err[TD_ERRLEN];
 	struct td_countset cs;
 	td_countset_init(&cs);
 	FILE *in = fopen(o->import_counts, "r");
 	int rc = -1;
+	bool per_region = in && td_is_region_csv(in);
 	if (!in)
 		rec_error(rec_log, "cannot open %s: %s", o->import_counts, strerror(errno));
-	else if (td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
+	else if (per_region ? td_import_region_csv(in, o->import_counts, rows, err, sizeof err)
+			    : td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
 		rec_error(rec_log, "%s", err);
+	else if (per_region && sum_region_rows(rows, &cs))
+		rec_error(rec_log, "out of memory");
 	else if (!cs.n)
 		rec_error(rec_log, "%s: no counts in the file", o->import_counts);
 	else
@@ -831,8 +854,8 @@ static int import_counts(const struct recording_request *o, struct gusdata *d)
 	if (in)
 		fclose(in);
 	if (!rc) {
-		char src[PATH_MAX + 16];
-		snprintf(src, sizeof src, "import %s", o->import_counts);
+		char src[PATH_MAX + 32];
+		snprintf(src, sizeof src, "import %s%s", o->import_counts, per_region ? " (per region)" : "");
 		gusdata_set_meta(d, "counts.source", src);
 		if (store_counts(d, &cs)) {
 			rec_error(rec_log, "%s: %s", gusdata_path(d), gusdata_errmsg(d));
@@ -842,6 +865,88 @@ static int import_counts(const struct recording_request *o, struct gusdata *d)
 	td_countset_free(&cs);
 	return rc;
 }
+/* the hot regions as stored (ids, names) */
+struct stored_region {
+	int64_t id;
+	char *name;
+	bool function;
+};
+
+struct stored_regions {
+	struct stored_region *v;
+	size_t n;
+	bool oom;
+};
+
+static int keep_region(void *ctx, const struct gusdata_region *r)
+{
+	struct stored_regions *s = ctx;
+	struct stored_region *v = realloc(s->v, (s->n + 1) * sizeof *v);
+	if (v)
+		s->v = v;
+	char *name = v ? strdup(r->name) : NULL;
+	if (!name) {
+		s->oom = true;
+		return -1;
+	}
+	s->v[s->n++] = (struct stored_region){ .id = r->id, .name = name, .function = !strcmp(r->kind, "function") };
+	return 0;
+}
+
+/* ROW names region R: its name; a function also as perf names it, with
+ * parameters, or mangled */
+static bool row_names(const char *row, const struct stored_region *r)
+{
+	if (!strcmp(row, r->name))
+		return true;
+	if (!r->function)
+		return false;
+	size_t n = strlen(r->name);
+	if (!strncmp(row, r->name, n) && row[n] == '(')
+		return true;
+	char dm[1024];
+	return merge_demangle(row, dm, sizeof dm) && !strcmp(dm, r->name);
+}
+
+/* Per-region counts imported: each hot region's rows into region_counts
+ * (samples 0: imported); rows of code that is not hot are in the whole
+ * program's count set only. */
+static int store_imported_region_counts(struct gusdata *d, const struct td_region_rows *rows, const char *origin)
+{
+	struct stored_regions s = { 0 };
+	int rc = gusdata_foreach_region(d, keep_region, &s) || s.oom ? -1 : 0;
+	size_t matched = 0;
+	if (!rc && gusdata_begin(d))
+		rc = -1;
+	for (size_t i = 0; !rc && i < s.n; i++) {
+		bool any = false;
+		for (size_t k = 0; !rc && k < rows->n; k++) {
+			if (!row_names(rows->v[k].region, &s.v[i]))
+				continue;
+			/* a region named twice (mangled and not) adds up */
+			struct gusdata_region_count c = { .region = s.v[i].id, .event = rows->v[k].event,
+							  .value = rows->v[k].value, .enabled = 1, .running = 1 };
+			rc = gusdata_add_region_count(d, &c);
+			any = true;
+		}
+		matched += any;
+	}
+	if (!rc)
+		rc = gusdata_commit(d);
+	else
+		gusdata_commit(d);
+	if (!rc && !matched && s.n) {
+		char why[PATH_MAX + 128];
+		snprintf(why, sizeof why, "%s names none of the hot regions", origin);
+		rec_warn(rec_log, "--import-counts: %s: the regions are compared with the whole program's tree", why);
+		gusdata_set_meta(d, "missing.region_counts", why);
+	}
+	for (size_t i = 0; i < s.n; i++)
+		free(s.v[i].name);
+	free(s.v);
+	return rc;
+}
+
 /* -------------------------------------------------------------- SPIRE --- */
 struct interval_store {
 	struct gusdata *d;
@@ -1003,6 +1108,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	size_t nregions = 0;
 	struct td_countset cs;
 	td_countset_init(&cs);
+	struct td_region_rows region_rows = { 0 };	/* --import-counts per region */
 	struct collect_input input;	/* the standard input, kept for a QEMU run 2 */
 	collect_input_init(&input);
 
@@ -1103,7 +1209,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		rc = RECORDING_ERROR;
 		goto fail_discard;
 	}
-	if (o.import_counts && import_counts(&o, d)) {
+	if (o.import_counts && import_counts(&o, d, &region_rows)) {
 		rc = RECORDING_ERROR;
 		goto fail_discard;
 	}
@@ -1238,6 +1344,13 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		}
 		if (!nregions)
 			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
+		if (nregions && region_rows.n && store_imported_region_counts(d, &region_rows, o.import_counts)) {
+			rec_error(rec_log, "writing the regions' imported counts into %s failed: %s; no recording was "
+				  "kept%s", gusdata_path(d), gusdata_errmsg(d),
+				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+			rc = RECORDING_ERROR;
+			goto fail_discard;
+		}
 	}
 
 	/* from here on the first run's data is kept whatever happens */
@@ -1308,6 +1421,7 @@ out:
 	free(regions);
 	collect_plan_free(&plan);
 	td_countset_free(&cs);
+	td_region_rows_free(&region_rows);
 	td_table_free(table);
 	sim_machine_free(m);
 	collect_pfm_fini();

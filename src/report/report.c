@@ -61,6 +61,7 @@ struct region_view {
 	 * or imported per region */
 	struct td_tree mtree;
 	bool have_mtree, mimported;
+	struct region_view *mtree_of;	/* a loop measured by its function's tree */
 	uint64_t msamples;
 	char mnote[512];
 };
@@ -255,6 +256,15 @@ static struct region_view *view_of(struct report *rp, int64_t id)
 	return NULL;
 }
 
+static bool level1_computable(const struct td_tree *t)
+{
+	for (size_t i = 0; i < t->table->n_nodes; i++)
+		if (t->table->nodes[i].level == 1 && t->res[i].status != TD_NOT_COMPUTABLE &&
+		    t->res[i].status != TD_NOT_SELECTED)
+			return true;
+	return false;
+}
+
 static void region_tree(struct region_counts_read *rc)
 {
 	struct report *rp = rc->rp;
@@ -263,6 +273,12 @@ static void region_tree(struct region_counts_read *rc)
 		char err[TD_ERRLEN];
 		if (td_eval(rp->table, &rc->cs, &rp->eval_opts, &v->mtree, err, sizeof err)) {
 			snprintf(v->mnote, sizeof v->mnote, "its counts give no tree: %s", err);
+		} else if (!level1_computable(&v->mtree)) {
+			/* events missing from its counts: the whole program's
+			 * tree says more than an empty one */
+			td_tree_free(&v->mtree);
+			snprintf(v->mnote, sizeof v->mnote, "its counts lack events of level 1: compared with the "
+				 "whole program's tree");
 		} else {
 			v->have_mtree = true;
 			v->msamples = rc->samples;
@@ -294,6 +310,12 @@ static int add_region_count(void *ctx, const struct gusdata_region_count *c)
 	return r;
 }
 
+/* the region's own tree, or its function's for a loop measured by it */
+static const struct td_tree *region_measured(const struct region_view *v)
+{
+	return v->have_mtree ? &v->mtree : v->mtree_of && v->mtree_of->have_mtree ? &v->mtree_of->mtree : NULL;
+}
+
 static void load_region_measured(struct report *rp)
 {
 	if (!rp->have_tree) {
@@ -309,9 +331,20 @@ static void load_region_measured(struct report *rp)
 		return;
 	}
 	region_tree(&rc);
+	/* imported counts name functions: a loop without counts of its own
+	 * is compared with its function's (not the whole program's) */
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct region_view *v = &rp->rv[i];
+		struct region_view *f = v->r.parent ? view_of(rp, v->r.parent) : NULL;
+		if (v->have_mtree || !f || !f->have_mtree || !f->mimported)
+			continue;
+		v->mtree_of = f;
+		snprintf(v->mnote, sizeof v->mnote, "the imported counts name functions: these are %s's",
+			 f->name);
+	}
 	bool any = false;
 	for (size_t i = 0; i < rp->nrv; i++)
-		any |= rp->rv[i].have_mtree;
+		any |= rp->rv[i].have_mtree || rp->rv[i].mtree_of;
 	if (!any) {
 		const char *why = gusdata_meta(rp->d, "missing.region_counts");
 		snprintf(rp->why_no_region_measure, sizeof rp->why_no_region_measure, "%s",
@@ -1184,8 +1217,10 @@ static int fill_model(struct report *rp)
 			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
 			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
-			.measured = v->have_mtree ? &v->mtree : NULL, .measured_samples = v->msamples,
-			.measured_imported = v->mimported, .measured_note = v->mnote,
+			.measured = region_measured(v),
+			.measured_samples = v->mtree_of ? v->mtree_of->msamples : v->msamples,
+			.measured_imported = v->mtree_of ? v->mtree_of->mimported : v->mimported, .measured_note = v->mnote,
+			.measured_of_function = v->mtree_of != NULL,
 		};
 		if (v->simulated && v->win.simulated) {
 			rp->mr[i].windows = v->win.simulated;
@@ -1311,7 +1346,8 @@ enum recording_status report_build(const struct report_request *o, struct report
 		short_reason(rv->why_no_model, why_model, sizeof why_model);
 		short_reason(rp->why_no_measure, why_measure, sizeof why_measure);
 		/* the region's own tree where it has one: like with like */
-		merge_verdict(rv->have_mtree ? &rv->mtree : rp->have_tree ? &rp->tree : NULL, why_measure, rp->m,
+		const struct td_tree *own = region_measured(rv);
+		merge_verdict(own ? own : rp->have_tree ? &rp->tree : NULL, why_measure, rp->m,
 			      rv->simulated ? &rv->an : NULL, rv->simulated ? NULL : why_model, &rv->verdict);
 	}
 	report_progress_end(rp);

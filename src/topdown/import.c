@@ -325,3 +325,193 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 	free(ic.sl.s);
 	return rc;
 }
+
+/* ------------------------------------------------------ region counts --- */
+#define REGION_LINE_MAX 65536
+
+/* the line without its end and surrounding blanks */
+static char *trimmed(char *line)
+{
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+		line[--n] = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+static bool is_region_header(const char *line)
+{
+	return !strcasecmp(line, "region,event,value");
+}
+
+bool td_is_region_csv(FILE *in)
+{
+	char *buf = malloc(REGION_LINE_MAX);
+	bool yes = false;
+	while (buf && fgets(buf, REGION_LINE_MAX, in)) {
+		char *l = trimmed(buf);
+		if (!*l || *l == '#')
+			continue;
+		yes = is_region_header(l);
+		break;
+	}
+	free(buf);
+	rewind(in);
+	return yes;
+}
+
+/* REGION unquoted: "a ""b""" -> a "b"; perf's "[.] " dropped */
+static char *region_name(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	char *out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+		for (size_t i = 1; i + 1 < n; i++) {
+			if (s[i] == '"' && i + 2 < n && s[i + 1] == '"')
+				i++;
+			out[k++] = s[i];
+		}
+	} else {
+		memcpy(out, s, n);
+		k = n;
+	}
+	out[k] = 0;
+	if (k >= 4 && out[0] == '[' && (out[1] == '.' || out[1] == 'k') && out[2] == ']' && out[3] == ' ')
+		memmove(out, out + 4, k - 3);
+	return out;
+}
+
+static int add_region_row(struct td_region_rows *rows, char *region, char *event, double value)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		if (!strcmp(rows->v[i].region, region) && !strcmp(rows->v[i].event, event)) {
+			rows->v[i].value += value;
+			free(region);
+			free(event);
+			return 0;
+		}
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 64;
+		struct td_region_row *v = realloc(rows->v, cap * sizeof *v);
+		if (!v) {
+			free(region);
+			free(event);
+			return -1;
+		}
+		rows->v = v;
+		rows->cap = cap;
+	}
+	rows->v[rows->n++] = (struct td_region_row){ region, event, value };
+	return 0;
+}
+
+int td_import_region_csv(FILE *in, const char *origin, struct td_region_rows *rows, char *err, size_t errlen)
+{
+	memset(rows, 0, sizeof *rows);
+	char *buf = malloc(REGION_LINE_MAX);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int lineno = 0, rc = 0;
+	bool header = false;
+	while (fgets(buf, REGION_LINE_MAX, in)) {
+		lineno++;
+		size_t raw = strlen(buf);
+		if (raw == REGION_LINE_MAX - 1 && buf[raw - 1] != '\n') {
+			snprintf(err, errlen, "%s:%d: a line longer than %d bytes", origin, lineno, REGION_LINE_MAX - 2);
+			rc = -1;
+			break;
+		}
+		char *l = trimmed(buf);
+		if (!*l || *l == '#')
+			continue;
+		if (!header) {
+			if (!is_region_header(l)) {
+				snprintf(err, errlen, "%s:%d: not per-region counts: the first line must be "
+					 "'region,event,value'", origin, lineno);
+				rc = -1;
+				break;
+			}
+			header = true;
+			continue;
+		}
+		char *c2 = strrchr(l, ',');
+		char *c1 = NULL;
+		for (char *p = c2 ? c2 - 1 : NULL; p && p >= l; p--)
+			if (*p == ',') {
+				c1 = p;
+				break;
+			}
+		if (!c1) {
+			snprintf(err, errlen, "%s:%d: '%.80s' is not 'region,event,value'", origin, lineno, l);
+			rc = -1;
+			break;
+		}
+		char *end;
+		errno = 0;
+		double value = strtod(c2 + 1, &end);
+		while (*end == ' ' || *end == '\t')
+			end++;
+		if (end == c2 + 1 || *end || errno == ERANGE || !isfinite(value) || value < 0) {
+			snprintf(err, errlen, "%s:%d: the value '%.40s' is not a count (a number at or above 0)", origin,
+				 lineno, c2 + 1);
+			rc = -1;
+			break;
+		}
+		char *event = region_name(c1 + 1, (size_t)(c2 - c1 - 1));
+		char *region = region_name(l, (size_t)(c1 - l));
+		if (!event || !region) {
+			free(event);
+			free(region);
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+			break;
+		}
+		if (!*event || !*region) {
+			snprintf(err, errlen, "%s:%d: an empty %s", origin, lineno, *region ? "event" : "region");
+			free(event);
+			free(region);
+			rc = -1;
+			break;
+		}
+		if (add_region_row(rows, region, event, value)) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && ferror(in)) {
+		snprintf(err, errlen, "%s: %s", origin, strerror(errno));
+		rc = -1;
+	}
+	if (!rc && !header) {
+		snprintf(err, errlen, "%s: empty: no 'region,event,value' header", origin);
+		rc = -1;
+	}
+	if (!rc && !rows->n) {
+		snprintf(err, errlen, "%s: no counts in the file", origin);
+		rc = -1;
+	}
+	free(buf);
+	if (rc)
+		td_region_rows_free(rows);
+	return rc;
+}
+
+void td_region_rows_free(struct td_region_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		free(rows->v[i].region);
+		free(rows->v[i].event);
+	}
+	free(rows->v);
+	memset(rows, 0, sizeof *rows);
+}

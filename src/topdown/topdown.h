@@ -115,6 +115,34 @@ int td_countset_add_uncounted(struct td_countset *cs, const char *event, const c
 int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 		       char *err, size_t errlen);
 
+/* Counts per region: a CSV whose first line (after '#' comments and
+ * blank lines) is the header "region,event,value", then one row per
+ * region and event, as perf report --group -F sym,... or perf script -F
+ * ip,period,event output can be turned into. The region is everything
+ * before the last two fields (so a C++ name may hold commas), double
+ * quotes around it removed ("" inside stands for one), perf's "[.] " or
+ * "[k] " prefix dropped; the event is a perf or libpfm4 name; the value
+ * a count (a plain number; rows of one region and event add up). */
+struct td_region_row {
+	char *region;
+	char *event;
+	double value;
+};
+
+struct td_region_rows {
+	struct td_region_row *v;
+	size_t n, cap;
+};
+
+/* true when IN's first line that is not a comment or blank is the header
+ * (IN is rewound) */
+bool td_is_region_csv(FILE *in);
+/* -1 with ERR naming ORIGIN, the line and the problem: no header, a row
+ * without three fields, an empty region or event, a value that is not a
+ * finite number at or above 0; no rows at all. */
+int td_import_region_csv(FILE *in, const char *origin, struct td_region_rows *rows, char *err, size_t errlen);
+void td_region_rows_free(struct td_region_rows *rows);
+
 /* One count line of perf stat -x output, as td_perf_csv_read gives it. */
 struct td_perf_line {
 	int lineno;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf stat -x output: td_perf_csv_read (every field of every line) and
  * td_import_perf_csv (gus stat --import), then the TMA tree of the
- * imported counts with the Cascade Lake table. */
+ * imported counts with the Cascade Lake table; and the same bytes as
+ * per-region counts (gus record --import-counts). */
 #include <math.h>
 
 #include "fuzz.h"
@@ -75,5 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	free(buf);
 	td_countset_free(&cs);
+
+	struct td_region_rows rows;
+	f = fuzz_file(data, size, &buf);
+	if (td_is_region_csv(f) && !td_import_region_csv(f, "fuzz.csv", &rows, err, sizeof err)) {
+		for (size_t i = 0; i < rows.n; i++)
+			s.bytes += strlen(rows.v[i].region) + strlen(rows.v[i].event);
+		td_region_rows_free(&rows);
+	}
+	fclose(f);
+	free(buf);
 	return 0;
 }

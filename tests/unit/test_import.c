@@ -133,8 +133,66 @@ static void test_long_prefix(void)
 	free(text);
 }
 
+/* per-region counts (gus record --import-counts): TEXT parsed, or why not */
+static int region_rows(const char *text, struct td_region_rows *rows, bool *detected)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	if (!f)
+		return -2;
+	*detected = td_is_region_csv(f);
+	int rc = td_import_region_csv(f, "r.csv", rows, err, sizeof err);
+	fclose(f);
+	return rc;
+}
+
+static void test_region_csv(void)
+{
+	struct td_region_rows rows;
+	bool det;
+	int rc = region_rows("# from perf report --group\n\nregion,event,value\n"
+			     "\"ns::mul<double, 200>\",cycles,1000\n"
+			     "[.] hot_loop,instructions,5e3\n"
+			     "hot_loop,instructions,7\n"
+			     "a,b,c,cycles,12\n"
+			     "\"say \"\"hi\"\"\",cycles,1\n", &rows, &det);
+	tap_ok(det && rc == 0 && rows.n == 4, "per-region CSV: detected by its header, 4 region/event pairs (%s)",
+	       rc ? err : "ok");
+	if (!rc && rows.n == 4) {
+		tap_streq(rows.v[0].region, "ns::mul<double, 200>", "a quoted name keeps its commas");
+		tap_ok(!strcmp(rows.v[1].region, "hot_loop") && rows.v[1].value == 5007,
+		       "perf's '[.] ' dropped; rows of one region and event add up (%g)", rows.v[1].value);
+		tap_ok(!strcmp(rows.v[2].region, "a,b,c") && !strcmp(rows.v[2].event, "cycles"),
+		       "unquoted: the region is all before the last two fields ('%s', '%s')", rows.v[2].region,
+		       rows.v[2].event);
+		tap_streq(rows.v[3].region, "say \"hi\"", "doubled quotes inside a quoted name");
+	}
+	if (!rc)
+		td_region_rows_free(&rows);
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "region,event,value\nf,cycles,-3\n", "r.csv:2: the value '-3' is not a count" },
+		{ "region,event,value\nf,cycles,12x\n", "r.csv:2: the value '12x' is not a count" },
+		{ "region,event,value\nf,cycles,nan\n", "is not a count" },
+		{ "region,event,value\nf cycles 12\n", "r.csv:2: 'f cycles 12' is not 'region,event,value'" },
+		{ "region,event,value\n,cycles,1\n", "r.csv:2: an empty region" },
+		{ "region,event,value\nf,,1\n", "r.csv:2: an empty event" },
+		{ "region,event,value\n# nothing\n", "r.csv: no counts in the file" },
+		{ "f,cycles,1\n", "r.csv:1: not per-region counts" },
+		{ "", "r.csv: empty" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		rc = region_rows(bad[i].text, &rows, &det);
+		tap_ok(rc == -1 && strstr(err, bad[i].want) && rows.n == 0, "bad per-region CSV %zu: %s", i, err);
+	}
+	/* perf stat -x, output is not taken for per-region counts */
+	rc = region_rows("191281317,,cycles,1000000,100.00,,\n", &rows, &det);
+	tap_ok(!det && rc == -1, "perf stat -x, output: not per-region counts");
+}
+
 int main(void)
 {
+	test_region_csv();
 	test_line_reader();
 	test_long_prefix();
 	struct td_countset cs;

@@ -18,7 +18,11 @@ io_workloads = tests/workloads/readsum
 # one hot function in two phases (L1, then memory): the windows of the
 # QEMU tracer over the whole run
 phase_workloads = tests/workloads/phases tests/workloads/threads2
-noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads)
+# two hot functions, one divider-bound and one memory-bound: the measured
+# side per region
+region_workloads = tests/workloads/tworegions
+noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads) \
+	$(region_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
 CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -49,6 +53,9 @@ tests_workloads_jacobi1d_LDFLAGS =
 tests_workloads_phases_SOURCES = tests/workloads/phases.c
 tests_workloads_phases_CFLAGS = $(workload_cflags)
 tests_workloads_phases_LDFLAGS =
+tests_workloads_tworegions_SOURCES = tests/workloads/tworegions.c
+tests_workloads_tworegions_CFLAGS = $(workload_cflags)
+tests_workloads_tworegions_LDFLAGS =
 tests_workloads_threads2_SOURCES = tests/workloads/threads2.c
 tests_workloads_threads2_CFLAGS = $(workload_cflags) -pthread
 tests_workloads_threads2_LDFLAGS = -pthread

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The measured side per hot region: tworegions has a divider-bound
+# function and a memory-bound one; per-region counts imported with
+# --import-counts (the CSV that perf report --group can be turned into)
+# give each region its own Top-Down tree, and each region's verdict
+# compares that tree with its own simulation: two different answers, each
+# agreeing with its model. The whole program's tree is the sum of the
+# rows. Bad files are refused by line; a file naming no hot region says so.
+. "$TESTDIR/cli/lib.sh"
+SQL="sqlite3 -batch"
+P="$WORKLOADS/tworegions"
+cd "$TMP" || exit 1
+json() { $SQL :memory: "select json_extract(readfile('$1'), '$2')"; }
+
+# Cascade Lake events of levels 1 and 2: divide_part core-bound, chase_part
+# memory-bound, main with too few events for a tree
+{
+	echo "# per-region counts"
+	echo "region,event,value"
+	for r in divide_part '[.] chase_part'; do
+		if [ "$r" = divide_part ]; then
+			v="1000000000 1000000000 200000000 1000000000 1000000000 0 10000000 1000 0 50000000 600000000 0 100000000 100000000 0"
+		else
+			v="150000000 2000000000 100000000 300000000 300000000 0 5000000 100 0 1800000000 1850000000 0 20000000 10000000 0"
+		fi
+		set -- $v
+		for e in instructions cycles idq_uops_not_delivered.core uops_issued.any uops_retired.retire_slots \
+			int_misc.recovery_cycles idq_uops_not_delivered.cycles_0_uops_deliv.core \
+			br_misp_retired.all_branches machine_clears.count cycle_activity.stalls_mem_any \
+			cycle_activity.stalls_total exe_activity.bound_on_stores exe_activity.1_ports_util \
+			exe_activity.2_ports_util uops_retired.macro_fused; do
+			echo "$r,$e,$1"
+			shift
+		done
+	done
+	echo "main,instructions,1000000"
+	echo "main,cycles,2000000"
+} >regions.csv
+
+"$GUS" record -q -l 2 --arch clx --import-counts regions.csv -o r.data -- "$P" </dev/null >/dev/null 2>err; st=$?
+check_status $st 0 "record with per-region --import-counts exits 0"
+check_contains "$($SQL r.data "select value from meta where key='counts.source'")" "(per region)" \
+	"the recording says the counts came per region"
+check_contains "$($SQL r.data "select count(distinct region) from region_counts")" "3" \
+	"region_counts: divide_part, chase_part and main (the rows that name hot regions)"
+# the whole program: every row added up
+test "$($SQL r.data "select value from counts where event='cycles'")" = 3002000000.0; ok $? \
+	"the whole program's cycles are the rows' sum"
+
+"$GUS" report -q -i r.data --json -o r.json 2>/dev/null; st=$?
+check_status $st 0 "its report exits 0"
+rank_of() { $SQL r.data "select rank from regions where name='$1'"; }
+D=$(($(rank_of divide_part) - 1)) C=$(($(rank_of chase_part) - 1))
+check_contains "$(json r.json "\$.regions[$D].verdict.measured")" "Backend_Bound > Core_Bound" \
+	"divide_part: its own counters say Core_Bound"
+check_contains "$(json r.json "\$.regions[$C].verdict.measured")" "Backend_Bound > Memory_Bound" \
+	"chase_part: its own counters say Memory_Bound"
+check_contains "$(json r.json "\$.regions[$D].verdict.resource")" "DIV" "divide_part: the model says the divider"
+check_contains "$(json r.json "\$.regions[$D].verdict.kind")" "agree" "divide_part: the two agree"
+check_contains "$(json r.json "\$.regions[$C].verdict.kind")" "agree" "chase_part: the two agree (memory)"
+check_contains "$(json r.json "\$.regions[$D].measured_tree.imported")" "1" "JSON: the region's tree, imported"
+check_contains "$(json r.json "\$.regions[$C].measured_tree.nodes")" "Memory_Bound" "JSON: its nodes"
+check_contains "$(json r.json '$.measured.nodes')" "Backend_Bound" "the whole program's tree stays at the top"
+
+txt=$("$GUS" report -q -i r.data 2>&1)
+sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: divide_part (function/,/^== Region/p')
+check_contains "$sec" "Measured (this region, imported counts): Frontend_Bound 5.0 %, Bad_Speculation 0.0 %, Backend_Bound 70.0 % (> Core_Bound 65.2 %)" \
+	"text: divide_part's own tree"
+sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: chase_part loop/,/^== Region/p')
+check_contains "$sec" "Measured (its function, imported counts)" "text: a loop is measured by its function's counts"
+sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: main (function/,/^== Region/p')
+check_contains "$sec" "lack events of level 1" "text: main's rows give no level 1: said, the whole program's tree used"
+csv=$("$GUS" report -q -i r.data --csv 2>&1)
+check_contains "$csv" "divide_part,measured.Core_Bound,0.65" "CSV: the region's nodes"
+check_contains "$csv" "divide_part,measured_samples,imported" "CSV: where they came from"
+
+# the verdict follows each region's own counts: the same program against
+# counters that blame the front end in divide_part disagrees there only
+sed -e 's/^divide_part,idq_uops_not_delivered.core,200000000/divide_part,idq_uops_not_delivered.core,3000000000/' \
+	-e 's/^divide_part,uops_issued.any,1000000000/divide_part,uops_issued.any,800000000/' \
+	-e 's/^divide_part,uops_retired.retire_slots,1000000000/divide_part,uops_retired.retire_slots,800000000/' \
+	regions.csv >fe.csv
+"$GUS" record -q -l 2 --arch clx --import-counts fe.csv -o fe.data -- "$P" </dev/null >/dev/null 2>&1
+"$GUS" report -q -i fe.data --json -o fe.json 2>/dev/null
+check_contains "$(json fe.json "\$.regions[$D].verdict.kind")" "disagree" "front-end counters in divide_part: disagree"
+check_contains "$(json fe.json "\$.regions[$C].verdict.kind")" "agree" "... and chase_part still agrees"
+
+# bad files
+printf 'region,event,value\ndivide_part,cycles,12x\n' >bad.csv
+out=$("$GUS" record -q --arch clx --import-counts bad.csv -o bad.data -- "$P" 2>&1 </dev/null); st=$?
+check_status $st 1 "a bad per-region file: exit 1"
+check_contains "$out" "bad.csv:2: the value '12x' is not a count" "... naming the file, the line and the problem"
+test ! -e bad.data; ok $? "... and no recording is left"
+printf 'region,event,value\nno_such_function,cycles,12\n' >none.csv
+out=$("$GUS" record -q --arch clx --import-counts none.csv -o none.data -- "$P" 2>&1 </dev/null >/dev/null); st=$?
+check_status $st 0 "a file naming no hot region: recorded"
+check_contains "$out" "names none of the hot regions" "... said"
+out=$("$GUS" report -q -i none.data 2>&1)
+check_contains "$out" "names none of the hot regions" "... and the report says why the regions use the whole program's tree"
+done_testing
