@@ -438,6 +438,15 @@ struct collect_sample {
 	 * PERF_CONTEXT_* markers; valid during the sink call only */
 	const uint64_t *callchain;
 	size_t ncallchain;
+	/* read groups (collect_sample_opts.read_groups): the group READ_GROUP
+	 * whose leader took the sample, the deltas of its NREAD events (in
+	 * the plan's order) since the thread's previous sample of that group
+	 * on that CPU, and of the group's enabled and running times (ns);
+	 * NREAD 0 without; valid during the sink call only */
+	int read_group;
+	size_t nread;
+	const double *read;
+	double read_enabled, read_running;
 };
 
 /* Where the records go; non-zero from a callback stops the run with
@@ -465,6 +474,21 @@ struct collect_sample_opts {
 	/* progress: called now and then with the samples so far */
 	void (*progress)(void *ctx, uint64_t samples);
 	void *progress_ctx;
+	/* Counter groups read at every sample (per-region Top-Down): each
+	 * group of READ_GROUPS (collect_plan_tma's groups) is opened on every
+	 * CPU led by an event of the sampling kind (cycles, or cpu-clock where
+	 * the machine has no PMU), which samples at FREQ with
+	 * PERF_SAMPLE_READ of the group (the first group's leader is the
+	 * sampling event itself); samples carry the group's deltas, and the
+	 * count set CS is the groups' totals at the end (PLAN is then not
+	 * counted). Where the kernel refuses (no PMU for the events, a
+	 * kernel before 6.12 refusing PERF_SAMPLE_READ with inherit), the run
+	 * samples and counts as without: *READ_STATUS says why (COLLECT_OK
+	 * when read), READ_WHY has the message. */
+	const struct collect_plan *read_groups;
+	enum collect_status *read_status;
+	char *read_why;
+	size_t read_why_len;
 	/* Intel PT of the same run into PT_DATA (the keys of pt.c), when PT
 	 * is set: samples, counts and trace from one run of the program.
 	 * When PT cannot be set up the run goes on sampling alone:

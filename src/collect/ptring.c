@@ -112,6 +112,20 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
 	r->tail = tail;
 	r->sample_type = sample_type;
 	r->sample_id_all = sample_id_all;
+	r->read_format = 0;
+}
+
+void ptring_reader_set_read_format(struct ptring_reader *r, uint64_t read_format)
+{
+	r->read_format = read_format;
+}
+
+uint64_t ptring_read_at(const struct ptring_record *rec, uint64_t i, uint64_t *id)
+{
+	const uint8_t *e = rec->u.sample.read + i * rec->u.sample.read_stride;
+	if (id)
+		*id = rec->u.sample.read_stride >= 16 && rec->read_has_id ? ld64(e + 8) : 0;
+	return ld64(e);
 }
 
 /* the NUL-terminated string at P[from, to), or NULL */
@@ -129,20 +143,21 @@ uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i)
 
 /* A SAMPLE's fields sit in the order of their PERF_SAMPLE_* bits, each
  * present only when asked for; its size is the record's, with no trailer. */
-static int parse_sample(struct ptring_record *rec, uint64_t st, char *err, size_t errlen)
+static int parse_sample(struct ptring_record *rec, uint64_t st, uint64_t rf, char *err, size_t errlen)
 {
 	const uint8_t *p = rec->raw;
 	size_t at = 8, end = rec->size;
 	const char *why = NULL;
 
-	if (st & PERF_SAMPLE_READ) {
+	if ((st & PERF_SAMPLE_READ) && (rf & ~(uint64_t)PTRING_READ_FORMATS)) {
 		snprintf(err, errlen,
-			 "PERF_RECORD_SAMPLE at ring offset %" PRIu64 ": sample_type has PERF_SAMPLE_READ, "
-			 "which this reader does not lay out",
-			 rec->offset);
+			 "PERF_RECORD_SAMPLE at ring offset %" PRIu64 ": read_format 0x%" PRIx64
+			 " has bits this reader does not lay out",
+			 rec->offset, rf);
 		return -1;
 	}
-	size_t fixed = 8 * (size_t)__builtin_popcountll(st & (PTRING_SAMPLE_PARSED & ~PERF_SAMPLE_CALLCHAIN));
+	size_t fixed = 8 * (size_t)__builtin_popcountll(
+				   st & (PTRING_SAMPLE_PARSED & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_READ)));
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		fixed += 8;	/* nr */
 	if (end < at + fixed) {
@@ -186,7 +201,54 @@ static int parse_sample(struct ptring_record *rec, uint64_t st, char *err, size_
 		rec->u.sample.period = ld64(p + at);
 		at += 8;
 	}
+	if (st & PERF_SAMPLE_READ) {
+		/* GROUP: nr, [enabled], [running], {value, [id], [lost]} x nr;
+		 * else value, [enabled], [running], [id], [lost] */
+		size_t nt = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+		size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+		size_t tpos;
+		if (rf & PERF_FORMAT_GROUP) {
+			if (end - at < 8 * (1 + nt)) {
+				why = "too short for its read values";
+				goto bad;
+			}
+			uint64_t nr = ld64(p + at);
+			/* compared by division: a corrupt nr must not overflow */
+			if (nr > (end - at - 8 * (1 + nt)) / (8 * per)) {
+				why = "read values longer than the record";
+				goto bad;
+			}
+			tpos = at + 8;
+			rec->u.sample.read_nr = nr;
+			rec->u.sample.read = p + at + 8 * (1 + nt);
+			rec->u.sample.read_stride = (uint32_t)(8 * per);
+			rec->read_has_id = (rf & PERF_FORMAT_ID) != 0;
+			at += 8 * (1 + nt) + (size_t)nr * 8 * per;
+		} else {
+			size_t need = 8 * (nt + per);
+			if (end - at < need) {
+				why = "too short for its read values";
+				goto bad;
+			}
+			tpos = at + 8;
+			rec->u.sample.read_nr = 1;
+			rec->u.sample.read = p + at;
+			rec->u.sample.read_stride = 8;
+			rec->read_has_id = false;
+			at += need;
+		}
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+			rec->u.sample.read_enabled = ld64(p + tpos);
+			tpos += 8;
+		}
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			rec->u.sample.read_running = ld64(p + tpos);
+	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (end - at < 8) {
+			why = "too short for its sample_type";
+			goto bad;
+		}
 		uint64_t nr = ld64(p + at);
 		at += 8;
 		/* compared by division: a corrupt nr must not overflow */
@@ -212,14 +274,14 @@ bad:
 	return -1;
 }
 
-static int parse_body(struct ptring_record *rec, size_t body_end, uint64_t sample_type, char *err,
-		      size_t errlen)
+static int parse_body(struct ptring_record *rec, size_t body_end, uint64_t sample_type, uint64_t read_format,
+		      char *err, size_t errlen)
 {
 	const uint8_t *p = rec->raw;
 	size_t need = 0;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
-		return parse_sample(rec, sample_type, err, errlen);
+		return parse_sample(rec, sample_type, read_format, err, errlen);
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 		need = 8 + 32 + 1;
@@ -422,7 +484,7 @@ int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, s
 			return -1;
 		}
 	}
-	if (parse_body(rec, body_end, r->sample_type, err, errlen))
+	if (parse_body(rec, body_end, r->sample_type, r->read_format, err, errlen))
 		return -1;
 	r->tail += size;
 	return 1;

@@ -34,6 +34,7 @@ struct ptring_record {
 	const uint8_t *raw;	/* the whole record, contiguous */
 	uint64_t offset;	/* its position in the ring's stream */
 	struct ptring_sample_id sid;
+	bool read_has_id;	/* SAMPLE: its read values carry ids */
 	union {
 		struct {	/* MMAP, MMAP2 */
 			uint32_t pid, tid;
@@ -73,6 +74,13 @@ struct ptring_record {
 			 * the kernel's PERF_CONTEXT_* markers among them */
 			uint64_t nr;
 			const uint8_t *callchain;
+			/* PERF_SAMPLE_READ, laid out by the reader's read_format:
+			 * read_nr values (ptring_read_at; 1 without
+			 * PERF_FORMAT_GROUP), the group's enabled and running
+			 * times when read_format has them */
+			uint64_t read_nr, read_enabled, read_running;
+			const uint8_t *read;
+			uint32_t read_stride;	/* bytes per value: value[, id][, lost] */
 		} sample;
 		struct {	/* THROTTLE, UNTHROTTLE; zero in a record too short to carry them */
 			uint64_t time, id, stream_id;
@@ -81,12 +89,16 @@ struct ptring_record {
 };
 
 /* The sample fields ptring parses (in the kernel's order); a SAMPLE record
- * of a sample_type with other bits is read up to its callchain, except
- * that PERF_SAMPLE_READ, whose size hangs on read_format, makes it corrupt. */
+ * of a sample_type with other bits is read up to its callchain.
+ * PERF_SAMPLE_READ is laid out by the reader's read_format. */
 #define PTRING_SAMPLE_PARSED                                                                  \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |            \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
+/* the read_format bits ptring lays out */
+#define PTRING_READ_FORMATS                                                                       \
+	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_GROUP | \
+	 PERF_FORMAT_LOST)
 
 /* A data ring as mapped: BASE of SIZE bytes (a power of two), records
  * from TAIL up to HEAD (free-running counters as in perf_event_mmap_page).
@@ -95,6 +107,7 @@ struct ptring_reader {
 	const uint8_t *base;
 	uint64_t size, head, tail;
 	uint64_t sample_type;	/* attr.sample_type */
+	uint64_t read_format;	/* attr.read_format, for PERF_SAMPLE_READ (0 unless set) */
 	bool sample_id_all;
 	uint8_t bounce[65536] __attribute__((aligned(8)));
 };
@@ -106,6 +119,11 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
  * reader then stays at the bad record. A SAMPLE is laid out by the reader's
  * sample_type, and its task, CPU, time and id are copied to REC's sid. */
 int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, size_t errlen);
+/* the read_format of the events whose samples carry PERF_SAMPLE_READ */
+void ptring_reader_set_read_format(struct ptring_reader *r, uint64_t read_format);
+/* value I (< u.sample.read_nr) of a SAMPLE record's read, and its id (0
+ * without PERF_FORMAT_ID) */
+uint64_t ptring_read_at(const struct ptring_record *rec, uint64_t i, uint64_t *id);
 /* entry I (< u.sample.nr) of a SAMPLE record's callchain */
 uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i);
 /* bytes of the sample_id trailer for SAMPLE_TYPE */

@@ -53,6 +53,20 @@ struct smp_cpu {
 	size_t len;
 };
 
+/* a read group: its plan events, and on every CPU its leader and members */
+struct rgroup {
+	size_t first, n;	/* plan indices */
+	int *fd;		/* [cpu * (1 + n)]: the leader, then the members; -1 closed */
+	uint64_t *id;		/* [cpu]: the leader's id (PERF_SAMPLE_IDENTIFIER) */
+};
+
+/* a thread's last values of a group on a CPU */
+struct prev_values {
+	int cpu, tid, group;	/* group -1: a free slot */
+	uint64_t enabled, running;
+	uint64_t *v;		/* the group's n values */
+};
+
 struct smp {
 	const struct collect_sample_opts *o;
 	const struct collect_sample_sink *sink;
@@ -68,6 +82,15 @@ struct smp {
 	bool failed;		/* a sink refused: deliver nothing more */
 	char *err;
 	size_t errlen;
+	struct perf_event_attr attr;	/* the sampling event as opened */
+	/* read groups (collect_sample_opts.read_groups) */
+	const struct collect_plan *rg;
+	uint64_t read_format;
+	struct rgroup *g;
+	int ng;
+	struct prev_values *prev;
+	size_t prevcap, prevn;
+	double *delta;		/* the deltas of a sample */
 };
 
 static int sys_perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -168,6 +191,7 @@ static void base_attr(struct perf_event_attr *a, const struct smp *s, unsigned f
 	a->freq = 1;
 	a->sample_freq = freq;
 	a->sample_type = s->sample_type;
+	a->read_format = s->read_format;
 	a->disabled = 1;
 	a->enable_on_exec = 1;
 	a->inherit = 1;
@@ -205,6 +229,7 @@ static enum collect_status open_sampling(struct smp *s, pid_t pid, unsigned freq
 			e = open_user_retry(s, &a, pid);
 			if (!e) {
 				snprintf(s->st->event, sizeof(s->st->event), "%s", names[prec]);
+				s->attr = a;
 				return COLLECT_OK;
 			}
 			if (e == EACCES || e == EPERM)
@@ -228,6 +253,7 @@ static enum collect_status open_sampling(struct smp *s, pid_t pid, unsigned freq
 	if (e)
 		return sample_open_error(e, "cpu-clock", !s->user_only, s->err, s->errlen);
 	snprintf(s->st->event, sizeof(s->st->event), "cpu-clock");
+	s->attr = a;
 	return COLLECT_OK;
 }
 
@@ -255,7 +281,243 @@ static enum collect_status map_rings(struct smp *s)
 	return COLLECT_OK;
 }
 
-static int deliver_sample(struct smp *s, const struct ptring_record *rec)
+/* -------------------------------------------------------- read groups --- */
+#define READ_FORMAT_GROUPS \
+	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+static void close_read_groups(struct smp *s)
+{
+	for (int g = 0; g < s->ng; g++) {
+		struct rgroup *r = &s->g[g];
+		for (int c = 0; r->fd && c < s->n; c++)
+			for (size_t k = 0; k <= r->n; k++) {
+				int fd = r->fd[(size_t)c * (1 + r->n) + k];
+				/* group 0's leader is the sampling event itself */
+				if (fd >= 0 && !(g == 0 && k == 0))
+					close(fd);
+			}
+		free(r->fd);
+		free(r->id);
+	}
+	free(s->g);
+	s->g = NULL;
+	s->ng = 0;
+	for (size_t i = 0; i < s->prevcap; i++)
+		if (s->prev[i].group >= 0)
+			free(s->prev[i].v);
+	free(s->prev);
+	s->prev = NULL;
+	s->prevcap = s->prevn = 0;
+	free(s->delta);
+	s->delta = NULL;
+}
+
+/* Opens every read group on every CPU: group 0 under the sampling event
+ * (each CPU's cpus[].fd, opened with PERF_SAMPLE_READ), the others under a
+ * leader of the same kind writing into that CPU's ring. 0, or the errno of
+ * the first refusal with WHY naming the event (what opened stays, for
+ * close_read_groups). */
+static int open_read_groups(struct smp *s, const struct perf_event_attr *base, pid_t pid, char *why, size_t whylen)
+{
+	const struct collect_plan *p = s->rg;
+	size_t maxn = 0;
+	for (size_t i = 0; i < p->n;) {
+		size_t j = i;
+		while (j < p->n && p->ev[j].group == p->ev[i].group)
+			j++;
+		struct rgroup *ng = realloc(s->g, (size_t)(s->ng + 1) * sizeof *ng);
+		if (!ng)
+			return ENOMEM;
+		s->g = ng;
+		struct rgroup *r = &s->g[s->ng++];
+		*r = (struct rgroup){ .first = i, .n = j - i };
+		r->fd = malloc((size_t)s->n * (1 + r->n) * sizeof *r->fd);
+		r->id = calloc((size_t)s->n, sizeof *r->id);
+		if (!r->fd || !r->id)
+			return ENOMEM;
+		for (size_t k = 0; k < (size_t)s->n * (1 + r->n); k++)
+			r->fd[k] = -1;
+		if (r->n > maxn)
+			maxn = r->n;
+		i = j;
+	}
+	if (!(s->delta = calloc(maxn + 1, sizeof *s->delta)))
+		return ENOMEM;
+	for (int g = 0; g < s->ng; g++) {
+		struct rgroup *r = &s->g[g];
+		for (int c = 0; c < s->n; c++) {
+			int *fd = &r->fd[(size_t)c * (1 + r->n)];
+			if (g == 0) {
+				fd[0] = s->cpus[c].fd;
+			} else {
+				/* another leader of the sampling kind, no sideband
+				 * of its own, into the CPU's ring */
+				struct perf_event_attr a = *base;
+				a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+				a.build_id = 0;
+				a.watermark = 0;
+				a.wakeup_events = 0;
+				fd[0] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+				if (fd[0] < 0 || ioctl(fd[0], PERF_EVENT_IOC_SET_OUTPUT, s->cpus[c].fd)) {
+					int e = errno;
+					snprintf(why, whylen, "the sampling leader of read group %d: %s", g + 1, strerror(e));
+					return e;
+				}
+			}
+			if (ioctl(fd[0], PERF_EVENT_IOC_ID, &r->id[c])) {
+				int e = errno;
+				snprintf(why, whylen, "the id of read group %d's leader: %s", g + 1, strerror(e));
+				return e;
+			}
+			for (size_t k = 0; k < r->n; k++) {
+				const struct collect_event *ev = &p->ev[r->first + k];
+				struct perf_event_attr a = ev->attr;
+				a.size = sizeof a;
+				a.disabled = 0;
+				a.enable_on_exec = 0;
+				a.inherit = 1;
+				a.freq = 0;
+				a.sample_period = 0;
+				a.sample_type = s->sample_type;
+				a.read_format = s->read_format;
+				if (s->user_only)
+					a.exclude_kernel = 1;
+				fd[1 + k] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, fd[0],
+							 PERF_FLAG_FD_CLOEXEC);
+				if (fd[1 + k] < 0) {
+					int e = errno;
+					snprintf(why, whylen, "%s (read group %d, CPU %d): %s", ev->name, g + 1, s->cpus[c].cpu,
+						 strerror(e));
+					return e;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static size_t prev_hash(int cpu, int tid, int group, size_t cap)
+{
+	uint64_t h = ((uint64_t)(uint32_t)cpu << 40) ^ ((uint64_t)(uint32_t)tid << 8) ^ (uint64_t)(uint32_t)group;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+/* the thread's last values of GROUP on CPU (N of them), made on first use */
+static struct prev_values *prev_of(struct smp *s, int cpu, int tid, int group, size_t n, bool *fresh)
+{
+	if (s->prevn * 10 >= s->prevcap * 7) {
+		size_t cap = s->prevcap ? 2 * s->prevcap : 256;
+		struct prev_values *nv = malloc(cap * sizeof *nv);
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < cap; i++)
+			nv[i] = (struct prev_values){ .group = -1 };
+		for (size_t i = 0; i < s->prevcap; i++) {
+			if (s->prev[i].group < 0)
+				continue;
+			size_t h = prev_hash(s->prev[i].cpu, s->prev[i].tid, s->prev[i].group, cap);
+			while (nv[h].group >= 0)
+				h = (h + 1) & (cap - 1);
+			nv[h] = s->prev[i];
+		}
+		free(s->prev);
+		s->prev = nv;
+		s->prevcap = cap;
+	}
+	size_t h = prev_hash(cpu, tid, group, s->prevcap);
+	while (s->prev[h].group >= 0) {
+		struct prev_values *p = &s->prev[h];
+		if (p->cpu == cpu && p->tid == tid && p->group == group) {
+			*fresh = false;
+			return p;
+		}
+		h = (h + 1) & (s->prevcap - 1);
+	}
+	struct prev_values *p = &s->prev[h];
+	*p = (struct prev_values){ .cpu = cpu, .tid = tid, .group = group };
+	if (!(p->v = calloc(n ? n : 1, sizeof *p->v))) {
+		p->group = -1;
+		return NULL;
+	}
+	s->prevn++;
+	*fresh = true;
+	return p;
+}
+
+/* the sample's group and the deltas of its events into SMP; false when it
+ * carries none that gus opened */
+static bool sample_deltas(struct smp *s, int ring_cpu, const struct ptring_record *rec, struct collect_sample *smp)
+{
+	uint64_t nr = rec->u.sample.read_nr;
+	for (int g = 0; g < s->ng; g++) {
+		const struct rgroup *r = &s->g[g];
+		int c = 0;
+		while (c < s->n && r->id[c] != rec->u.sample.id)
+			c++;
+		if (c == s->n)
+			continue;
+		/* the leader's value, then the members' */
+		if (nr != 1 + r->n)
+			return false;
+		bool fresh;
+		struct prev_values *p = prev_of(s, ring_cpu, (int)rec->u.sample.tid, g, r->n, &fresh);
+		if (!p)
+			return false;
+		for (size_t k = 0; k < r->n; k++) {
+			uint64_t v = ptring_read_at(rec, 1 + k, NULL);
+			/* counters only grow; a smaller value is a new child event */
+			s->delta[k] = (double)(v >= p->v[k] ? v - p->v[k] : v);
+			p->v[k] = v;
+		}
+		uint64_t en = rec->u.sample.read_enabled, ru = rec->u.sample.read_running;
+		smp->read_enabled = (double)(en >= p->enabled ? en - p->enabled : en);
+		smp->read_running = (double)(ru >= p->running ? ru - p->running : ru);
+		p->enabled = en;
+		p->running = ru;
+		smp->read_group = g;
+		smp->nread = r->n;
+		smp->read = s->delta;
+		return true;
+	}
+	return false;
+}
+
+/* the groups' totals at the end into CS: every CPU's leader read at once
+ * (an inherited event's parent holds its children's counts) */
+static int read_group_totals(struct smp *s, struct td_countset *cs)
+{
+	for (int g = 0; g < s->ng; g++) {
+		const struct rgroup *r = &s->g[g];
+		double en = 0, ru = 0;
+		double *sum = calloc(r->n + 1, sizeof *sum);
+		uint64_t *buf = malloc((3 + 2 * (1 + r->n)) * sizeof *buf);
+		bool ok = sum && buf;
+		for (int c = 0; ok && c < s->n; c++) {
+			ssize_t want = (ssize_t)((3 + 2 * (1 + r->n)) * sizeof *buf);
+			if (read(r->fd[(size_t)c * (1 + r->n)], buf, (size_t)want) != want || buf[0] != 1 + r->n) {
+				ok = false;
+				break;
+			}
+			en += (double)buf[1];
+			ru += (double)buf[2];
+			for (size_t k = 0; k < r->n; k++)
+				sum[k] += (double)buf[3 + 2 * (1 + k)];
+		}
+		int rc = 0;
+		for (size_t k = 0; k < r->n && !rc; k++) {
+			const char *name = s->rg->ev[r->first + k].name;
+			rc = ok ? td_countset_add(cs, name, sum[k], en, ru) : td_countset_add_uncounted(cs, name, "read failed");
+		}
+		free(sum);
+		free(buf);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int deliver_sample(struct smp *s, int ring_cpu, const struct ptring_record *rec)
 {
 	const struct collect_sample_sink *k = s->sink;
 	s->st->samples++;
@@ -271,6 +533,8 @@ static int deliver_sample(struct smp *s, const struct ptring_record *rec)
 	};
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	smp.user = mode == PERF_RECORD_MISC_USER || mode == PERF_RECORD_MISC_GUEST_USER;
+	if (s->ng && rec->u.sample.read_nr)
+		sample_deltas(s, ring_cpu, rec, &smp);
 	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		size_t n = 0;
 		for (uint64_t i = 0; i < rec->u.sample.nr && n < CHAIN_MAX - 1; i++) {
@@ -302,7 +566,7 @@ static int deliver(struct smp *s, int ring_cpu, const struct ptring_record *rec)
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		return deliver_sample(s, rec);
+		return deliver_sample(s, ring_cpu, rec);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		if (!k->mmap)
@@ -354,6 +618,7 @@ static void drain_cpu(struct smp *s, struct smp_cpu *c)
 	int rc = 0;
 
 	ptring_reader_init(s->reader, c->base + off, size, head, tail, s->sample_type, true);
+	ptring_reader_set_read_format(s->reader, s->read_format);
 	while (!s->failed && (rc = ptring_next(s->reader, &rec, err, sizeof(err))) > 0) {
 		if (deliver(s, c->cpu, &rec)) {
 			s->failed = true;
@@ -519,12 +784,57 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 		status = COLLECT_ERROR;
 		goto out;
 	}
-	if (plan && cs)
+	/* counter groups read at each sample: the counting groups then are
+	 * those, and PLAN is not counted apart; where they cannot be had,
+	 * sampling and counting as without them */
+	bool reading = false;
+	if (o->read_groups && o->read_groups->n) {
+		s.rg = o->read_groups;
+		s.read_format = READ_FORMAT_GROUPS;
+		s.sample_type |= PERF_SAMPLE_READ;
+		char why[COLLECT_ERRLEN] = "";
+		enum collect_status rs = open_sampling(&s, pid, freq);
+		int e = 0;
+		/* the other leaders write into the rings of the sampling
+		 * event: mapped first, or their samples would go nowhere */
+		if (rs == COLLECT_OK)
+			rs = map_rings(&s);
+		if (rs == COLLECT_OK && (e = open_read_groups(&s, &s.attr, pid, why, sizeof why)) == 0) {
+			reading = true;
+		} else {
+			if (rs != COLLECT_OK)
+				snprintf(why, sizeof why, "%s", err);
+			close_read_groups(&s);
+			for (int i = 0; i < s.n; i++) {
+				if (s.cpus[i].base)
+					munmap(s.cpus[i].base, s.cpus[i].len);
+				s.cpus[i].base = NULL;
+				if (s.cpus[i].fd >= 0)
+					close(s.cpus[i].fd);
+				s.cpus[i].fd = -1;
+			}
+			s.rg = NULL;
+			s.read_format = 0;
+			s.sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+			memset(st->event, 0, sizeof st->event);
+			memset(st->fallback, 0, sizeof st->fallback);
+			err[0] = 0;
+		}
+		if (o->read_status)
+			*o->read_status = reading ? COLLECT_OK
+					  : e == EACCES || e == EPERM ? COLLECT_NO_PERMISSION
+					  : e == ENOENT || e == EOPNOTSUPP || e == ENODEV ? COLLECT_NO_PMU
+					  : COLLECT_BAD_EVENT;
+		if (o->read_why && o->read_why_len)
+			snprintf(o->read_why, o->read_why_len, "%s%s",
+				 reading ? "" : "the counter groups cannot be read at samples: ", reading ? "" : why);
+	}
+	if (plan && cs && !reading)
 		open_counting(plan, pid, &groups, &user_plan, &user_ev, &cstatus, count_why, why_len);
-	status = open_sampling(&s, pid, freq);
+	status = reading ? COLLECT_OK : open_sampling(&s, pid, freq);
 	if (status != COLLECT_OK)
 		goto out;
-	status = map_rings(&s);
+	status = reading ? COLLECT_OK : map_rings(&s);
 	if (status != COLLECT_OK)
 		goto out;
 	if (o->pt) {
@@ -620,6 +930,11 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 		if (count_why && why_len)
 			snprintf(count_why, why_len, "reading the counters failed");
 	}
+	if (reading && cs && read_group_totals(&s, cs)) {
+		cstatus = COLLECT_ERROR;
+		if (count_why && why_len)
+			snprintf(count_why, why_len, "reading the counter groups failed");
+	}
 out:
 	/* never started, or must not run on: killed */
 	collect_kill_reap(pid);
@@ -627,6 +942,7 @@ out:
 	collect_close_pipe(go);
 	collect_close_pipe(ex);
 	collect_groups_close(&groups);
+	close_read_groups(&s);
 	collect_pt_session_close(pt, pt_status);
 	if (o->pt_status)
 		*o->pt_status = pt_status;

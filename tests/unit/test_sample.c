@@ -805,6 +805,120 @@ static void test_failures(void)
 	obs_free(&o);
 }
 
+/* what the samples of read groups carried */
+struct reads {
+	size_t samples, with_read, bad;
+	size_t per_group[4];
+	double sum[4][4];	/* [group][event] deltas */
+	double enabled, running;
+};
+
+static int r_sample(void *ctx, const struct collect_sample *s)
+{
+	struct reads *r = ctx;
+	r->samples++;
+	if (!s->nread)
+		return 0;
+	r->with_read++;
+	if (s->read_group < 0 || s->read_group > 3 || s->nread > 4 || !s->read) {
+		r->bad++;
+		return 0;
+	}
+	r->per_group[s->read_group]++;
+	for (size_t k = 0; k < s->nread; k++)
+		r->sum[s->read_group][k] += s->read[k];
+	r->enabled += s->read_enabled;
+	r->running += s->read_running;
+	return 0;
+}
+
+/* Counter groups read at each sample, with software events (these
+ * machines have no PMU): a cpu-clock leader sampling the group
+ * {task-clock, page-faults} and a second group {context-switches}; the
+ * deltas of a group over its samples add up to the run's total, and the
+ * count set is the groups' totals. A group the kernel refuses leaves the
+ * run to plain sampling, said. */
+static void test_read_groups(void)
+{
+	struct collect_plan plan;
+	collect_pfm_init(err, sizeof(err));
+	err[0] = 0;
+	if (!tap_ok(collect_plan_events("task-clock,page-faults,context-switches", false, &plan, err, sizeof(err)) == 0,
+		    "a plan of software events (%s)", err))
+		return;
+	plan.ev[0].group = plan.ev[1].group = 0;
+	plan.ev[2].group = 1;
+	plan.n_groups = 2;
+	plan.each_alone = false;
+	enum collect_status rst = COLLECT_ERROR;
+	char why[COLLECT_ERRLEN] = "x";
+	struct collect_sample_opts opts = { .freq = 1000, .event = "cpu-clock", .read_groups = &plan,
+					    .read_status = &rst, .read_why = why, .read_why_len = sizeof why };
+	struct reads r = { 0 };
+	struct collect_sample_sink k = { .ctx = &r, .sample = r_sample };
+	struct collect_sample_stats st;
+	struct collect_result res;
+	struct td_countset cs;
+	td_countset_init(&cs);
+	enum collect_status cst = COLLECT_ERROR;
+	char cwhy[256] = "";
+	int fds0 = open_fds();
+	char *argv[] = { workload, "spin", "0.4", NULL };
+	enum collect_status rc = collect_sample_run(argv, &opts, &plan, &cs, &cst, cwhy, sizeof cwhy, &k, &st, &res, err,
+						    sizeof(err));
+	tap_ok(rc == COLLECT_OK && rst == COLLECT_OK && !why[0], "read groups of software events open (%s%s)",
+	       rc ? err : "", why);
+	tap_ok(r.samples > 100 && r.with_read == r.samples && !r.bad,
+	       "every sample carries its group's deltas (%zu of %zu, %zu bad)", r.with_read, r.samples, r.bad);
+	tap_ok(r.per_group[0] > 50 && r.per_group[1] > 50, "both groups sample (%zu, %zu)", r.per_group[0],
+	       r.per_group[1]);
+	const struct td_count *tc = NULL, *pf = NULL, *cx = NULL;
+	for (size_t i = 0; i < cs.n; i++) {
+		if (!strcmp(cs.c[i].event, "task-clock"))
+			tc = &cs.c[i];
+		if (!strcmp(cs.c[i].event, "page-faults"))
+			pf = &cs.c[i];
+		if (!strcmp(cs.c[i].event, "context-switches"))
+			cx = &cs.c[i];
+	}
+	tap_ok(cst == COLLECT_OK && tc && pf && cx && tc->counted && pf->counted && cx->counted,
+	       "the count set: the groups' totals at the end (%s)", cwhy);
+	if (tc) {
+		/* what ran after a thread's last sample is in the total only */
+		double ratio = r.sum[0][0] / tc->raw;
+		tap_ok(ratio > 0.85 && ratio <= 1.0001, "task-clock: the deltas add up to the total (%.0f of %.0f ns)",
+		       r.sum[0][0], tc->raw);
+		tap_ok(tc->raw > 0.3e9 && tc->raw < 0.6e9, "task-clock: the 0.4 s the program spun (%.3f s)", tc->raw / 1e9);
+	}
+	tap_ok(r.enabled > 0 && r.running > 0 && r.running <= r.enabled * 1.0001,
+	       "the groups' enabled and running deltas (%.0f, %.0f ns)", r.enabled, r.running);
+	tap_ok(open_fds() == fds0 && no_children(), "every read group closed, no child left");
+	td_countset_free(&cs);
+
+	/* a group the kernel refuses: the run samples as without */
+	struct collect_plan hw;
+	if (collect_plan_events("cycles,instructions", false, &hw, err, sizeof(err)) == 0) {
+		hw.ev[1].group = 0;
+		hw.n_groups = 1;
+		memset(&r, 0, sizeof r);
+		opts.read_groups = &hw;
+		opts.event = NULL;
+		td_countset_init(&cs);
+		rc = collect_sample_run(argv, &opts, NULL, &cs, &cst, cwhy, sizeof cwhy, &k, &st, &res, err, sizeof(err));
+		if (have_pmu)
+			tap_ok(rc == COLLECT_OK && (rst == COLLECT_OK ? r.with_read > 0 : r.with_read == 0),
+			       "hardware read groups on a PMU: read, or refused and said (%s)", why);
+		else
+			tap_ok(rc == COLLECT_OK && rst == COLLECT_NO_PMU && strstr(why, "cannot be read at samples") &&
+				       r.samples > 100 && r.with_read == 0 && !strcmp(st.event, "cpu-clock"),
+			       "hardware read groups without a PMU: cpu-clock samples without reads, and why (%s)", why);
+		td_countset_free(&cs);
+		collect_plan_free(&hw);
+		tap_ok(open_fds() == fds0 && no_children(), "after the refusal: nothing left open");
+	}
+	collect_plan_free(&plan);
+}
+
 int main(void)
 {
 	const char *w = getenv("WORKLOAD");
@@ -829,5 +943,6 @@ int main(void)
 	test_callchain();
 	test_fork();
 	test_failures();
+	test_read_groups();
 	return tap_done();
 }
