@@ -62,7 +62,13 @@ static void record_usage(FILE *out)
 		"      --no-mem             QEMU: no data addresses\n"
 		"      --import-counts FILE the count set from 'perf stat -x,' output instead\n"
 		"                           of counting (gus stat --print-events shows the\n"
-		"                           command); --arch names its table, --smt on|off\n"
+		"                           command), or per-region counts (a CSV whose\n"
+		"                           first line is region,event,value); --arch names\n"
+		"                           its table, --smt on|off\n"
+		"      --read-events LIST   count LIST (one group) at every sample, per\n"
+		"                           region, as perf record -e '{cycles,LIST}:S'\n"
+		"                           (default: the TMA groups, where there are counters)\n"
+		"      --no-region-counts   count the TMA events for the whole program only\n"
 		"      --arch ID            TMA table: clx, skx, icx, spr (default: the CPU's)\n"
 		"      --spire              also count the SPIRE metric set in intervals (an\n"
 		"                           extra run) for gus report --spire MODEL\n"
@@ -154,6 +160,8 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		{ "pt-kernel", no_argument, NULL, 'k' },
 		{ "pt-timing", no_argument, NULL, 't' },
 		{ "no-trace", no_argument, NULL, 'n' },
+		{ "read-events", required_argument, NULL, 'E' },
+		{ "no-region-counts", no_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -264,6 +272,8 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		case 'k': o->pt.kernel = true; break;
 		case 't': o->pt.timing = true; break;
 		case 'n': o->tracer = RECORDING_TRACER_NONE; break;
+		case 'E': o->read_events = optarg; break;
+		case 'G': o->no_region_counts = true; break;
 		case 'q':
 			opts->quiet = true;
 			o->discard_trace_output = true;

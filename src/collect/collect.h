@@ -480,8 +480,8 @@ struct collect_sample_opts {
 	 * the machine has no PMU), which samples at FREQ with
 	 * PERF_SAMPLE_READ of the group (the first group's leader is the
 	 * sampling event itself); samples carry the group's deltas, and the
-	 * count set CS is the groups' totals at the end (PLAN is then not
-	 * counted). Where the kernel refuses (no PMU for the events, a
+	 * groups' totals at the end go into the count set CS (PLAN, when it
+	 * is READ_GROUPS itself, is then not counted apart). Where the kernel refuses (no PMU for the events, a
 	 * kernel before 6.12 refusing PERF_SAMPLE_READ with inherit), the run
 	 * samples and counts as without: *READ_STATUS says why (COLLECT_OK
 	 * when read), READ_WHY has the message. */

@@ -829,7 +829,7 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 			snprintf(o->read_why, o->read_why_len, "%s%s",
 				 reading ? "" : "the counter groups cannot be read at samples: ", reading ? "" : why);
 	}
-	if (plan && cs && !reading)
+	if (plan && cs && (!reading || plan != o->read_groups))
 		open_counting(plan, pid, &groups, &user_plan, &user_ev, &cstatus, count_why, why_len);
 	status = reading ? COLLECT_OK : open_sampling(&s, pid, freq);
 	if (status != COLLECT_OK)

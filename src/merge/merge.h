@@ -391,6 +391,10 @@ struct merge_report_region {
 	uint64_t measured_samples;
 	bool measured_imported;
 	bool measured_of_function;	/* a loop measured by its function's imported counts */
+	/* its counts as recorded (the groups read at its samples, or
+	 * imported), NULL when none; shown where no TMA table makes a tree of
+	 * them (gus record --read-events) */
+	const struct td_countset *counts;
 	const char *measured_note;
 };
 

@@ -222,6 +222,26 @@ static void write_text_region_tree(const struct merge_report_region *rv, FILE *o
 		fprintf(out, "(%s)\n", rv->measured_note);
 }
 
+/* "Counts (this region, N samples): task-clock 1234, page-faults 5",
+ * scaled by the groups' running time */
+static void write_text_region_counts(const struct merge_report_region *rv, FILE *out)
+{
+	const struct td_countset *cs = rv->counts;
+	if (rv->measured_imported)
+		fprintf(out, "Counts (this region, imported):");
+	else
+		fprintf(out, "Counts (this region, %llu samples):", (unsigned long long)rv->measured_samples);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct td_count *c = &cs->c[i];
+		fprintf(out, "%s %s ", i ? "," : "", c->event);
+		if (!c->counted)
+			fputs(mg_uncounted_word(c), out);
+		else
+			fprintf(out, "%.0f", c->running > 0 ? c->raw * c->enabled / c->running : c->raw);
+	}
+	fputc('\n', out);
+}
+
 static void write_text_threads(const struct merge_report_region *rv, FILE *out)
 {
 	if (rv->nthreads < 2)
@@ -473,6 +493,10 @@ static void write_text(const struct merge_report *r, FILE *out)
 		fprintf(out, "%sVerdict: %s%s\n", col(vc), rv->verdict.text, col("\033[0m"));
 		if (rv->measured)
 			write_text_region_tree(rv, out);
+		else if (rv->counts)
+			write_text_region_counts(rv, out);
+		if (rv->measured)
+			;
 		else if (r->tree)
 			fprintf(out, "(the measured side is the whole program's: %s)\n",
 				rv->measured_note && rv->measured_note[0] ? rv->measured_note
@@ -602,6 +626,20 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
 	fprintf(out, "},\n     \"measured_tree\": ");
 	write_json_region_tree(r, out, rv);
+	fprintf(out, ",\n     \"counts\": ");
+	if (!rv->counts) {
+		fputs("null", out);
+	} else {
+		fputs("[", out);
+		for (size_t i = 0; i < rv->counts->n; i++) {
+			const struct td_count *c = &rv->counts->c[i];
+			fprintf(out, "%s{\"event\": ", i ? ", " : "");
+			merge_json_string(out, c->event);
+			fprintf(out, ", \"counted\": %s, \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f}",
+				c->counted ? "true" : "false", c->raw, c->enabled, c->running);
+		}
+		fprintf(out, "], \"count_samples\": %llu", (unsigned long long)rv->measured_samples);
+	}
 	fprintf(out, ",\n     \"callers\": ");
 	write_json_callers(r, out, rv);
 	fprintf(out, ",\n     \"windows\": ");
@@ -850,6 +888,17 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			fputc('\n', out);
 		}
 		write_csv_region_tree(r, out, rv, rank, sep);
+		for (size_t k = 0; rv->counts && k < rv->counts->n; k++) {
+			const struct td_count *c = &rv->counts->c[k];
+			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
+			merge_csv_field(out, rv->name, sep);
+			fprintf(out, "%ccount.%s%c", sep, c->event, sep);
+			if (c->counted)
+				fprintf(out, "%.0f", c->running > 0 ? c->raw * c->enabled / c->running : c->raw);
+			else
+				fputs(mg_uncounted_word(c), out);
+			fputc('\n', out);
+		}
 		write_csv_callers(r, out, rv, rank, sep);
 		if (!rv->simulated)
 			continue;

@@ -105,6 +105,8 @@ static int store_sample(void *ctx, const struct collect_sample *cs)
 	struct gusdata_sample g = {
 		.time = cs->time, .cpu = cs->cpu, .pid = cs->pid, .tid = cs->tid, .ip = cs->ip,
 		.period = cs->period, .user = cs->user, .callchain = cs->callchain, .ncallchain = cs->ncallchain,
+		.read_group = cs->read_group, .nread = cs->nread, .read = cs->read, .read_enabled = cs->read_enabled,
+		.read_running = cs->read_running,
 	};
 	if (gusdata_add_sample(s->d, &g))
 		return store_fail(s);
@@ -229,26 +231,28 @@ struct region_build {
 	uint64_t unmapped;
 };
 
-static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
+/* where sample S fell: its object and the address there (link-time for
+ * a file, the offset for the vDSO and anonymous code); false: user code
+ * in no mapping the samples' run knows */
+static bool place_sample(struct maps *maps, const struct gusdata_sample *s, const char **file, uint64_t *addr)
 {
-	struct region_build *rb = ctx;
 	/* the newest mapping of the sample's process holding its address */
 	struct map_entry *hit = NULL;
-	for (size_t i = rb->maps.n; i-- > 0;) {
-		struct map_entry *e = &rb->maps.v[i];
+	for (size_t i = maps->n; i-- > 0;) {
+		struct map_entry *e = &maps->v[i];
 		if (s->ip >= e->start && s->ip < e->end && (e->pid == s->pid || !hit)) {
 			hit = e;
 			if (e->pid == s->pid)
 				break;
 		}
 	}
-	uint64_t w = s->period ? s->period : 1;
-	if (!hit || !s->user) {
-		rb->unmapped += w;
-		return merge_regions_add(rb->regions, NULL, 0, w);
+	if (!hit || !s->user)
+		return false;
+	*file = hit->file;
+	if (hit->file[0] == '[') {
+		*addr = s->ip - hit->start;
+		return true;
 	}
-	if (hit->file[0] == '[')
-		return merge_regions_add(rb->regions, hit->file, s->ip - hit->start, w);
 	if (!hit->bias_known && !hit->bias_bad) {
 		char err[512];
 		if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
@@ -256,11 +260,115 @@ static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
 		else
 			hit->bias_known = true;
 	}
-	if (hit->bias_bad) {
+	*addr = s->ip - hit->bias;
+	return !hit->bias_bad;
+}
+
+static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
+{
+	struct region_build *rb = ctx;
+	uint64_t w = s->period ? s->period : 1;
+	const char *file;
+	uint64_t addr;
+	if (!place_sample(&rb->maps, s, &file, &addr)) {
 		rb->unmapped += w;
 		return merge_regions_add(rb->regions, NULL, 0, w);
 	}
-	return merge_regions_add(rb->regions, hit->file, s->ip - hit->bias, w);
+	return merge_regions_add(rb->regions, file, addr, w);
+}
+
+/* ------------------------------------------------ the regions' counts --- */
+/* The counter groups read at the samples (meta sample.read_groups), added
+ * up per hot region: each sample's deltas go to every region holding its
+ * address (a function and its loops). An event in several groups is the
+ * sum of its raw deltas over the sum of their running times, enabled for
+ * one group's time, so that the scaling gives one estimate. */
+struct region_sums {
+	const struct merge_region *r;
+	size_t nr;
+	const struct collect_plan *rg;
+	struct maps *maps;
+	double *raw;		/* [region][plan event] */
+	double *en, *ru;	/* [region][group] */
+	uint64_t *samples;	/* [region] */
+	int ngroups;
+};
+
+static int sum_sample_reads(void *ctx, const struct gusdata_sample *s)
+{
+	struct region_sums *q = ctx;
+	if (!s->nread || s->read_group < 0 || s->read_group >= q->ngroups)
+		return 0;
+	const char *file;
+	uint64_t addr;
+	if (!place_sample(q->maps, s, &file, &addr))
+		return 0;
+	/* the group's events: the plan's events of that group, in order */
+	size_t first = 0;
+	while (first < q->rg->n && q->rg->ev[first].group != s->read_group)
+		first++;
+	for (size_t i = 0; i < q->nr; i++) {
+		const struct merge_region *r = &q->r[i];
+		if (strcmp(r->file, file) || addr < r->start || addr >= r->end)
+			continue;
+		for (size_t k = 0; k < s->nread && first + k < q->rg->n; k++)
+			q->raw[i * q->rg->n + first + k] += s->read[k];
+		q->en[i * (size_t)q->ngroups + (size_t)s->read_group] += s->read_enabled;
+		q->ru[i * (size_t)q->ngroups + (size_t)s->read_group] += s->read_running;
+		q->samples[i]++;
+	}
+	return 0;
+}
+
+static int store_sampled_region_counts(struct gusdata *d, struct maps *maps, const struct merge_region *r, size_t nr,
+				       const int64_t *ids, const struct collect_plan *rg)
+{
+	struct region_sums q = { .r = r, .nr = nr, .rg = rg, .maps = maps, .ngroups = rg->n_groups };
+	for (size_t i = 0; i < rg->n; i++)
+		if (rg->ev[i].group + 1 > q.ngroups)
+			q.ngroups = rg->ev[i].group + 1;
+	q.raw = calloc(nr * rg->n + 1, sizeof *q.raw);
+	q.en = calloc(nr * (size_t)q.ngroups + 1, sizeof *q.en);
+	q.ru = calloc(nr * (size_t)q.ngroups + 1, sizeof *q.ru);
+	q.samples = calloc(nr + 1, sizeof *q.samples);
+	int rc = -1;
+	if (!q.raw || !q.en || !q.ru || !q.samples || gusdata_foreach_sample(d, sum_sample_reads, &q))
+		goto out;
+	rc = 0;
+	for (size_t i = 0; i < nr && !rc; i++) {
+		if (!q.samples[i])
+			continue;
+		/* each event once, its groups' deltas together */
+		for (size_t e = 0; e < rg->n && !rc; e++) {
+			bool seen = false;
+			for (size_t f = 0; f < e && !seen; f++)
+				seen = !strcmp(rg->ev[f].name, rg->ev[e].name);
+			if (seen)
+				continue;
+			double raw = 0, en = 0, ru = 0;
+			unsigned k = 0;
+			for (size_t f = e; f < rg->n; f++) {
+				if (strcmp(rg->ev[f].name, rg->ev[e].name))
+					continue;
+				size_t g = (size_t)rg->ev[f].group;
+				raw += q.raw[i * rg->n + f];
+				en += q.en[i * (size_t)q.ngroups + g];
+				ru += q.ru[i * (size_t)q.ngroups + g];
+				k++;
+			}
+			struct gusdata_region_count c = { .region = ids[i], .event = rg->ev[e].name, .value = raw,
+							  .enabled = en / k, .running = ru, .samples = q.samples[i] };
+			if (!(ru > 0))
+				c.uncounted = "its group never ran at this region's samples";
+			rc = gusdata_add_region_count(d, &c);
+		}
+	}
+out:
+	free(q.raw);
+	free(q.en);
+	free(q.ru);
+	free(q.samples);
+	return rc;
 }
 
 static void region_warn(void *ctx, const char *msg)
@@ -272,7 +380,8 @@ static void region_warn(void *ctx, const char *msg)
 /* Ranks the hot regions of the samples in D and stores them; *REGIONS
  * keeps them for the trace run. */
 static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
-			    struct merge_region **regions, size_t *nregions, uint64_t *total)
+			    const struct collect_plan *read_groups, struct merge_region **regions, size_t *nregions,
+			    uint64_t *total)
 {
 	struct region_build rb = { .regions = merge_regions_new(m) };
 	int rc = -1;
@@ -303,6 +412,12 @@ static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsi
 			goto out;
 		}
 		ids[i] = g.id;
+	}
+	/* the counter groups read at the samples, per region */
+	if (read_groups && store_sampled_region_counts(d, &rb.maps, *regions, *nregions, ids, read_groups)) {
+		gusdata_commit(d);
+		free(ids);
+		goto out;
 	}
 	free(ids);
 	gusdata_set_meta_u64(d, "regions.total_weight", *total);
@@ -947,6 +1062,26 @@ static int store_imported_region_counts(struct gusdata *d, const struct td_regio
 	return rc;
 }
 
+/* What the counter groups read at the samples came to: their events
+ * per group (meta sample.read_groups, a line per group), or why there
+ * are none (missing.region_counts, said once). */
+static void read_groups_facts(struct gusdata *d, const struct collect_plan *rg, enum collect_status st, const char *why)
+{
+	if (st != COLLECT_OK) {
+		rec_warn(rec_log, "per-region counts: %s; the regions are compared with the whole program's tree", why);
+		gusdata_set_meta(d, "missing.region_counts", why);
+		return;
+	}
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	for (size_t i = 0; f && i < rg->n; i++)
+		fprintf(f, "%s%s", i && rg->ev[i].group != rg->ev[i - 1].group ? "\n" : i ? "," : "", rg->ev[i].name);
+	if (f && !fclose(f))
+		gusdata_set_meta(d, "sample.read_groups", list);
+	free(list);
+}
+
 /* -------------------------------------------------------------- SPIRE --- */
 struct interval_store {
 	struct gusdata *d;
@@ -1234,6 +1369,32 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	memset(&res, 0, sizeof res);
 	memset(&sst, 0, sizeof sst);
 	bool counting = table && !o.import_counts && plan.n;
+	/* the counter groups read at every sample, for each region's own
+	 * tree: --read-events as one group, else the TMA plan's groups */
+	struct collect_plan read_plan = { 0 };
+	const struct collect_plan *read_groups = NULL;
+	enum collect_status read_st = COLLECT_OK;
+	char read_why[COLLECT_ERRLEN] = "";
+	if (o.read_events) {
+		char pfm_err[256];
+		collect_pfm_init(pfm_err, sizeof pfm_err);	/* software events need no PMU */
+		if (collect_plan_events(o.read_events, o.user_only, &read_plan, err, sizeof err)) {
+			rec_error(rec_log, "--read-events: %s", err);
+			rc = RECORDING_USAGE;
+			goto fail_discard;
+		}
+		for (size_t i = 0; i < read_plan.n; i++)
+			read_plan.ev[i].group = 0;
+		read_plan.n_groups = 1;
+		read_plan.each_alone = false;
+		read_groups = &read_plan;
+	} else if (counting && !o.no_region_counts) {
+		read_groups = &plan;
+	}
+	so.read_groups = read_groups;
+	so.read_status = &read_st;
+	so.read_why = read_why;
+	so.read_why_len = sizeof read_why;
 	/* QEMU's run 2 reads what run 1 read (Intel PT's run 2 reads what run
 	 * 1 left, as it always has: its one run is still to come) */
 	struct collect_stdio run1_io = { -1, -1, -1 };
@@ -1293,6 +1454,13 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	bool write_failed = false;
 	if (o.tracer == RECORDING_TRACER_PT)
 		write_failed = pt_facts(d, &o, pt_st, pt_why, &pst, &res) != 0;
+	if (read_groups)
+		read_groups_facts(d, read_groups, read_st, read_why);
+	else if (!o.import_counts)
+		gusdata_set_meta(d, "missing.region_counts",
+				 o.no_region_counts ? "--no-region-counts"
+				 : counting	    ? "no counter groups to read at the samples"
+						    : "no counters: the regions' counts come with the whole program's");
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
 	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);
@@ -1311,11 +1479,16 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	bool landed = true;
 	if (counting) {
 		if (count_st == COLLECT_OK) {
-			gusdata_set_meta(d, "counts.source", "pmu");
+			gusdata_set_meta(d, "counts.source", read_groups && read_st == COLLECT_OK && read_groups == &plan
+									 ? "pmu (the groups read at the samples)" : "pmu");
 			landed = !store_counts(d, &cs);
 		} else {
 			gusdata_set_meta(d, "missing.counts", count_why);
 		}
+	} else if (read_groups && read_st == COLLECT_OK && cs.n) {
+		/* --read-events without a TMA set: their totals are the counts */
+		gusdata_set_meta(d, "counts.source", "the groups read at the samples (--read-events)");
+		landed = !store_counts(d, &cs);
 	}
 
 	/* the hot regions, from the samples */
@@ -1335,7 +1508,8 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		gusdata_set_meta(d, "missing.regions", "no samples: the program ran too briefly to be sampled");
 	} else {
 		progress(true, "finding the hot regions in %llu samples", (unsigned long long)store.n);
-		if (find_hot_regions(d, m, o.hot, &regions, &nregions, &total)) {
+		if (find_hot_regions(d, m, o.hot, read_groups && read_st == COLLECT_OK ? read_groups : NULL, &regions,
+				     &nregions, &total)) {
 			rec_error(rec_log, "writing the hot regions into %s failed: %s; no recording was kept%s",
 				  gusdata_path(d), gusdata_errmsg(d),
 				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
@@ -1422,6 +1596,7 @@ out:
 	collect_plan_free(&plan);
 	td_countset_free(&cs);
 	td_region_rows_free(&region_rows);
+	collect_plan_free(&read_plan);
 	td_table_free(table);
 	sim_machine_free(m);
 	collect_pfm_fini();

@@ -288,6 +288,12 @@ struct recording_request {
 	const char *arch;	/* TMA table */
 	int smt;		/* -1: detect */
 	bool user_only, no_mem;
+	/* counter groups read at every sample, for each hot region's own
+	 * count set: the TMA plan's groups (on by default where there are
+	 * counters), or READ_EVENTS (a comma list, one group: --read-events);
+	 * NO_REGION_COUNTS: counted for the whole program only */
+	const char *read_events;
+	bool no_region_counts;
 	/* QEMU's run 2: its standard output and error to /dev/null instead of
 	 * into the recording (its standard input is always run 1's) */
 	bool discard_trace_output;

@@ -59,6 +59,7 @@ struct region_view {
 	size_t nthreads;
 	/* its own measured tree: from the counter groups read at its samples,
 	 * or imported per region */
+	struct td_countset mcs;		/* its counts as stored (mcs.n 0: none) */
 	struct td_tree mtree;
 	bool have_mtree, mimported;
 	struct region_view *mtree_of;	/* a loop measured by its function's tree */
@@ -269,9 +270,16 @@ static void region_tree(struct region_counts_read *rc)
 {
 	struct report *rp = rc->rp;
 	struct region_view *v = view_of(rp, rc->region);
-	if (v && rc->cs.n && !v->have_mtree) {
+	if (v && rc->cs.n && !v->mcs.n) {
+		/* kept as they are, shown where no table makes a tree of them */
+		v->mcs = rc->cs;
+		td_countset_init(&rc->cs);
+		v->msamples = rc->samples;
+		v->mimported = rc->samples == 0;
+	}
+	if (v && v->mcs.n && !v->have_mtree && rp->have_tree) {
 		char err[TD_ERRLEN];
-		if (td_eval(rp->table, &rc->cs, &rp->eval_opts, &v->mtree, err, sizeof err)) {
+		if (td_eval(rp->table, &v->mcs, &rp->eval_opts, &v->mtree, err, sizeof err)) {
 			snprintf(v->mnote, sizeof v->mnote, "its counts give no tree: %s", err);
 		} else if (!level1_computable(&v->mtree)) {
 			/* events missing from its counts: the whole program's
@@ -281,8 +289,6 @@ static void region_tree(struct region_counts_read *rc)
 				 "whole program's tree");
 		} else {
 			v->have_mtree = true;
-			v->msamples = rc->samples;
-			v->mimported = rc->samples == 0;
 			if (!v->mimported && rc->samples < REPORT_REGION_MIN_SAMPLES)
 				snprintf(v->mnote, sizeof v->mnote,
 					 "only %llu samples read its counters: too few to trust (%d or more are)",
@@ -318,10 +324,6 @@ static const struct td_tree *region_measured(const struct region_view *v)
 
 static void load_region_measured(struct report *rp)
 {
-	if (!rp->have_tree) {
-		snprintf(rp->why_no_region_measure, sizeof rp->why_no_region_measure, "no measured tree");
-		return;
-	}
 	struct region_counts_read rc = { .rp = rp, .region = -1 };
 	td_countset_init(&rc.cs);
 	if (gusdata_foreach_region_count(rp->d, add_region_count, &rc) || rc.failed) {
@@ -1221,6 +1223,7 @@ static int fill_model(struct report *rp)
 			.measured_samples = v->mtree_of ? v->mtree_of->msamples : v->msamples,
 			.measured_imported = v->mtree_of ? v->mtree_of->mimported : v->mimported, .measured_note = v->mnote,
 			.measured_of_function = v->mtree_of != NULL,
+			.counts = v->mcs.n ? &v->mcs : NULL,
 		};
 		if (v->simulated && v->win.simulated) {
 			rp->mr[i].windows = v->win.simulated;
@@ -1380,6 +1383,7 @@ void report_free(struct report *rp)
 			report_windows_free(&rp->rv[i].win);
 			if (rp->rv[i].have_mtree)
 				td_tree_free(&rp->rv[i].mtree);
+			td_countset_free(&rp->rv[i].mcs);
 		}
 	free(rp->rv);
 	free(rp->mr);

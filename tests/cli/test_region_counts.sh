@@ -50,8 +50,9 @@ test "$($SQL r.data "select value from counts where event='cycles'")" = 30020000
 
 "$GUS" report -q -i r.data --json -o r.json 2>/dev/null; st=$?
 check_status $st 0 "its report exits 0"
-rank_of() { $SQL r.data "select rank from regions where name='$1'"; }
-D=$(($(rank_of divide_part) - 1)) C=$(($(rank_of chase_part) - 1))
+# a region's index in the JSON's list of recording $1
+at() { echo $(($($SQL "$1" "select rank from regions where name='$2'") - 1)); }
+D=$(at r.data divide_part) C=$(at r.data chase_part)
 check_contains "$(json r.json "\$.regions[$D].verdict.measured")" "Backend_Bound > Core_Bound" \
 	"divide_part: its own counters say Core_Bound"
 check_contains "$(json r.json "\$.regions[$C].verdict.measured")" "Backend_Bound > Memory_Bound" \
@@ -83,8 +84,42 @@ sed -e 's/^divide_part,idq_uops_not_delivered.core,200000000/divide_part,idq_uop
 	regions.csv >fe.csv
 "$GUS" record -q -l 2 --arch clx --import-counts fe.csv -o fe.data -- "$P" </dev/null >/dev/null 2>&1
 "$GUS" report -q -i fe.data --json -o fe.json 2>/dev/null
+D=$(at fe.data divide_part) C=$(at fe.data chase_part)
 check_contains "$(json fe.json "\$.regions[$D].verdict.kind")" "disagree" "front-end counters in divide_part: disagree"
 check_contains "$(json fe.json "\$.regions[$C].verdict.kind")" "agree" "... and chase_part still agrees"
+
+# the same counts as if read at 60 samples of each region (bare metal):
+# trees flagged as too few to trust, and the skid said once
+cp r.data few.data
+$SQL few.data "update region_counts set samples = 60"
+txt=$("$GUS" report -q -i few.data --no-cache 2>&1)
+check_contains "$txt" "Measured (this region, 60 samples)" "sampled counts: the samples behind a region's tree"
+check_contains "$txt" "only 60 samples read its counters: too few to trust" "fewer than 100: flagged"
+test "$(printf '%s\n' "$txt" | grep -c "skids a few instructions")" -eq 1; ok $? "the skid of the samples said once"
+
+# counter groups read at every sample, end to end with software events
+# (these machines have no PMU): a cpu-clock leader reading {task-clock,
+# page-faults}; each region's deltas add up to its share of the run
+"$GUS" record -q --read-events task-clock,page-faults --tracer none -o rd.data -- "$P" </dev/null >/dev/null 2>&1; st=$?
+check_status $st 0 "record --read-events task-clock,page-faults exits 0"
+test "$($SQL rd.data "select value from meta where key='sample.read_groups'")" = "task-clock,page-faults"; ok $? \
+	"the group read at the samples is in the recording"
+test "$($SQL rd.data "select count(*) from sample_reads")" = "$($SQL rd.data "select count(*) from samples")"; ok $? \
+	"every sample carries the group's deltas"
+for f in chase_part divide_part; do
+	row=$($SQL rd.data "select c.samples, r.samples, c.value, c.running from region_counts c join regions r on r.id = c.region where r.name = '$f' and c.event = 'task-clock'")
+	set -- $(printf '%s\n' "$row" | tr '|' ' ')
+	test "$1" = "$2"; ok $? "$f: its counts are made of its samples ($1 of $2)"
+	# cpu-clock at 4000 Hz: 250 us of task-clock per sample
+	awk -v n="$1" -v v="$3" 'BEGIN { r = v / (n * 250000); exit !(r > 0.8 && r < 1.25) }'; ok $? \
+		"$f: task-clock of its samples, $3 ns for $1 samples"
+done
+tc=$($SQL rd.data "select value from counts where event = 'task-clock'")
+awk -v v="$tc" 'BEGIN { exit !(v > 0) }'; ok $? "the whole program's count set: the groups' totals ($tc ns)"
+txt=$("$GUS" report -q -i rd.data 2>&1)
+check_contains "$txt" "Counts (this region, " "text: a region's counts where no TMA table makes a tree of them"
+"$GUS" report -q -i rd.data --json -o rd.json 2>/dev/null
+check_contains "$(json rd.json '$.regions[0].counts[0].event')" "task-clock" "JSON: the region's counts"
 
 # bad files
 printf 'region,event,value\ndivide_part,cycles,12x\n' >bad.csv

@@ -2,9 +2,11 @@
 /* perf ring-buffer records (src/collect/ptring.c). Input: a 12-byte
  * header, then the ring's bytes.
  *   [0]     bits 0-1: sample_type (PT sideband's, the sampler's, the
- *           sampler's with callchains, every parsed field); bit 2:
- *           sample_id_all; bit 3: AUX snapshot mode
- *   [1]     log2 of the ring size (6..16)
+ *           sampler's with callchains, every parsed field, PERF_SAMPLE_READ
+ *           among them); bit 2: sample_id_all; bit 3: AUX snapshot mode;
+ *           bits 4-7: read_format TOTAL_TIME_ENABLED, TOTAL_TIME_RUNNING,
+ *           ID, GROUP
+ *   [1]     log2 of the ring size (6..16), bit 7: read_format LOST
  *   [2..5]  tail (free-running, little-endian)
  *   [6..7]  head - tail
  *   [8..11] AUX head for the snapshot
@@ -74,7 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint64_t sample_type = types[data[0] & 3];
 	bool id_all = data[0] & 4, snapshot = data[0] & 8;
-	unsigned lg = data[1] % 11 + 6;
+	unsigned lg = (data[1] & 0x7f) % 11 + 6;
+	uint64_t read_format = (uint64_t)(data[0] >> 4) | ((data[1] & 0x80) ? PERF_FORMAT_LOST : 0);
 	uint64_t rsize = 1ull << lg;
 	uint64_t tail = (uint64_t)data[2] | (uint64_t)data[3] << 8 | (uint64_t)data[4] << 16 | (uint64_t)data[5] << 24;
 	uint64_t head = tail + ((uint64_t)data[6] | (uint64_t)data[7] << 8);
@@ -96,12 +99,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		abort();
 	ptring_reader_init(r, ring, rsize, head, tail, sample_type, id_all);
+	ptring_reader_set_read_format(r, read_format);
 	struct ptring_record rec;
 	for (int i = 0; i < 100000 && ptring_next(r, &rec, err, sizeof err) > 0; i++) {
 		ptring_type_name(rec.type);
 		if (rec.type == PERF_RECORD_SAMPLE)
 			for (uint64_t k = 0; k < rec.u.sample.nr; k++)
 				touched += ptring_callchain_at(&rec, k) & 1;
+		if (rec.type == PERF_RECORD_SAMPLE)
+			for (uint64_t k = 0; k < rec.u.sample.read_nr; k++) {
+				uint64_t id;
+				touched += (ptring_read_at(&rec, k, &id) ^ id) & 1;
+			}
 		if (rec.type == PERF_RECORD_MMAP || rec.type == PERF_RECORD_MMAP2) {
 			struct gusdata_mmap m;
 			char hex[41];

@@ -147,6 +147,120 @@ static bool fields_match(const struct ptring_record *rec, uint64_t st)
 	       rec->sid.pid == f->pid && rec->sid.tid == f->tid && rec->sid.time == rec->u.sample.time;
 }
 
+/* A SAMPLE of ST (PERF_SAMPLE_READ among its bits) whose read part, by
+ * READ_FORMAT, holds NR values with ids VALUE[i] + 1000 (and lost counts
+ * 7 with PERF_FORMAT_LOST), the group's enabled and running times, then
+ * a callchain of NCHAIN entries when ST has one; NR_WRITTEN: what the
+ * group's nr says */
+static void put_read_sample(struct ring *r, uint64_t st, uint64_t rf, const uint64_t *value, size_t nr,
+			    uint64_t nr_written, const uint64_t *chain, size_t nchain)
+{
+	const uint64_t one_u64 = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+	size_t nt = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t n = 8 + 8 * (size_t)__builtin_popcountll(st & one_u64);
+	n += (rf & PERF_FORMAT_GROUP) ? 8 * (1 + nt + nr * per) : 8 * (nt + per);
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		n += 8 + 8 * nchain;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = (uint16_t)n };
+	ring_put(r, &h, sizeof(h));
+	ring_u64(r, F.id);
+	ring_u64(r, F.ip);
+	ring_u32x2(r, F.pid, F.tid);
+	ring_u64(r, F.time);
+	ring_u32x2(r, F.cpu, 0);
+	ring_u64(r, F.period);
+	if (rf & PERF_FORMAT_GROUP) {
+		ring_u64(r, nr_written);
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			ring_u64(r, 5000000);
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			ring_u64(r, 2500000);
+		for (size_t i = 0; i < nr; i++) {
+			ring_u64(r, value[i]);
+			if (rf & PERF_FORMAT_ID)
+				ring_u64(r, value[i] + 1000);
+			if (rf & PERF_FORMAT_LOST)
+				ring_u64(r, 7);
+		}
+	} else {
+		ring_u64(r, value[0]);
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			ring_u64(r, 5000000);
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			ring_u64(r, 2500000);
+		if (rf & PERF_FORMAT_ID)
+			ring_u64(r, value[0] + 1000);
+		if (rf & PERF_FORMAT_LOST)
+			ring_u64(r, 7);
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		ring_u64(r, nchain);
+		for (size_t i = 0; i < nchain; i++)
+			ring_u64(r, chain[i]);
+	}
+}
+
+/* The group layouts gus reads at its samples, as the kernel writes them:
+ * Skylake-SP / Cascade Lake level 1 (a cycles leader and its six events),
+ * Ice Lake and later (a slots leader, the topdown metrics, with
+ * PERF_FORMAT_LOST of Linux 6.0+), a single value, and damaged ones. */
+static void test_read_layouts(void)
+{
+	static struct ptring_reader rd;
+	uint8_t mem[2048];
+	struct ring r = { mem, sizeof(mem), 0 };
+	struct ptring_record rec;
+	const uint64_t chain[] = { 0x401234, 0x401500 };
+	const uint64_t st = ST_BASE | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN;
+	const uint64_t rf = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* cycles, instructions, idq_uops_not_delivered.core, uops_issued.any,
+	 * uops_retired.retire_slots, int_misc.recovery_cycles, br_misp */
+	const uint64_t skx[] = { 4000000, 3000000, 1200000, 9000000, 8000000, 100000, 2000 };
+	static const struct {
+		const char *what;
+		uint64_t rf;
+		size_t nr;
+	} layouts[] = {
+		{ "skx/clx: a cycles leader and six events", rf, 7 },
+		{ "icx/spr: a slots leader and the topdown metrics, with lost counts", rf | PERF_FORMAT_LOST, 5 },
+		{ "one value without PERF_FORMAT_GROUP", rf & ~(uint64_t)PERF_FORMAT_GROUP, 1 },
+	};
+	for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
+		memset(mem, 0, sizeof mem);
+		r.head = 0;
+		put_read_sample(&r, st, layouts[l].rf, skx, layouts[l].nr, layouts[l].nr, chain, 2);
+		ptring_reader_init(&rd, r.buf, r.size, r.head, 0, st, true);
+		ptring_reader_set_read_format(&rd, layouts[l].rf);
+		int rc = ptring_next(&rd, &rec, err, sizeof(err));
+		bool values = rc == 1 && rec.u.sample.read_nr == layouts[l].nr;
+		for (size_t i = 0; values && i < layouts[l].nr; i++) {
+			uint64_t id;
+			values = ptring_read_at(&rec, i, &id) == skx[i] &&
+				 id == ((layouts[l].rf & PERF_FORMAT_GROUP) ? skx[i] + 1000 : 0);
+		}
+		tap_ok(values && rec.u.sample.read_enabled == 5000000 && rec.u.sample.read_running == 2500000 &&
+			       rec.u.sample.nr == 2 && ptring_callchain_at(&rec, 1) == 0x401500 && fields_match(&rec, ST_BASE) &&
+			       rd.tail == r.head,
+		       "PERF_SAMPLE_READ, %s: values, ids, times, and the callchain after them (%s)", layouts[l].what, err);
+	}
+	/* damaged: an nr that would overflow, an nr past the record */
+	memset(mem, 0, sizeof mem);
+	r.head = 0;
+	put_read_sample(&r, st, rf, skx, 2, UINT64_MAX / 8, chain, 2);
+	ptring_reader_init(&rd, r.buf, r.size, r.head, 0, st, true);
+	ptring_reader_set_read_format(&rd, rf);
+	tap_ok(ptring_next(&rd, &rec, err, sizeof(err)) == -1 && strstr(err, "read values longer than the record"),
+	       "a group nr that would overflow: corrupt, no crash (%s)", err);
+	r.head = 0;
+	put_read_sample(&r, st, rf, skx, 2, 3, chain, 0);
+	ptring_reader_init(&rd, r.buf, r.size, r.head, 0, st, true);
+	ptring_reader_set_read_format(&rd, rf);
+	tap_ok(ptring_next(&rd, &rec, err, sizeof(err)) == -1, "a group nr past the record: corrupt (%s)", err);
+}
+
 static void test_parse(void)
 {
 	static struct ptring_reader rd;
@@ -265,10 +379,14 @@ static void test_corrupt(void)
 	rc = next(&rd, &r, 0, st, &rec);
 	tap_ok(rc == -1 && strstr(err, "too short"), "a callchain sample_type without room for nr: corrupt (%s)", err);
 
+	/* PERF_SAMPLE_READ with a read_format this reader does not lay out */
 	r.head = 0;
 	put_sample(&r, ST_BASE | PERF_SAMPLE_READ, 0, &F, NULL, 0, 0, 3);
-	rc = next(&rd, &r, 0, ST_BASE | PERF_SAMPLE_READ, &rec);
-	tap_ok(rc == -1 && strstr(err, "PERF_SAMPLE_READ"), "PERF_SAMPLE_READ is refused, not guessed (%s)", err);
+	ptring_reader_init(&rd, r.buf, r.size, r.head, 0, ST_BASE | PERF_SAMPLE_READ, true);
+	ptring_reader_set_read_format(&rd, PERF_FORMAT_GROUP | (1u << 7));
+	rc = ptring_next(&rd, &rec, err, sizeof(err));
+	tap_ok(rc == -1 && strstr(err, "read_format"), "a read_format with unknown bits is refused, not guessed (%s)",
+	       err);
 
 	/* a record cut by the head */
 	r.head = 0;
@@ -929,6 +1047,7 @@ int main(void)
 		snprintf(workload, sizeof(workload), "%s/workload", dir ? dir : "tests/workloads");
 
 	test_parse();
+	test_read_layouts();
 	test_wrap();
 	test_corrupt();
 	if (access(workload, X_OK)) {
