@@ -438,11 +438,13 @@ struct collect_sample {
 	 * PERF_CONTEXT_* markers; valid during the sink call only */
 	const uint64_t *callchain;
 	size_t ncallchain;
-	/* read groups (collect_sample_opts.read_groups): the group READ_GROUP
-	 * whose leader took the sample, the deltas of its NREAD events (in
-	 * the plan's order) since the thread's previous sample of that group
-	 * on that CPU, and of the group's enabled and running times (ns);
-	 * NREAD 0 without; valid during the sink call only */
+	/* a read group's sample (collect_sample_opts.read_groups) when NREAD
+	 * is not 0: the group READ_GROUP whose leader took it, the deltas of
+	 * its NREAD events (in the plan's order) since the thread's previous
+	 * sample of that group on that CPU, and of the group's enabled and
+	 * running times (ns); valid during the sink call only. Such a sample
+	 * stands for its deltas: the time samples are the sampling event's
+	 * (NREAD 0) */
 	int read_group;
 	size_t nread;
 	const double *read;
@@ -477,9 +479,9 @@ struct collect_sample_opts {
 	/* Counter groups read at every sample (per-region Top-Down): each
 	 * group of READ_GROUPS (collect_plan_tma's groups) is opened on every
 	 * CPU led by an event of the sampling kind (cycles, or cpu-clock where
-	 * the machine has no PMU), which samples at FREQ with
-	 * PERF_SAMPLE_READ of the group (the first group's leader is the
-	 * sampling event itself); samples carry the group's deltas, and the
+	 * the machine has no PMU; a PERF_METRICS group's own slots), which
+	 * samples at FREQ with PERF_SAMPLE_READ of the group into the
+	 * sampling event's rings; those samples carry the group's deltas, and the
 	 * groups' totals at the end go into the count set CS (PLAN, when it
 	 * is READ_GROUPS itself, is then not counted apart). Where the kernel refuses (no PMU for the events, a
 	 * kernel before 6.12 refusing PERF_SAMPLE_READ with inherit), the run
@@ -506,6 +508,7 @@ struct collect_sample_stats {
 	char event[64];		/* what was sampled: "cycles:pp", "cpu-clock" */
 	char fallback[256];	/* why not cycles (the open error), "" when cycles */
 	uint64_t samples, lost, throttled;
+	uint64_t read_samples;	/* of the read groups' leaders (not in SAMPLES) */
 	int ncpus;
 };
 

@@ -56,6 +56,10 @@ struct smp_cpu {
 /* a read group: its plan events, and on every CPU its leader and members */
 struct rgroup {
 	size_t first, n;	/* plan indices */
+	/* the plan's first event leads (a PERF_METRICS group: slots leads
+	 * the topdown metrics, as perf's --topdown groups), else a leader of
+	 * the sampling kind is put before the plan's events */
+	bool plan_leads;
 	int *fd;		/* [cpu * (1 + n)]: the leader, then the members; -1 closed */
 	uint64_t *id;		/* [cpu]: the leader's id (PERF_SAMPLE_IDENTIFIER) */
 };
@@ -292,8 +296,7 @@ static void close_read_groups(struct smp *s)
 		for (int c = 0; r->fd && c < s->n; c++)
 			for (size_t k = 0; k <= r->n; k++) {
 				int fd = r->fd[(size_t)c * (1 + r->n) + k];
-				/* group 0's leader is the sampling event itself */
-				if (fd >= 0 && !(g == 0 && k == 0))
+				if (fd >= 0)
 					close(fd);
 			}
 		free(r->fd);
@@ -312,11 +315,11 @@ static void close_read_groups(struct smp *s)
 	s->delta = NULL;
 }
 
-/* Opens every read group on every CPU: group 0 under the sampling event
- * (each CPU's cpus[].fd, opened with PERF_SAMPLE_READ), the others under a
- * leader of the same kind writing into that CPU's ring. 0, or the errno of
- * the first refusal with WHY naming the event (what opened stays, for
- * close_read_groups). */
+/* Opens every read group on every CPU under a sampling leader of its own
+ * writing into that CPU's ring (the sampling event's, mapped before): its
+ * samples carry the group's values, the sampling event's its own alone.
+ * 0, or the errno of the first refusal with WHY naming the event (what
+ * opened stays, for close_read_groups). */
 static int open_read_groups(struct smp *s, const struct perf_event_attr *base, pid_t pid, char *why, size_t whylen)
 {
 	const struct collect_plan *p = s->rg;
@@ -330,7 +333,7 @@ static int open_read_groups(struct smp *s, const struct perf_event_attr *base, p
 			return ENOMEM;
 		s->g = ng;
 		struct rgroup *r = &s->g[s->ng++];
-		*r = (struct rgroup){ .first = i, .n = j - i };
+		*r = (struct rgroup){ .first = i, .n = j - i, .plan_leads = p->ev[i].group_read && j - i > 1 };
 		r->fd = malloc((size_t)s->n * (1 + r->n) * sizeof *r->fd);
 		r->id = calloc((size_t)s->n, sizeof *r->id);
 		if (!r->fd || !r->id)
@@ -347,42 +350,54 @@ static int open_read_groups(struct smp *s, const struct perf_event_attr *base, p
 		struct rgroup *r = &s->g[g];
 		for (int c = 0; c < s->n; c++) {
 			int *fd = &r->fd[(size_t)c * (1 + r->n)];
-			if (g == 0) {
-				fd[0] = s->cpus[c].fd;
-			} else {
-				/* another leader of the sampling kind, no sideband
-				 * of its own, into the CPU's ring */
-				struct perf_event_attr a = *base;
-				a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
-				a.build_id = 0;
-				a.watermark = 0;
-				a.wakeup_events = 0;
-				fd[0] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, -1, PERF_FLAG_FD_CLOEXEC);
-				if (fd[0] < 0 || ioctl(fd[0], PERF_EVENT_IOC_SET_OUTPUT, s->cpus[c].fd)) {
-					int e = errno;
-					snprintf(why, whylen, "the sampling leader of read group %d: %s", g + 1, strerror(e));
-					return e;
-				}
+			/* the leader samples as the sampling event does, with no
+			 * sideband of its own, into the CPU's ring */
+			struct perf_event_attr a = *base;
+			if (r->plan_leads) {
+				a = p->ev[r->first].attr;
+				a.size = sizeof a;
+				a.freq = base->freq;
+				a.sample_freq = base->sample_freq;
+				a.sample_type = s->sample_type;
+				a.read_format = s->read_format;
+				a.disabled = 1;
+				a.enable_on_exec = 1;
+				a.inherit = 1;
+				a.sample_id_all = 1;
+				a.exclude_hv = 1;
+				if (s->user_only)
+					a.exclude_kernel = a.exclude_callchain_kernel = 1;
+			}
+			a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+			a.build_id = 0;
+			a.watermark = 0;
+			a.wakeup_events = 0;
+			fd[0] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd[0] < 0 || ioctl(fd[0], PERF_EVENT_IOC_SET_OUTPUT, s->cpus[c].fd)) {
+				int e = errno;
+				snprintf(why, whylen, "%s, the sampling leader of read group %d: %s",
+					 r->plan_leads ? p->ev[r->first].name : s->st->event, g + 1, strerror(e));
+				return e;
 			}
 			if (ioctl(fd[0], PERF_EVENT_IOC_ID, &r->id[c])) {
 				int e = errno;
 				snprintf(why, whylen, "the id of read group %d's leader: %s", g + 1, strerror(e));
 				return e;
 			}
-			for (size_t k = 0; k < r->n; k++) {
+			for (size_t k = r->plan_leads; k < r->n; k++) {
 				const struct collect_event *ev = &p->ev[r->first + k];
-				struct perf_event_attr a = ev->attr;
-				a.size = sizeof a;
-				a.disabled = 0;
-				a.enable_on_exec = 0;
-				a.inherit = 1;
-				a.freq = 0;
-				a.sample_period = 0;
-				a.sample_type = s->sample_type;
-				a.read_format = s->read_format;
+				struct perf_event_attr m = ev->attr;
+				m.size = sizeof m;
+				m.disabled = 0;
+				m.enable_on_exec = 0;
+				m.inherit = 1;
+				m.freq = 0;
+				m.sample_period = 0;
+				m.sample_type = s->sample_type;
+				m.read_format = s->read_format;
 				if (s->user_only)
-					a.exclude_kernel = 1;
-				fd[1 + k] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, fd[0],
+					m.exclude_kernel = 1;
+				fd[1 + k] = (int)syscall(SYS_perf_event_open, &m, pid, s->cpus[c].cpu, fd[0],
 							 PERF_FLAG_FD_CLOEXEC);
 				if (fd[1 + k] < 0) {
 					int e = errno;
@@ -445,9 +460,10 @@ static struct prev_values *prev_of(struct smp *s, int cpu, int tid, int group, s
 	return p;
 }
 
-/* the sample's group and the deltas of its events into SMP; false when it
- * carries none that gus opened */
-static bool sample_deltas(struct smp *s, int ring_cpu, const struct ptring_record *rec, struct collect_sample *smp)
+/* A read group leader's sample: its group and the deltas of its events
+ * into SMP. 0: not a group's sample (the sampling event's), 1: done, -1:
+ * a group's sample that cannot be read (dropped) */
+static int sample_deltas(struct smp *s, int ring_cpu, const struct ptring_record *rec, struct collect_sample *smp)
 {
 	uint64_t nr = rec->u.sample.read_nr;
 	for (int g = 0; g < s->ng; g++) {
@@ -457,15 +473,17 @@ static bool sample_deltas(struct smp *s, int ring_cpu, const struct ptring_recor
 			c++;
 		if (c == s->n)
 			continue;
-		/* the leader's value, then the members' */
-		if (nr != 1 + r->n)
-			return false;
+		/* the leader's value, then the members': the plan's events from
+		 * the first or the second */
+		size_t skip = r->plan_leads ? 0 : 1;
+		if (nr != skip + r->n)
+			return -1;
 		bool fresh;
 		struct prev_values *p = prev_of(s, ring_cpu, (int)rec->u.sample.tid, g, r->n, &fresh);
 		if (!p)
-			return false;
+			return -1;
 		for (size_t k = 0; k < r->n; k++) {
-			uint64_t v = ptring_read_at(rec, 1 + k, NULL);
+			uint64_t v = ptring_read_at(rec, skip + k, NULL);
 			/* counters only grow; a smaller value is a new child event */
 			s->delta[k] = (double)(v >= p->v[k] ? v - p->v[k] : v);
 			p->v[k] = v;
@@ -478,9 +496,9 @@ static bool sample_deltas(struct smp *s, int ring_cpu, const struct ptring_recor
 		smp->read_group = g;
 		smp->nread = r->n;
 		smp->read = s->delta;
-		return true;
+		return 1;
 	}
-	return false;
+	return 0;
 }
 
 /* the groups' totals at the end into CS: every CPU's leader read at once
@@ -490,19 +508,20 @@ static int read_group_totals(struct smp *s, struct td_countset *cs)
 	for (int g = 0; g < s->ng; g++) {
 		const struct rgroup *r = &s->g[g];
 		double en = 0, ru = 0;
+		size_t skip = r->plan_leads ? 0 : 1, nr = skip + r->n;
 		double *sum = calloc(r->n + 1, sizeof *sum);
-		uint64_t *buf = malloc((3 + 2 * (1 + r->n)) * sizeof *buf);
+		uint64_t *buf = malloc((3 + 2 * nr) * sizeof *buf);
 		bool ok = sum && buf;
 		for (int c = 0; ok && c < s->n; c++) {
-			ssize_t want = (ssize_t)((3 + 2 * (1 + r->n)) * sizeof *buf);
-			if (read(r->fd[(size_t)c * (1 + r->n)], buf, (size_t)want) != want || buf[0] != 1 + r->n) {
+			ssize_t want = (ssize_t)((3 + 2 * nr) * sizeof *buf);
+			if (read(r->fd[(size_t)c * (1 + r->n)], buf, (size_t)want) != want || buf[0] != nr) {
 				ok = false;
 				break;
 			}
 			en += (double)buf[1];
 			ru += (double)buf[2];
 			for (size_t k = 0; k < r->n; k++)
-				sum[k] += (double)buf[3 + 2 * (1 + k)];
+				sum[k] += (double)buf[3 + 2 * (skip + k)];
 		}
 		int rc = 0;
 		for (size_t k = 0; k < r->n && !rc; k++) {
@@ -520,9 +539,6 @@ static int read_group_totals(struct smp *s, struct td_countset *cs)
 static int deliver_sample(struct smp *s, int ring_cpu, const struct ptring_record *rec)
 {
 	const struct collect_sample_sink *k = s->sink;
-	s->st->samples++;
-	if (!k->sample)
-		return 0;
 	struct collect_sample smp = {
 		.time = rec->u.sample.time,
 		.cpu = (int)rec->u.sample.cpu,
@@ -533,8 +549,15 @@ static int deliver_sample(struct smp *s, int ring_cpu, const struct ptring_recor
 	};
 	uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	smp.user = mode == PERF_RECORD_MISC_USER || mode == PERF_RECORD_MISC_GUEST_USER;
-	if (s->ng && rec->u.sample.read_nr)
-		sample_deltas(s, ring_cpu, rec, &smp);
+	int group = s->ng ? sample_deltas(s, ring_cpu, rec, &smp) : 0;
+	if (group < 0)
+		return 0;
+	if (group)
+		s->st->read_samples++;
+	else
+		s->st->samples++;
+	if (!k->sample)
+		return 0;
 	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		size_t n = 0;
 		for (uint64_t i = 0; i < rec->u.sample.nr && n < CHAIN_MAX - 1; i++) {

@@ -83,12 +83,13 @@ static const char gusdata_schema5[] =
 	"CREATE TABLE IF NOT EXISTS program_output (run INTEGER NOT NULL, stream TEXT NOT NULL,"
 	" bytes INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run, stream));";
 
-/* schema 6: the counter groups read at each sample (their deltas since
- * the thread's previous sample of the group), and the per-region count
- * sets made of them or imported */
+/* schema 6: the samples of the counter groups read at each sample (their
+ * deltas since the thread's previous sample of the group), and the
+ * per-region count sets made of them or imported */
 static const char gusdata_schema6[] =
-	"CREATE TABLE IF NOT EXISTS sample_reads (sample INTEGER PRIMARY KEY, grp INTEGER NOT NULL,"
-	" enabled REAL, running REAL, deltas BLOB NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS sample_reads (id INTEGER PRIMARY KEY, time INTEGER, cpu INTEGER, pid INTEGER,"
+	" tid INTEGER, ip INTEGER NOT NULL, user INTEGER, grp INTEGER NOT NULL, enabled REAL, running REAL,"
+	" deltas BLOB NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS region_counts (id INTEGER PRIMARY KEY, region INTEGER NOT NULL,"
 	" event TEXT NOT NULL, value REAL, enabled REAL, running REAL, samples INTEGER, uncounted TEXT);";
 
@@ -1047,39 +1048,88 @@ int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s)
 	/* host-order u64s: a recording is read on the machine kind that made it */
 	if (s->ncallchain)
 		sqlite3_bind_blob64(st, 8, s->callchain, s->ncallchain * sizeof(uint64_t), SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+int gusdata_add_sample_read(struct gusdata *d, const struct gusdata_sample *s)
+{
+	if (!d->add_read && !(d->add_read = gusdata_prepare(d, "INSERT INTO sample_reads (time, cpu, pid, tid, ip, user,"
+								  " grp, enabled, running, deltas)"
+								  " VALUES (?,?,?,?,?,?,?,?,?,?)")))
 		return -1;
-	if (!s->nread)
-		return 0;
-	if (!d->add_read && !(d->add_read = gusdata_prepare(d, "INSERT INTO sample_reads (sample, grp, enabled, running,"
-								  " deltas) VALUES (?,?,?,?,?)")))
-		return -1;
-	st = d->add_read;
+	sqlite3_stmt *st = d->add_read;
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	sqlite3_bind_int64(st, 1, sqlite3_last_insert_rowid(d->db));
-	sqlite3_bind_int(st, 2, s->read_group);
-	sqlite3_bind_double(st, 3, s->read_enabled);
-	sqlite3_bind_double(st, 4, s->read_running);
-	sqlite3_bind_blob64(st, 5, s->read, s->nread * sizeof(double), SQLITE_STATIC);
+	gusdata_bind_u64(st, 1, s->time);
+	sqlite3_bind_int(st, 2, s->cpu);
+	sqlite3_bind_int(st, 3, s->pid);
+	sqlite3_bind_int(st, 4, s->tid);
+	gusdata_bind_u64(st, 5, s->ip);
+	sqlite3_bind_int(st, 6, s->user);
+	sqlite3_bind_int(st, 7, s->read_group);
+	sqlite3_bind_double(st, 8, s->read_enabled);
+	sqlite3_bind_double(st, 9, s->read_running);
+	/* host-order doubles, as the call chains */
+	sqlite3_bind_blob64(st, 10, s->read, s->nread * sizeof(double), SQLITE_STATIC);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+int gusdata_foreach_sample_read(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx)
+{
+	if (d->version < 6)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, ip, user, grp, enabled, running, deltas"
+					   " FROM sample_reads ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	double *reads = NULL;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gusdata_sample s = {
+			.time = gusdata_column_u64(st, 0),
+			.cpu = sqlite3_column_int(st, 1),
+			.pid = sqlite3_column_int(st, 2),
+			.tid = sqlite3_column_int(st, 3),
+			.ip = gusdata_column_u64(st, 4),
+			.user = sqlite3_column_int(st, 5) != 0,
+			.read_group = sqlite3_column_int(st, 6),
+			.read_enabled = sqlite3_column_double(st, 7),
+			.read_running = sqlite3_column_double(st, 8),
+		};
+		const void *rb = sqlite3_column_blob(st, 9);
+		size_t rbytes = rb ? (size_t)sqlite3_column_bytes(st, 9) : 0;
+		if (rbytes < sizeof(double))
+			continue;
+		/* the blob may be unaligned */
+		free(reads);
+		if (!(reads = malloc(rbytes))) {
+			rc = -1;
+			break;
+		}
+		memcpy(reads, rb, rbytes);
+		s.read = reads;
+		s.nread = rbytes / sizeof(double);
+		rc = fn(ctx, &s);
+		if (rc)
+			break;
+	}
+	free(reads);
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx)
 {
 	if (d->version < 2)
 		return 0;
-	sqlite3_stmt *st = gusdata_prepare(d, d->version >= 6
-						      ? "SELECT time, cpu, pid, tid, ip, period, user, callchain, grp,"
-							" r.enabled, r.running, deltas FROM samples LEFT JOIN sample_reads r"
-							" ON r.sample = samples.id ORDER BY samples.id"
-						      : "SELECT time, cpu, pid, tid, ip, period, user, callchain"
-							" FROM samples ORDER BY id");
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, ip, period, user, callchain"
+					   " FROM samples ORDER BY id");
 	if (!st)
 		return -1;
 	int rc = 0, step;
 	uint64_t *chain = NULL;
-	double *reads = NULL;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gusdata_sample s = {
 			.time = gusdata_column_u64(st, 0),
@@ -1104,28 +1154,11 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 			s.callchain = chain;
 			s.ncallchain = bytes / sizeof(uint64_t);
 		}
-		const void *rb = d->version >= 6 ? sqlite3_column_blob(st, 11) : NULL;
-		size_t rbytes = rb ? (size_t)sqlite3_column_bytes(st, 11) : 0;
-		if (rbytes >= sizeof(double)) {
-			free(reads);
-			reads = malloc(rbytes);
-			if (!reads) {
-				rc = -1;
-				break;
-			}
-			memcpy(reads, rb, rbytes);
-			s.read_group = sqlite3_column_int(st, 8);
-			s.read_enabled = sqlite3_column_double(st, 9);
-			s.read_running = sqlite3_column_double(st, 10);
-			s.read = reads;
-			s.nread = rbytes / sizeof(double);
-		}
 		rc = fn(ctx, &s);
 		if (rc)
 			break;
 	}
 	free(chain);
-	free(reads);
 	if (!rc && step != SQLITE_DONE)
 		rc = -1;
 	sqlite3_finalize(st);

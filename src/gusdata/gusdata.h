@@ -151,16 +151,20 @@ struct gusdata_sample {
 	bool user;
 	const uint64_t *callchain;	/* innermost first, NULL without -g */
 	size_t ncallchain;
-	/* counter group READ_GROUP read at the sample (schema 6): its events'
-	 * deltas since the thread's previous sample of the group, in the
-	 * group's order (meta sample.read_groups), and the deltas of its
-	 * enabled and running times (ns); NREAD 0: none */
+	/* a sample of counter group READ_GROUP's leader (schema 6, table
+	 * sample_reads, gusdata_add_sample_read): its events' deltas since the
+	 * thread's previous sample of the group on that CPU, in the group's
+	 * order (meta sample.read_groups), and the deltas of its enabled and
+	 * running times (ns); NREAD 0: a sample of the sampling event */
 	int read_group;
 	double read_enabled, read_running;
 	const double *read;
 	size_t nread;
 };
 int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s);
+/* a read group's sample (no period, no call chain) */
+int gusdata_add_sample_read(struct gusdata *d, const struct gusdata_sample *s);
+int gusdata_foreach_sample_read(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
 /* in recording order; CALLCHAIN valid during the call */
 int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
 uint64_t gusdata_sample_count(struct gusdata *d);

@@ -108,9 +108,10 @@ static int store_sample(void *ctx, const struct collect_sample *cs)
 		.read_group = cs->read_group, .nread = cs->nread, .read = cs->read, .read_enabled = cs->read_enabled,
 		.read_running = cs->read_running,
 	};
-	if (gusdata_add_sample(s->d, &g))
+	/* a read group's sample: its deltas, not a time sample */
+	if (cs->nread ? gusdata_add_sample_read(s->d, &g) : gusdata_add_sample(s->d, &g))
 		return store_fail(s);
-	s->n++;
+	s->n += !cs->nread;
 	if (++s->pending >= 2048) {
 		s->pending = 0;
 		if (gusdata_commit(s->d))
@@ -332,7 +333,7 @@ static int store_sampled_region_counts(struct gusdata *d, struct maps *maps, con
 	q.ru = calloc(nr * (size_t)q.ngroups + 1, sizeof *q.ru);
 	q.samples = calloc(nr + 1, sizeof *q.samples);
 	int rc = -1;
-	if (!q.raw || !q.en || !q.ru || !q.samples || gusdata_foreach_sample(d, sum_sample_reads, &q))
+	if (!q.raw || !q.en || !q.ru || !q.samples || gusdata_foreach_sample_read(d, sum_sample_reads, &q))
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < nr && !rc; i++) {

@@ -104,12 +104,14 @@ test "$(printf '%s\n' "$txt" | grep -c "skids a few instructions")" -eq 1; ok $?
 check_status $st 0 "record --read-events task-clock,page-faults exits 0"
 test "$($SQL rd.data "select value from meta where key='sample.read_groups'")" = "task-clock,page-faults"; ok $? \
 	"the group read at the samples is in the recording"
-test "$($SQL rd.data "select count(*) from sample_reads")" = "$($SQL rd.data "select count(*) from samples")"; ok $? \
-	"every sample carries the group's deltas"
+nr=$($SQL rd.data "select count(*) from sample_reads") ns=$($SQL rd.data "select count(*) from samples")
+awk -v a="$nr" -v b="$ns" 'BEGIN { exit !(a > 0.8 * b && a < 1.25 * b) }'; ok $? \
+	"the group's leader samples as often as the sampling event ($nr and $ns), into a table of its own"
 for f in chase_part divide_part; do
 	row=$($SQL rd.data "select c.samples, r.samples, c.value, c.running from region_counts c join regions r on r.id = c.region where r.name = '$f' and c.event = 'task-clock'")
 	set -- $(printf '%s\n' "$row" | tr '|' ' ')
-	test "$1" = "$2"; ok $? "$f: its counts are made of its samples ($1 of $2)"
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0.8 * b && a < 1.25 * b) }'; ok $? \
+		"$f: its counts are made of its share of the group's samples ($1, against $2 time samples)"
 	# cpu-clock at 4000 Hz: 250 us of task-clock per sample
 	awk -v n="$1" -v v="$3" 'BEGIN { r = v / (n * 250000); exit !(r > 0.8 && r < 1.25) }'; ok $? \
 		"$f: task-clock of its samples, $3 ns for $1 samples"
