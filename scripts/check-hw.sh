@@ -75,6 +75,25 @@ if [ $stat_st -ne 3 ]; then
 	grep -q "Verdict: agree" "$tmp/rep.txt"; check $? "counters and model agree on the divider"
 fi
 
+# per-region Top-Down: the TMA groups read at every sample; tworegions has
+# a divider-bound function and a memory-bound one
+if [ $stat_st -ne 3 ]; then
+	"$GUS" record -o "$tmp/tr.data" -- "$WORKLOADS/tworegions" >"$tmp/rec3.txt" 2>&1
+	check $? "gus record of tworegions"
+	groups=$(sqlite3 "$tmp/tr.data" "select value from meta where key='sample.read_groups'" 2>/dev/null)
+	why=$(sqlite3 "$tmp/tr.data" "select value from meta where key='missing.region_counts'" 2>/dev/null)
+	echo "== read groups: ${groups:-none ($why)}" | tr '\n' ' '; echo
+	if [ -n "$groups" ]; then
+		"$GUS" report -i "$tmp/tr.data" >"$tmp/rep4.txt" 2>&1
+		check $? "gus report of it"
+		grep -E "^(== Region|Verdict|Measured)" "$tmp/rep4.txt" | head -9
+		sed -n '/^== Region .*: divide_part (function/,/^== Region/p' "$tmp/rep4.txt" | grep -q "Core_Bound"
+		check $? "divide_part's own tree: Core_Bound"
+		sed -n '/^== Region .*: chase_part (function/,/^== Region/p' "$tmp/rep4.txt" | grep -q "Memory_Bound"
+		check $? "chase_part's own tree: Memory_Bound"
+	fi
+fi
+
 # SPIRE: interval counts of the CPU's metric set from the bundled
 # workloads, a model trained on them, and the memory-bound one analyzed
 if [ $stat_st -eq 3 ]; then
