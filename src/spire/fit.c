@@ -197,10 +197,14 @@ static size_t thin_front(const struct spire_point *f, size_t k, size_t max, size
  * I = infinity (a real sample when the front has one, else a dummy).
  * Vertex (a, b), a > b, is the segment from F[C[b]] to F[C[a]] (a = K: the
  * horizontal ray right of F[C[b]]); a path visits vertices right to left,
- * each segment strictly steeper than the last (concave up), and ends with
- * the End step: flat at P_E from E to the last vertex's left sample, then
- * down to it. Edge weights sum the squared over-estimates of the front
- * samples a new segment spans.
+ * each segment strictly steeper than the last (concave up), and ends at E,
+ * or, where no segment from its last sample Y reaches E, with the End
+ * segments of the authors' reference implementation: from Y up to the
+ * left as shallow as allowed (at least as steep as the segment right of
+ * Y, and on or above every front sample between E and Y), to P_E at I_H,
+ * then flat to E. Edge weights sum the squared over-estimates of the front
+ * samples a new segment spans. S, at I = infinity, is met exactly (the
+ * roofline's value there is P_S): it costs nothing.
  *
  * Validity of (a, b) is checked against the front samples between them
  * only: every other sample q of the right region is dominated by a front
@@ -208,14 +212,15 @@ static size_t thin_front(const struct spire_point *f, size_t k, size_t max, size
  * f (or, when f lies right of the segment, at or above P_a >= P_f) is on
  * or above q too.
  *
- * Ties in cost go to the path with fewer knots (the End step counts two:
- * the flat and the drop), then to the first found. */
+ * Ties in cost go to the path with fewer knots (the End segments count
+ * one more: H), then to the first found. */
 int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point pk, struct spire_knot **out,
-		    size_t *nout, double *tail_p, double *cost)
+		    size_t *nout, double *tail_p, double *inf_p, double *cost)
 {
 	*out = NULL;
 	*nout = 0;
 	*tail_p = pk.p;
+	*inf_p = pk.p;
 	*cost = 0;
 	if (!isfinite(pk.i))
 		return 0;	/* nothing right of an infinite peak */
@@ -270,14 +275,12 @@ int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point 
 	if (!c || !best || !segs || !prev || !reach || !slope_in || !endc)
 		goto out;
 #define AT(a, b) ((size_t)(b) * W + (size_t)(a))
-	/* Start -> (S, b): the ray at P_b over-estimates every front sample
-	 * right of it, S included */
+	/* Start -> (S, b): the ray at P_b over-estimates every finite front
+	 * sample right of it; S is met */
 	for (size_t b = 0; b < K; b++) {
 		double e = 0, pb = f[c[b]].p;
 		for (size_t s = c[b] + 1; s < k; s++)
 			e += (pb - f[s].p) * (pb - f[s].p);
-		if (real_s)
-			e += (pb - ps) * (pb - ps);
 		best[AT(K, b)] = e;
 		segs[AT(K, b)] = 1;
 		prev[AT(K, b)] = K;
@@ -319,35 +322,54 @@ int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point 
 			}
 		}
 	}
-	/* -> End: flat at P_E from E to F[b], over-estimating the samples
-	 * between */
-	for (size_t b = 0; b < K; b++) {
-		double e = 0;
-		for (size_t s = 1; s < c[b]; s++)
-			e += (f[0].p - f[s].p) * (f[0].p - f[s].p);
-		endc[b] = e;
+	/* -> End from (a, b), b > 0: the shallowest slope up from F[b] that
+	 * stays on or above the front samples between E and it (ENDC[b]) and
+	 * keeps the fit concave up after (a, b); where that slope reaches
+	 * P_E at E or before, the segment F[b]-E is a vertex of its own */
+	for (size_t b = 1; b < K; b++) {
+		struct spire_point fb = f[c[b]];
+		double m = 0;
+		for (size_t s = 0; s < c[b]; s++)
+			m = fmax(m, (f[s].p - fb.p) / (fb.i - f[s].i));
+		endc[b] = m;
 	}
 	size_t ba = K, bb = 0, bsegs = 0;
-	double bc = 0;
+	double bc = 0, bh = f[0].i;
 	bool found = false;
 	for (size_t a = K + 1; a-- > 1;)
 		for (size_t b = 0; b < a && b < K; b++) {
 			if (!reach[AT(a, b)])
 				continue;
-			double e = best[AT(a, b)] + endc[b];
-			size_t sg = segs[AT(a, b)] + (b ? 2 : 0);	/* the flat and the drop */
-			if (!found || e < bc || (e == bc && sg < bsegs)) {
+			double e = best[AT(a, b)], ih = f[0].i;
+			if (b) {
+				struct spire_point fb = f[c[b]];
+				double in = a == K ? 0 : (fb.p - f[c[a]].p) / (f[c[a]].i - fb.i);
+				double need = fmax(endc[b], in);
+				ih = fb.i - (f[0].p - fb.p) / need;
+				if (!(ih > f[0].i))
+					continue;	/* F[b]-E itself */
+				for (size_t s = 1; s < c[b]; s++) {
+					double v = f[s].i >= ih ? fb.p + need * (fb.i - f[s].i) : f[0].p;
+					e += (v - f[s].p) * (v - f[s].p);
+				}
+			}
+			size_t sg = segs[AT(a, b)] + (b ? 1 : 0);	/* H */
+			/* a knot on the End's sloped line gives the same fit
+			 * and cost but for rounding: the fewer knots win */
+			double tol = 1e-12 * fmax(1, fabs(bc));
+			if (!found || e < bc - tol || (e <= bc + tol && sg < bsegs)) {
 				found = true;
 				bc = e;
 				bsegs = sg;
 				ba = a;
 				bb = b;
+				bh = ih;
 			}
 		}
 	/* found: Start -> (S, 0) -> End always exists */
 	if (push(&kl, f[0].i, f[0].p))
 		goto out;
-	if (bb && (push(&kl, f[c[bb]].i, f[0].p) || push(&kl, f[c[bb]].i, f[c[bb]].p)))
+	if (bb && (push(&kl, bh, f[0].p) || push(&kl, f[c[bb]].i, f[c[bb]].p)))
 		goto out;
 	size_t a = ba, b = bb;
 	while (found && a < K) {
@@ -359,6 +381,7 @@ int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point 
 	}
 #undef AT
 	*tail_p = f[c[b]].p;
+	*inf_p = real_s ? ps : *tail_p;
 	*cost = bc;
 	*out = kl.k;
 	*nout = kl.n;
@@ -421,8 +444,8 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 
 	struct spire_knot *lk = NULL, *rk = NULL;
 	size_t nl = 0, nrk = 0;
-	double tail = 0, cost = 0;
-	if (spire_fit_left(pts, n, pk, &lk, &nl) || spire_fit_right(pts, n, pk, &rk, &nrk, &tail, &cost)) {
+	double tail = 0, inf = 0, cost = 0;
+	if (spire_fit_left(pts, n, pk, &lk, &nl) || spire_fit_right(pts, n, pk, &rk, &nrk, &tail, &inf, &cost)) {
 		free(lk);
 		free(pts);
 		spire_seterr(err, errlen, "%s: out of memory", name);
@@ -447,7 +470,7 @@ int spire_fit(const struct spire_metric_samples *ms, struct spire_roofline *r, c
 	r->peak_p = pk.p;
 	if (isfinite(pk.i)) {
 		r->tail_p = tail;
-		r->inf_p = tail;
+		r->inf_p = inf;	/* a sample with M = 0: the roofline meets it */
 	} else {
 		r->tail_p = kn[nl - 1].p;
 		r->inf_p = pk.p;
@@ -485,9 +508,9 @@ double spire_roofline_eval(const struct spire_roofline *r, double i)
 			hi = mid;
 	}
 	if (k[lo].i == i) {
-		/* at a step (the End step: flat at P_E, then down to the
-		 * front sample Y there) the lower value: nothing trained is
-		 * higher there than Y, and the fit's cost counts Y as met */
+		/* at a step (the End step of older models: flat at P_E, then
+		 * down to the front sample Y there) the lower value: nothing
+		 * trained is higher there than Y */
 		double v = k[lo].p;
 		for (size_t j = lo + 1; j < n && k[j].i == i; j++)
 			v = fmin(v, k[j].p);

@@ -163,10 +163,10 @@ struct spire_roofline {
 };
 
 /* The estimate at I (>= 0, INFINITY allowed): linear between knots; at a
- * step (two knots at one I) the lower value, the step's foot: the End
- * step's flat at P_E ends just left of the front sample Y it drops to,
- * which is estimated at P_Y (what the fit's cost counts; nothing trained
- * at that I is higher). Never NaN for a fitted roofline and I >= 0. */
+ * step (two knots at one I, as the End step of models of gus before
+ * 2026-11 made: flat at P_E to the front sample Y, then down to it) the
+ * lower value, the step's foot (nothing trained at that I is higher).
+ * Never NaN for a fitted roofline and I >= 0. */
 double spire_roofline_eval(const struct spire_roofline *r, double i);
 void spire_roofline_free(struct spire_roofline *r);
 
@@ -189,16 +189,19 @@ int spire_fit_left(const struct spire_point *pts, size_t n, struct spire_point p
  * vertex per valid segment (X, Y) between front samples that no training
  * sample lies above, edges (X, Y) -> (Y, Z) when Y-Z is steeper, the Start
  * vertex (a sample S at I = infinity, or a dummy one: the segment from S to
- * a front sample X is the horizontal ray right of X at P_X), the End vertex
- * (a horizontal segment at P_E from any front sample to E). Each edge
- * weighs the squared over-estimation of the front samples its new segment
- * spans; the cheapest path from Start to End is the fit (the graph is
- * acyclic in I, so one pass in order of I finds Dijkstra's path).
+ * a front sample X is the horizontal ray right of X at P_X, and S itself
+ * is met), the End vertex (from a front sample that no segment joins to E:
+ * up to the left as shallow as concavity and the samples allow, to P_E,
+ * then flat to E, as the authors' reference implementation does). Each
+ * edge weighs the squared over-estimation of the front samples its new
+ * segments span; the cheapest path from Start to End is the fit (the
+ * graph is acyclic in I, so one pass in order of I finds Dijkstra's path).
  * *OUT gets the knots from the peak E rightwards (E first), *NOUT of
- * them, *TAIL_P the ray's height, *COST the path's total error. -1 on out
- * of memory. */
+ * them, *TAIL_P the ray's height, *INF_P the value at I = infinity (P_S of
+ * a sample with M = 0, else the ray's), *COST the path's total error. -1
+ * on out of memory. */
 int spire_fit_right(const struct spire_point *pts, size_t n, struct spire_point pk, struct spire_knot **out,
-		    size_t *nout, double *tail_p, double *cost);
+		    size_t *nout, double *tail_p, double *inf_p, double *cost);
 
 /* Both fits for one metric's samples: split at the highest-P sample (on a
  * tie the one with the highest I), left hull up to it, right chain after

@@ -151,8 +151,10 @@ static bool check_shape(const struct spire_roofline *r, const struct spire_metri
 	}
 	ok &= report(quiet, left, "%s: left part increasing and concave down", what);
 
-	/* right: optional flat at the peak's P, one step down, then slopes
-	 * negative and non-decreasing; tail at the last knot's P */
+	/* right: optional flat at the peak's P (the End's, to H; a step down
+	 * in models of gus before 2026-11), then slopes negative and
+	 * non-decreasing; tail at the last knot's P, and at infinity no more
+	 * (a training sample with M = 0 is met there, below the tail) */
 	bool right = true;
 	size_t j = r->peak + 1, steps = 0;
 	prev = -INFINITY;
@@ -175,7 +177,7 @@ static bool check_shape(const struct spire_roofline *r, const struct spire_metri
 	}
 	ok &= report(quiet, right && steps <= 1, "%s: right part decreasing and concave up, %zu End step(s)", what, steps);
 	if (isfinite(r->peak_i))
-		ok &= report(quiet, r->tail_p == k[n - 1].p && r->inf_p == r->tail_p,
+		ok &= report(quiet, r->tail_p == k[n - 1].p && r->inf_p <= r->tail_p && r->inf_p > 0,
 			     "%s: tail %.9g and infinity %.9g at the last knot's P %.9g", what, r->tail_p, r->inf_p,
 			     k[n - 1].p);
 	bool finite = true;
@@ -950,18 +952,23 @@ static bool seg_valid(const struct spire_point *all, size_t n, struct spire_poin
 }
 
 /* Every chain of front samples F (finite, increasing I, F[0] = E) read as
- * a function: flat at P_E up to the chain's leftmost sample Y (a step down
- * there unless Y = E), the chain's segments, the ray right of its
- * rightmost sample. Valid: segments on or above every point of ALL
- * between them, slopes strictly increasing left to right. Cost: the
- * squared over-estimate of every front sample (and S) off the chain. The
- * best: the lowest cost, then the fewest knots. */
+ * a function: the chain's segments, the ray right of its rightmost sample,
+ * and, when its leftmost sample Y is not E, the End segments: from Y up to
+ * the left with the smallest |slope| that is at least the |slope| of the
+ * chain's first segment (0: the ray) and at least that of the line from Y
+ * to every front sample left of it, to P_E at I_H, then flat to E (a chain
+ * whose Y reaches E that way at E itself is the chain with E, not
+ * another). Valid: segments on or above every point of ALL between them,
+ * slopes strictly increasing left to right. Cost: the squared
+ * over-estimate of every front sample off the chain (S, at I = infinity,
+ * is met). The best: the lowest cost, then the fewest knots. */
 static void right_brute(const struct spire_point *f, size_t k, bool has_s, double ps, const struct spire_point *all,
 			size_t nall, struct chain_result *res)
 {
 	static double costs[1 << 10];
 	static size_t nknots[1 << 10];
 	static unsigned masks[1 << 10];
+	static double ihs[1 << 10];
 	size_t nc = 0;
 	res->valid = 0;
 	for (unsigned mask = 1; mask < (1u << k); mask++) {
@@ -979,15 +986,24 @@ static void right_brute(const struct spire_point *f, size_t k, bool has_s, doubl
 		}
 		if (!ok)
 			continue;
-		res->valid++;
 		size_t Y = c[0], J = c[m - 1];
+		double need = 0, ih = f[0].i;
+		if (Y) {
+			need = m > 1 ? (f[Y].p - f[c[1]].p) / (f[c[1]].i - f[Y].i) : 0;
+			for (size_t s = 0; s < Y; s++)
+				need = fmax(need, (f[s].p - f[Y].p) / (f[Y].i - f[s].i));
+			ih = f[Y].i - (f[0].p - f[Y].p) / need;
+			if (!(ih > f[0].i))
+				continue;
+		}
+		res->valid++;
 		double cost = 0;
 		for (size_t s = 1; s < k; s++) {
 			if (mask & (1u << s))
 				continue;
 			double v;
 			if (s < Y)
-				v = f[0].p;
+				v = f[s].i >= ih ? f[Y].p + need * (f[Y].i - f[s].i) : f[0].p;
 			else if (s > J)
 				v = f[J].p;
 			else {
@@ -999,10 +1015,10 @@ static void right_brute(const struct spire_point *f, size_t k, bool has_s, doubl
 			}
 			cost += (v - f[s].p) * (v - f[s].p);
 		}
-		if (has_s)
-			cost += (f[J].p - ps) * (f[J].p - ps);
+		(void)has_s, (void)ps;
 		costs[nc] = cost;
-		nknots[nc] = m + (Y ? 2 : 0);
+		nknots[nc] = m + (Y ? 1 : 0);
+		ihs[nc] = ih;
 		masks[nc++] = mask;
 	}
 	res->cost = INFINITY;
@@ -1034,7 +1050,7 @@ static void right_brute(const struct spire_point *f, size_t k, bool has_s, doubl
 	size_t Y = c[0];
 	res->k[res->n++] = (struct spire_knot){ f[0].i, f[0].p };
 	if (Y) {
-		res->k[res->n++] = (struct spire_knot){ f[Y].i, f[0].p };
+		res->k[res->n++] = (struct spire_knot){ ihs[best], f[0].p };
 		res->k[res->n++] = (struct spire_knot){ f[Y].i, f[Y].p };
 	}
 	for (size_t t = 1; t < m; t++)
@@ -1046,13 +1062,13 @@ static void right_brute(const struct spire_point *f, size_t k, bool has_s, doubl
  * origin before E); its sum of squared over-estimates of the front
  * F[0..K) and of S (when HAS_S, at PS), each evaluated by
  * spire_roofline_eval: what the fit's cost must be */
-static double eval_cost(const struct spire_knot *kn, size_t nk, double tail, const struct spire_point *f, size_t k,
-			bool has_s, double ps)
+static double eval_cost(const struct spire_knot *kn, size_t nk, double tail, double inf, const struct spire_point *f,
+			size_t k, bool has_s, double ps)
 {
 	struct spire_knot *all = calloc(nk + 1, sizeof(*all));
 	memcpy(all + 1, kn, nk * sizeof(*kn));
 	struct spire_roofline r = { .knots = all, .n_knots = nk + 1, .peak = 1, .peak_i = kn[0].i, .peak_p = kn[0].p,
-				    .tail_p = tail, .inf_p = tail };
+				    .tail_p = tail, .inf_p = inf };
 	double e = 0;
 	for (size_t j = 0; j < k; j++) {
 		double d = spire_roofline_eval(&r, f[j].i) - f[j].p;
@@ -1089,12 +1105,13 @@ static bool right_case(const char *what, const struct spire_point *front, size_t
 	}
 	struct spire_knot *kn = NULL;
 	size_t nk = 0;
-	double tail = -1, cost = -1;
-	int rc = spire_fit_right(all, n, front[0], &kn, &nk, &tail, &cost);
+	double tail = -1, inf = -1, cost = -1;
+	int rc = spire_fit_right(all, n, front[0], &kn, &nk, &tail, &inf, &cost);
 	struct chain_result bf;
 	right_brute(front, k, has_s, ps, all, n, &bf);
 	bool ok = rc == 0;
-	double ecost = rc == 0 && nk ? eval_cost(kn, nk, tail, front, k, has_s, ps) : NAN;
+	double ecost = rc == 0 && nk ? eval_cost(kn, nk, tail, inf, front, k, has_s, ps) : NAN;
+	ok = ok && inf == (has_s ? ps : tail);
 	if (what) {
 		tap_ok(rc == 0 && bf.valid > 0, "%s: fit (%zu valid chains)", what, bf.valid);
 		tap_near(cost, bf.cost, 1e-9 * fmax(1, bf.cost), "%s: cost is the brute-force minimum", what);
@@ -1104,6 +1121,8 @@ static bool right_case(const char *what, const struct spire_point *front, size_t
 			tap_ok(bf.unique, "%s: one best chain, by cost then fewest knots (%zu within a hair)", what,
 			       bf.n_best);
 		tap_ok(knots_equal(kn, nk, bf.k, bf.n) && tail == bf.tail, "%s: knots and tail of the best chain", what);
+		tap_ok(inf == (has_s ? ps : tail), "%s: at I = infinity, %s", what,
+		       has_s ? "P_S: the sample with M = 0 is met" : "the ray's height");
 		if (want_skip) {
 			bool all_front = true;
 			for (size_t j = 0; j < k; j++) {
@@ -1115,12 +1134,23 @@ static bool right_case(const char *what, const struct spire_point *front, size_t
 			tap_ok(!all_front, "%s: the best chain skips a front sample", what);
 		}
 		if (want_end)
-			tap_ok(nk >= 3 && kn[1].i == kn[2].i && kn[1].p == front[0].p, "%s: the End step is in the fit",
-			       what);
+			tap_ok(nk >= 3 && kn[1].p == front[0].p && kn[1].i > kn[0].i && kn[1].i < kn[2].i &&
+				       kn[2].p < kn[1].p,
+			       "%s: the End segments are in the fit (flat at P_E to H, then down to the right)", what);
 	} else {
 		ok = ok && fabs(cost - bf.cost) <= 1e-9 * fmax(1, bf.cost) && fabs(ecost - cost) <= 1e-9 * fmax(1, cost);
 		if (bf.unique)
 			ok = ok && nk == bf.n && tail == bf.tail && !memcmp(kn, bf.k, nk * sizeof(*kn));
+		if (!ok && getenv("GUS_TEST_DEBUG")) {
+			printf("# cost %g brute %g ecost %g inf %g tail %g unique %d\n", cost, bf.cost, ecost, inf, tail,
+			       bf.unique);
+			for (size_t j = 0; j < k; j++)
+				printf("#  front %g %g\n", front[j].i, front[j].p);
+			for (size_t j = 0; j < nk; j++)
+				printf("#  fit %g %g\n", kn[j].i, kn[j].p);
+			for (size_t j = 0; j < bf.n; j++)
+				printf("#  brute %g %g\n", bf.k[j].i, bf.k[j].p);
+		}
 	}
 	if (out)
 		*out = bf;
@@ -1143,9 +1173,13 @@ static void test_right(void)
 	static const struct spire_point x2[] = { { 3, 1 }, { 1.2, 5 } };
 	struct chain_result bf;
 	right_case("right, End step", f2, 4, false, 0, x2, 2, true, false, true, &bf);
-	static const struct spire_knot w2[] = { { 1, 10 }, { 2, 10 }, { 2, 9.8 }, { 5, 1 } };
-	tap_ok(knots_equal(bf.k, bf.n, w2, 4) && fabs(bf.cost - 0.01) < 1e-12,
-	       "right, End step: the hand-worked chain E, (2, 10), C, D with cost 0.01");
+	/* from D up as steep as D-C (2.933..., steeper than to E or B) to
+	 * P_E at I_H = 5 - 9 / (8.8 / 3), then flat: C is on it, B under the
+	 * flat by 0.1; E, H, C, D costs as much with one more knot */
+	const double ih2 = 5 - 9 / (8.8 / 3);
+	const struct spire_knot w2[] = { { 1, 10 }, { ih2, 10 }, { 5, 1 } };
+	tap_ok(knots_equal(bf.k, bf.n, w2, 3) && fabs(bf.cost - 0.01) < 1e-12,
+	       "right, End: the hand-worked chain E, (%.4f, 10), D with cost %.3g", bf.n > 1 ? bf.k[1].i : 0, bf.cost);
 	right_case("right, End step, real S", f2, 4, true, 0.5, x2, 2, true, false, true, NULL);
 
 	/* the paper's Figure 6 shape: a concave-up front with C slightly low
@@ -1167,11 +1201,12 @@ static void test_right(void)
 	size_t nk;
 	double tail, cost;
 	struct spire_point a4[] = { { 3, 2 }, { INFINITY, 1.5 }, { 5, 1 } };
-	tap_ok(!spire_fit_right(a4, 3, f4[0], &kn, &nk, &tail, &cost) && nk == 1 && kn[0].i == 3 && tail == 2 &&
-		       fabs(cost - 0.25) < 1e-15,
-	       "right: E and S only: the ray at P_E, cost (P_E - P_S)^2");
+	double inf;
+	tap_ok(!spire_fit_right(a4, 3, f4[0], &kn, &nk, &tail, &inf, &cost) && nk == 1 && kn[0].i == 3 && tail == 2 &&
+		       inf == 1.5 && cost == 0,
+	       "right: E and S only: the ray at P_E, P_S at infinity, cost 0");
 	free(kn);
-	tap_ok(!spire_fit_right(a4, 3, (struct spire_point){ INFINITY, 7 }, &kn, &nk, &tail, &cost) && nk == 0 &&
+	tap_ok(!spire_fit_right(a4, 3, (struct spire_point){ INFINITY, 7 }, &kn, &nk, &tail, &inf, &cost) && nk == 0 &&
 		       tail == 7,
 	       "right: an infinite peak has no right region");
 	free(kn);
@@ -1223,6 +1258,18 @@ static double ceil_b(double i)
 static double ceil_c(double i)
 {
 	return fmin(0.4 * i, 2.4);
+}
+
+/* D: up to the peak (2, 2), then falling, first concave down (the
+ * quadratic to (4, 1.5)), then linearly to (24, 0.5): the fit's End
+ * segments must follow the fall next to the peak */
+static double ceil_d(double i)
+{
+	if (i <= 2)
+		return i;
+	if (i <= 4)
+		return 2 - 0.125 * (i - 2) * (i - 2);
+	return 1.5 - 0.05 * (i - 4);
 }
 
 /* N random samples under CEIL on (0, IMAX), P = ceil(I) u, u in [0.3, 0.95],
@@ -1283,9 +1330,9 @@ static void test_thinning(void)
 {
 	struct spire_knot *kn = NULL;
 	size_t nk = 0;
-	double tail = 0, cost = -1;
+	double tail = 0, inf = 0, cost = -1;
 	struct spire_point *p = steep_front(400);
-	int rc = spire_fit_right(p, 400, p[0], &kn, &nk, &tail, &cost);
+	int rc = spire_fit_right(p, 400, p[0], &kn, &nk, &tail, &inf, &cost);
 	tap_ok(rc == 0 && cost <= 1e-12 && nk == 400,
 	       "thinning: 400 samples of the steep front (not thinned): every sample a knot, cost %.3g", cost);
 	free(kn);
@@ -1293,11 +1340,11 @@ static void test_thinning(void)
 
 	size_t n = 1500;
 	p = steep_front(n);
-	rc = spire_fit_right(p, n, p[0], &kn, &nk, &tail, &cost);
+	rc = spire_fit_right(p, n, p[0], &kn, &nk, &tail, &inf, &cost);
 	tap_ok(rc == 0 && nk <= 512, "thinning: 1500 samples, %zu knots", nk);
 	tap_ok(rc == 0 && cost <= 1e-4, "thinning: the cost %.3g is near the unthinned optimum 0", cost);
 	if (rc == 0) {
-		double ec = eval_cost(kn, nk, tail, p, n, false, 0);
+		double ec = eval_cost(kn, nk, tail, inf, p, n, false, 0);
 		tap_near(ec, cost, 1e-12, "thinning: the cost is the over-estimates spire_roofline_eval gives");
 		bool next = nk > 2 && kn[1].i == p[1].i && kn[1].p == p[1].p;
 		tap_ok(next, "thinning: E's neighbour is a knot");
@@ -1376,6 +1423,44 @@ static void test_synthetic(void)
 		       "ceiling C: tail 2.4 for finite I, 3.0 at infinity");
 		static const double at[] = { 0.5, 1, 2, 3, 4.5, 6, 10, 20 };
 		probe(&r, ceil_c, at, sizeof(at) / sizeof(at[0]), 1e-9, "ceiling C");
+	}
+	spire_roofline_free(&r);
+	ms_free(&ms);
+
+	/* D: a known falling ceiling. The fit is on or above the samples
+	 * and concave up right of the peak, so next to the peak, where the
+	 * ceiling falls concave down, it must over-estimate; the End segments
+	 * (sloped from the first sample the chain reaches, then flat at the
+	 * peak) keep that small. A flat at the peak down to that sample
+	 * (gus before) over-estimated the fall by up to a third. */
+	static const double on_d[] = { 0.5, 1, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 8, 12, 16, 20, 24 };
+	synth(&ms, "ceiling_d", ceil_d, 24, 600, on_d, 16, 0, 0);
+	if (tap_ok(!spire_fit(&ms, &r, err, sizeof(err)), "ceiling D (falling): fit")) {
+		check_shape(&r, &ms, "ceiling D", false);
+		/* the first knot after the End's flat: where a flat End would
+		 * have dropped */
+		size_t y = r.peak + 1;
+		while (y < r.n_knots && r.knots[y].p == r.peak_p)
+			y++;
+		double sum = 0, worst = 0, flat = 0;
+		size_t np = 0;
+		for (double i = 2.02; i <= 24; i += 0.02, np++) {
+			double v = spire_roofline_eval(&r, i), w = ceil_d(i);
+			double f = y < r.n_knots && i < r.knots[y].i ? r.peak_p : v;
+			sum += fabs(v - w) / w;
+			flat += fabs(f - w) / w;
+			worst = fmax(worst, fabs(v - w) / w);
+		}
+		sum /= (double)np;
+		flat /= (double)np;
+		for (size_t q = 0; getenv("GUS_TEST_DEBUG") && q < r.n_knots; q++)
+			printf("#  knot %g %g\n", r.knots[q].i, r.knots[q].p);
+		tap_ok(sum < 0.01 && worst < 0.08 && sum < flat / 2,
+		       "ceiling D: the End segments follow the fall next to the peak: %.2f %% off on average (worst %.1f "
+		       "%%), a flat End %.2f %%",
+		       100 * sum, 100 * worst, 100 * flat);
+		tap_ok(spire_roofline_eval(&r, 3.5) < 2 - 1e-9,
+		       "ceiling D: below the peak's height before the fall ends (%.4f at 3.5)", spire_roofline_eval(&r, 3.5));
 	}
 	spire_roofline_free(&r);
 	ms_free(&ms);
