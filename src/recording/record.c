@@ -1461,7 +1461,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		gusdata_set_meta(d, "missing.region_counts",
 				 o.no_region_counts ? "--no-region-counts"
 				 : counting	    ? "no counter groups to read at the samples"
-						    : "no counters: the regions' counts come with the whole program's");
+						    : "no counters to read at the samples (missing.counts says why)");
 	int status = collect_exit_code(res.wait_status);
 	gusdata_set_meta_u64(d, "exit_status", (uint64_t)status);
 	gusdata_set_meta_u64(d, "wait_status", (uint64_t)res.wait_status);

@@ -123,6 +123,23 @@ check_contains "$txt" "Counts (this region, " "text: a region's counts where no 
 "$GUS" report -q -i rd.data --json -o rd.json 2>/dev/null
 check_contains "$(json rd.json '$.regions[0].counts[0].event')" "task-clock" "JSON: the region's counts"
 
+# no counters: the missing PMU is the reason given, whatever table
+# libpfm4 would pick (machines with a PMU count instead)
+"$GUS" stat -- true >/dev/null 2>&1; pmu=$?
+if [ $pmu -eq 3 ]; then
+	for forced in icl clx; do
+		LIBPFM_FORCE_PMU=$forced "$GUS" record -q --tracer none -o np.data -- "$P" 1000 1000 1 </dev/null >/dev/null 2>&1
+		m=$($SQL np.data "select value from meta where key='missing.counts'")
+		check_contains "$m" "no hardware PMU" "no PMU, libpfm4 forced to $forced: gus record names the PMU"
+		check_lacks "$m" "TMA table" "no PMU, libpfm4 forced to $forced: and no TMA table"
+		check_contains "$($SQL np.data "select value from meta where key='missing.region_counts'")" \
+			"no counters to read at the samples" "no PMU, libpfm4 forced to $forced: no per-region counts, said"
+		rm -f np.data
+	done
+else
+	ok 0 "# SKIP this machine counts: the no-PMU messages are not exercised"
+fi
+
 # bad files
 printf 'region,event,value\ndivide_part,cycles,12x\n' >bad.csv
 out=$("$GUS" record -q --arch clx --import-counts bad.csv -o bad.data -- "$P" 2>&1 </dev/null); st=$?
