@@ -45,6 +45,8 @@ int gus_exit_for(enum recording_status st);
 /* The machine model for this CPU ("spr" for Golden Cove servers, else
  * "skx"), from /proc/cpuinfo. */
 const char *gus_host_machine(void);
+/* which CPU the host was taken for, and how (said where the model is the default) */
+const char *gus_host_machine_why(void);
 
 
 /* A result file the user named (-o, --svg, --csv, a model file), by the

@@ -194,23 +194,20 @@ int gus_exit_for(enum recording_status st)
 	}
 }
 
+static char host_machine[16], host_machine_why[400];
+
 const char *gus_host_machine(void)
 {
-	/* family 6 models of Golden Cove server cores: Sapphire Rapids (143),
-	 * Emerald Rapids (207) */
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	int family = 0, model = 0;
-	char line[256];
-	if (f) {
-		while (fgets(line, sizeof line, f) && (!family || !model)) {
-			if (!strncmp(line, "cpu family", 10))
-				family = atoi(strchr(line, ':') ? strchr(line, ':') + 1 : "0");
-			else if (!strncmp(line, "model\t", 6))
-				model = atoi(strchr(line, ':') ? strchr(line, ':') + 1 : "0");
-		}
-		fclose(f);
-	}
-	return family == 6 && (model == 143 || model == 207) ? "spr" : "skx";
+	if (!host_machine[0])
+		recording_host_machine(gus_data_dir("machines"), host_machine, sizeof host_machine, host_machine_why,
+				       sizeof host_machine_why);
+	return host_machine;
+}
+
+const char *gus_host_machine_why(void)
+{
+	gus_host_machine();
+	return host_machine_why;
 }
 
 static int usage(FILE *out)

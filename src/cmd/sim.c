@@ -19,6 +19,7 @@
 
 struct sim_opts {
 	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg;
+	const char *machine_note;	/* why the default model */
 	const char *weights, *resources;
 	unsigned iterations, threads;
 	double threshold;
@@ -56,7 +57,8 @@ static void sim_usage(FILE *out)
 		"                         what its QEMU tracer stored (--pt FILE: the same)\n"
 		"      --max-insns N      stream records to simulate (default 1000000)\n"
 		"      --no-mem           ignore QEMU's data addresses (as with PT)\n"
-		"      --arch NAME        machine model (default skx; see data/machines)\n"
+		"      --arch NAME        machine model (default: the host's, or the nearest;\n"
+		"                         see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
 		"      --iterations N     iterations to simulate (default 200, more when the\n"
 		"                         window needs longer to fill; a quarter, at least two\n"
@@ -115,7 +117,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
-	o->arch = "skx";
+	o->arch = NULL;		/* the host's model, or the nearest */
 	o->iterations = 0;	/* automatic: at least 200, and enough to fill the window */
 	o->threshold = 0.01;
 	o->search = true;
@@ -368,6 +370,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 			 region.restricted ? " in the region" : "", (unsigned long long)tr.pt.gaps);
 	struct merge_sim_info info = {
 		.source = source,
+		.machine_note = o->machine_note,
 		.threshold = o->threshold,
 		.stream = stream,
 	};
@@ -388,6 +391,13 @@ int cmd_sim(int argc, char **argv)
 	if (rc)
 		return rc;
 	char err[1024];
+	/* the default: the host's model, said in the output */
+	char note[512] = "";
+	if (!o.machine && !o.arch) {
+		o.arch = gus_host_machine();
+		snprintf(note, sizeof note, "%s", gus_host_machine_why());
+		o.machine_note = note;
+	}
 	struct sim_machine *m = o.machine ? sim_machine_load(o.machine, err, sizeof err)
 					  : sim_machine_find(gus_data_dir("machines"), o.arch, err, sizeof err);
 	if (!m) {
@@ -500,6 +510,7 @@ int cmd_sim(int argc, char **argv)
 	};
 	struct merge_sim_info info = {
 		.source = source,
+		.machine_note = o.machine_note,
 		.iterations = o.iterations,
 		.warmup = warm,
 		.body_insns = per_iter,

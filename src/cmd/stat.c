@@ -228,29 +228,61 @@ static int finish_tree(const struct stat_opts *o, const struct td_table *t, cons
 
 static int stat_import(const struct stat_opts *o)
 {
-	struct collect_pmu_info pmu;
-	bool have_pmu;
 	char err[TD_ERRLEN];
-	enum recording_status pick_st;
-	struct td_table *t = recording_tma_table(gus_tma_dir(), o->arch, false, &pmu, &have_pmu, gus_terminal_log(),
-						 &pick_st);
-	if (!t)
-		return gus_exit_for(pick_st);
-	int rc = GUS_EXIT_ERROR;
-	bool *sel = td_select_nodes(t, o->level, o->nodes, err, sizeof(err));
+	const char *name = strcmp(o->import, "-") ? o->import : "<stdin>";
 	struct td_countset cs;
 	td_countset_init(&cs);
+	struct td_table *t = NULL;
+	bool *sel = NULL;
+	int rc = GUS_EXIT_ERROR;
 	FILE *in = strcmp(o->import, "-") ? fopen(o->import, "r") : stdin;
-	if (!sel) {
-		rc = gus_usage_error("stat: %s", err);
-		goto out;
-	}
 	if (!in) {
 		gus_error("cannot open %s: %s", o->import, strerror(errno));
 		goto out;
 	}
-	if (td_import_perf_csv(in, strcmp(o->import, "-") ? o->import : "<stdin>", &cs, err, sizeof(err))) {
+	if (td_import_perf_csv(in, name, &cs, err, sizeof(err))) {
 		gus_error("%s", err);
+		goto out;
+	}
+	/* the table: --arch's; else this CPU's when it knows the file's
+	 * events, else the one whose events they are (a file from another
+	 * machine) */
+	struct collect_pmu_info pmu;
+	bool have_pmu;
+	enum recording_status pick_st = RECORDING_OK;
+	struct recording_log quiet = { 0 };
+	t = recording_tma_table(gus_tma_dir(), o->arch, false, &pmu, &have_pmu, o->arch ? gus_terminal_log() : &quiet,
+				&pick_st);
+	if (!o->arch) {
+		size_t known = 0;
+		for (size_t i = 0; t && i < cs.n; i++)
+			known += td_table_find_event(t, cs.c[i].event) >= 0;
+		if (!t || 2 * known < cs.n) {
+			char why[512];
+			struct td_table *other = recording_tma_table_of_counts(gus_tma_dir(), &cs, why, sizeof why);
+			if (other) {
+				if (t)
+					gus_warn("%s: %s, not this CPU's (%s): Top-Down with it (--arch names another)", name,
+						 why, t->id);
+				else
+					gus_warn("%s: %s: Top-Down with it (--arch names another)", name, why);
+				td_table_free(t);
+				t = other;
+			} else if (!t) {
+				gus_error("%s: %s, and this CPU has none; name one with --arch (clx, skx, icx, spr)", name,
+					  why);
+				rc = GUS_EXIT_ERROR;
+				goto out;
+			}
+		}
+	}
+	if (!t) {
+		rc = gus_exit_for(pick_st);
+		goto out;
+	}
+	sel = td_select_nodes(t, o->level, o->nodes, err, sizeof(err));
+	if (!sel) {
+		rc = gus_usage_error("stat: %s", err);
 		goto out;
 	}
 	/* events the table does not know are named once: a typo or another CPU */

@@ -246,6 +246,41 @@ enum collect_status collect_pt_record(char *const argv[], const struct collect_p
 				      struct gusdata *d, struct collect_pt_stats *st,
 				      struct collect_result *res, char *err, size_t errlen);
 
+/* --------------------------------------------------------- the host --- */
+/* Which CPU this is (cpuid.c): the raw CPUID leaves gus reads, and what
+ * gus takes the CPU for. A hypervisor may report another model number;
+ * the features it cannot hide (AMX, AVX512_FP16, ...) then name the
+ * class. */
+struct collect_cpuid {
+	unsigned max_leaf;
+	char vendor[13];
+	char brand[49];
+	unsigned leaf1[4], leaf7[4], leaf7_1[4];	/* EAX, EBX, ECX, EDX */
+};
+
+struct collect_host_cpu {
+	char vendor[13];
+	char brand[64];
+	unsigned family, model, stepping;	/* as /proc/cpuinfo shows them */
+	bool avx512f, avx512_vbmi2, gfni, avx512_vnni, avx512_fp16, amx_tile, amx_fp16, hybrid;
+	char name[64];		/* "Sapphire Rapids", "Sapphire Rapids class", "AMD family 26 (Zen 5)" */
+	char tma[8];		/* gus's TMA table for it, "" none */
+	char core[8];		/* the core model that describes it (skx, icx, spr, gnr), "" none */
+	char why[256];		/* how gus knows: "CPUID family 6, model 143", ... */
+};
+
+/* This machine's leaves (zero where there is no CPUID) */
+void collect_cpuid_read(struct collect_cpuid *c);
+/* What C's CPU is */
+void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cpu *h);
+/* The host: collect_cpuid_read and collect_host_identify, or what
+ * $GUS_CPU names (skx, clx, icx, spr, emr, gnr) */
+void collect_host_cpu(struct collect_host_cpu *h);
+/* Of AVAILABLE core model ids, WANT itself or the nearest in Intel's
+ * server lineage (skx, icx, spr, gnr; on a tie the newer); NULL when
+ * none is known */
+const char *collect_nearest_core(const char *want, const char *const *available, size_t n);
+
 /* ------------------------------------ standard streams of a second run --- */
 /* A program that gus runs twice (gus record without Intel PT) reads the
  * same standard input both times, and the second run's output is kept off

@@ -128,6 +128,8 @@ struct merge_sim_info {
 	/* subtracted from the addresses the per-instruction table prints, so
 	 * that they read as the file's (objdump's) addresses */
 	uint64_t addr_bias;
+	/* why this machine model: the default, the host's (NULL: asked for) */
+	const char *machine_note;
 };
 
 void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,

@@ -125,7 +125,7 @@ static void spire_render_fn(FILE *f, void *ctx)
 	merge_render_spire(f, c->r->spire_model, c->r->spire_an, c->r->spire_ss, c->info, MERGE_CSV);
 }
 
-static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "tracer",
+static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "cpu.taken_for", "tracer",
 				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete", "record.stage",
 				   "trace.interrupted",
 				   "tma.table", "counts.source", "sim.machine", "trace.records" };
@@ -419,6 +419,8 @@ static void write_text(const struct merge_report *r, FILE *out)
 	}
 	fprintf(out, "# cpu: %s; kernel %s\n", fact_or(r, "cpu.name", "?"),
 		fact_or(r, "kernel", "?"));
+	if (merge_report_meta(r, "cpu.taken_for"))
+		fprintf(out, "# cpu taken for: %s\n", fact_or(r, "cpu.taken_for", "?"));
 	fprintf(out, "# samples: %llu", (unsigned long long)r->samples);
 	if (merge_report_meta(r, "sample.event"))
 		fprintf(out, " %s", fact_or(r, "sample.event", "?"));

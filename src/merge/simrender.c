@@ -130,6 +130,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "gus sim: %s\n", info->source);
 	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
+	if (info->machine_note)
+		fprintf(out, "  (%s; --arch picks another)\n", info->machine_note);
 	if (info->stream)
 		fprintf(out, "stream: %s\n", info->stream);
 	if (info->iterations)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The host: the TMA table of its CPU (gus stat, gus record), its programs. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,15 +37,108 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 			rec_error(log, "%s (tables: clx, skx, icx, spr)", err);
 		return t;
 	}
+	/* the CPU as CPUID names it, also where a hypervisor masks the model
+	 * libpfm4 goes by */
+	struct collect_host_cpu host;
+	collect_host_cpu(&host);
+	if (host.tma[0] && (t = td_table_load_arch(tma_dir, host.tma, err, sizeof(err))))
+		return t;
 	if (!*have_pmu) {
 		rec_error(log, "libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr)");
 		return NULL;
 	}
 	t = td_table_load_pmu(tma_dir, pmu->name, err, sizeof(err));
 	if (!t)
-		rec_error(log, "%s: this CPU (%s, libpfm4 '%s') has no TMA table; use --arch to pick one", err, pmu->desc,
-			  pmu->name);
+		rec_error(log, "%s: this CPU (%s: %s; libpfm4 '%s') has no TMA table; use --arch to pick one", err,
+			  host.name, host.why, pmu->name);
 	return t;
+}
+
+/* TMA_DIR's table ids (ID.tma), sorted */
+static size_t list_ids(const char *dir, const char *suffix, char ids[][16], size_t max)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0, sl = strlen(suffix);
+	struct dirent *e;
+	while (d && (e = readdir(d)) && n < max) {
+		size_t l = strlen(e->d_name);
+		if (l <= sl || l - sl >= 16 || strcmp(e->d_name + l - sl, suffix))
+			continue;
+		snprintf(ids[n], 16, "%.*s", (int)(l - sl), e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(ids[j - 1], ids[j]) > 0; j--) {
+			char t[16];
+			memcpy(t, ids[j], 16);
+			memcpy(ids[j], ids[j - 1], 16);
+			memcpy(ids[j - 1], t, 16);
+		}
+	return n;
+}
+
+struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct td_countset *cs, char *why,
+					       size_t whylen)
+{
+	char ids[64][16];
+	size_t n = list_ids(tma_dir, ".tma", ids, 64);
+	struct td_table *best = NULL;
+	size_t best_known = 0, loaded = 0;
+	for (size_t i = 0; i < n; i++) {
+		char err[TD_ERRLEN];
+		struct td_table *t = td_table_load_arch(tma_dir, ids[i], err, sizeof err);
+		if (!t)
+			continue;
+		loaded++;
+		size_t known = 0;
+		for (size_t k = 0; k < cs->n; k++)
+			known += td_table_find_event(t, cs->c[k].event) >= 0;
+		if (known > best_known) {
+			td_table_free(best);
+			best = t;
+			best_known = known;
+		} else {
+			td_table_free(t);
+		}
+	}
+	/* a few events in common say nothing: most of the file's must be
+	 * the table's */
+	if (best && 2 * best_known < cs->n) {
+		snprintf(why, whylen, "no TMA table knows most of its events (the %s table, the closest, %zu of %zu)",
+			 best->id, best_known, cs->n);
+		td_table_free(best);
+		return NULL;
+	}
+	if (best)
+		snprintf(why, whylen, "its events are the %s table's (%zu of %zu)", best->id, best_known, cs->n);
+	else if (loaded)
+		snprintf(why, whylen, "no TMA table knows most of its events (none knows any of its %zu)", cs->n);
+	else
+		snprintf(why, whylen, "no TMA table in %s", tma_dir);
+	return best;
+}
+
+void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen)
+{
+	char ids[32][16];
+	const char *avail[32];
+	size_t n = list_ids(machines_dir, ".mm", ids, 32);
+	for (size_t i = 0; i < n; i++)
+		avail[i] = ids[i];
+	struct collect_host_cpu host;
+	collect_host_cpu(&host);
+	const char *pick = collect_nearest_core(host.core, avail, n);
+	snprintf(id, idlen, "%s", pick ? pick : "skx");
+	bool intel = !strcmp(host.vendor, "GenuineIntel") || !strncmp(host.why, "GUS_CPU=", 8);
+	if (pick && !strcmp(pick, host.core) && intel)
+		snprintf(why, whylen, "the host's: %s (%s)", host.name, host.why);
+	else if (intel && host.core[0])
+		snprintf(why, whylen, "the nearest to the host, %s (%s; gus has no model of its core, %s)", host.name,
+			 host.why, host.core);
+	else
+		snprintf(why, whylen, "the nearest to the host, %s (%s)", host.name, host.why);
 }
 
 enum recording_status recording_find_program(const char *name, char *out, size_t outlen,

@@ -71,6 +71,12 @@ static void record_meta(struct gusdata *d, char **argv, const char *exe)
 		}
 		fclose(f);
 	}
+	/* what gus takes the CPU for (its tables and core models) and how */
+	struct collect_host_cpu host;
+	collect_host_cpu(&host);
+	char taken[sizeof host.name + sizeof host.why + 8];
+	snprintf(taken, sizeof taken, "%s (%s)", host.name, host.why);
+	gusdata_set_meta(d, "cpu.taken_for", taken);
 	gusdata_set_meta_u64(d, "start_time", (uint64_t)time(NULL));
 }
 

@@ -73,6 +73,16 @@ struct td_table;
 struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool counting,
 				     struct collect_pmu_info *pmu, bool *have_pmu, const struct recording_log *log,
 				     enum recording_status *why);
+/* The table of TMA_DIR that knows most of CS's events (gus stat --import
+ * of a file from another machine, where this one has no table), when it
+ * knows at least half of them; else NULL. WHY says which and why. */
+struct td_countset;
+struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct td_countset *cs, char *why,
+					       size_t whylen);
+/* The core model (an id of MACHINES_DIR's ID.mm) of this host: its own,
+ * else the nearest (collect_host_cpu, $GUS_CPU); WHY says which CPU it was
+ * taken for and how */
+void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen);
 
 /* ------------------------------------------------ what SPIRE counts ----- */
 struct recording_spire_request {

@@ -54,6 +54,21 @@ check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "[mux  50%]" "
 check_contains "$(printf '%s\n' "$out" | grep " Retiring")" "50.0" "Retiring = 2e9 / 4e9"
 check_contains "$(printf '%s\n' "$out" | grep " Bad_Speculation")" "9.5" "Bad Speculation = (2.3e9 - 2e9 + 4 x 2e7) / 4e9"
 
+# without --arch, on a machine taken for one without a table (GUS_CPU=gnr)
+# or for another CPU (spr): the file's events name the table
+for cpu in gnr spr; do
+	out=$(GUS_CPU=$cpu "$GUS" stat --import "$TMP/clx.csv" 2>&1); st=$?
+	check_status $st 0 "clx import without --arch on a $cpu host exits 0"
+	check_contains "$out" "its events are the clx table's (5 of 5)" "... the table of its events, said ($cpu host)"
+	check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "15.0" "... and the same tree ($cpu host)"
+done
+out=$(GUS_CPU=clx "$GUS" stat --import "$TMP/clx.csv" 2>&1)
+check_lacks "$out" "its events are" "a clx host: its own table, nothing to say"
+printf '5,,no_such.event,100,100.00,,\n7,,another.event,100,100.00,,\n' > "$TMP/alien.csv"
+out=$(GUS_CPU=gnr "$GUS" stat --import "$TMP/alien.csv" 2>&1); st=$?
+check_status $st 1 "events of no table, on a host without one: exit 1"
+check_contains "$out" "no TMA table knows most of its events" "... and why"
+
 # an impossible count: mismeasured, with the reason, never clamped
 sed 's/^600000000,/6000000000,/' "$TMP/clx.csv" > "$TMP/bad.csv"
 out=$("$GUS" stat --import "$TMP/bad.csv" --arch clx 2>&1); st=$?
