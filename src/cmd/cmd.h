@@ -27,6 +27,7 @@ int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_spire(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* The recording pipeline's messages on the terminal (gus: ..., warnings,
  * usage errors with the usage hint), and its statuses as exit statuses. */

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "measured Top-Down next to simulated speedups, per hot region of a recording" },
 	{ "spire", cmd_spire, "bottlenecks from counter samples: train and apply a statistical roofline ensemble" },
 	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },
+	{ "list", cmd_list, "the CPUs gus has TMA tables and core models for, a table's nodes and events" },
 	{ "help", NULL, "show the manual page of a command (help data: the gus.data format)" },
 };
 

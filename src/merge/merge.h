@@ -204,6 +204,17 @@ void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const
 		   const struct sim_analysis *a, const char *why_no_model, struct merge_verdict *v);
 const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines", ... */
 
+/* ------------------------------------------------------- gus list --- */
+/* What gus knows: HOST (what this CPU is taken for; NULL: not said), the
+ * TMA tables and the core models; one table's nodes in tree order with
+ * unit, threshold and formula, and the metrics they use; its events with
+ * their counters and encodings; one core model's resources. */
+void merge_render_catalog(FILE *out, const char *host, const struct td_table *const *tables, size_t ntables,
+			  const struct sim_machine *const *machines, size_t nmachines);
+void merge_render_tma_nodes(FILE *out, const struct td_table *t);
+void merge_render_tma_events(FILE *out, const struct td_table *t);
+void merge_render_machine(FILE *out, const struct sim_machine *m);
+
 /* ----------------------------------------------------- hot regions --- */
 /* Hot regions from samples: the functions the samples fall in, and the
  * loops inside them (backward branches of the decoded code and their

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rec_internal.h"
+#include "sim.h"
 #include "topdown.h"
 
 struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool counting,
@@ -171,4 +172,45 @@ enum recording_status recording_find_program(const char *name, char *out, size_t
 	}
 	rec_error(log, "%s: command not found", name);
 	return RECORDING_NOT_FOUND;
+}
+
+int recording_catalog(const char *tma_dir, const char *machines_dir, struct recording_catalog *c, char *err,
+		      size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	char ids[64][16];
+	size_t n = list_ids(tma_dir, ".tma", ids, 64);
+	for (size_t i = 0; i < n; i++) {
+		struct td_table *t = td_table_load_arch(tma_dir, ids[i], err, errlen);
+		if (!t) {
+			recording_catalog_free(c);
+			return -1;
+		}
+		c->tables[c->ntables++] = t;
+	}
+	n = list_ids(machines_dir, ".mm", ids, 64);
+	for (size_t i = 0; i < n && c->nmachines < 64; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s.mm", machines_dir, ids[i]);
+		struct sim_machine *m = sim_machine_load(path, err, errlen);
+		if (!m) {
+			recording_catalog_free(c);
+			return -1;
+		}
+		c->machines[c->nmachines++] = m;
+	}
+	struct collect_host_cpu host;
+	collect_host_cpu(&host);
+	snprintf(c->host, sizeof c->host, "%s (%s)%s%s%s%s", host.name, host.why, host.tma[0] ? "; TMA table " : "",
+		 host.tma, host.core[0] ? "; core " : "", host.core);
+	return 0;
+}
+
+void recording_catalog_free(struct recording_catalog *c)
+{
+	for (size_t i = 0; i < c->ntables; i++)
+		td_table_free(c->tables[i]);
+	for (size_t i = 0; i < c->nmachines; i++)
+		sim_machine_free(c->machines[i]);
+	memset(c, 0, sizeof *c);
 }

@@ -84,6 +84,21 @@ struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct
  * taken for and how */
 void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen);
 
+/* Everything gus knows (gus list): every TMA table of TMA_DIR and core
+ * model of MACHINES_DIR, loaded, by id, and what this host is taken for.
+ * -1 with ERR when one of them does not load. */
+struct sim_machine;
+struct recording_catalog {
+	struct td_table *tables[64];
+	size_t ntables;
+	struct sim_machine *machines[64];
+	size_t nmachines;
+	char host[512];
+};
+int recording_catalog(const char *tma_dir, const char *machines_dir, struct recording_catalog *c, char *err,
+		      size_t errlen);
+void recording_catalog_free(struct recording_catalog *c);
+
 /* ------------------------------------------------ what SPIRE counts ----- */
 struct recording_spire_request {
 	const char *spire_dir;	/* the metric sets */

@@ -45,12 +45,14 @@ void td_table_free(struct td_table *t)
 	free(t->events);
 	for (size_t i = 0; i < t->n_metrics; i++) {
 		free(t->metrics[i].name);
+		free(t->metrics[i].formula);
 		td_expr_free(t->metrics[i].expr);
 	}
 	free(t->metrics);
 	for (size_t i = 0; i < t->n_nodes; i++) {
 		free(t->nodes[i].name);
 		free(t->nodes[i].desc);
+		free(t->nodes[i].formula);
 		td_expr_free(t->nodes[i].expr);
 		free(t->nodes[i].uses);
 	}
@@ -283,15 +285,18 @@ static int parse_metric(struct loader *ld, char *rest)
 			LERR(ld, "metric %s defined twice", w[0]);
 			return -1;
 		}
-	struct td_metric m = { .name = td_strdup(w[0]), .expr = td_expr_parse(expr, e, sizeof(e)) };
+	struct td_metric m = { .name = td_strdup(w[0]), .expr = td_expr_parse(expr, e, sizeof(e)),
+			       .formula = td_strdup(expr) };
 	if (!m.expr) {
 		LERR(ld, "metric %s: %s", w[0], e);
 		free(m.name);
+		free(m.formula);
 		return -1;
 	}
 	struct td_metric *nm = realloc(t->metrics, (t->n_metrics + 1) * sizeof(*nm));
-	if (!nm || !m.name) {
+	if (!nm || !m.name || !m.formula) {
 		free(m.name);
+		free(m.formula);
 		td_expr_free(m.expr);
 		LERR(ld, "out of memory");
 		return -1;
@@ -367,11 +372,13 @@ static int parse_node(struct loader *ld, char *rest)
 		goto fail;
 	}
 	nd.name = td_strdup(w[0]);
+	nd.formula = td_strdup(expr);
 	struct td_node *nn = realloc(t->nodes, (t->n_nodes + 1) * sizeof(*nn));
-	if (!nn || !nd.name) {
+	if (!nn || !nd.name || !nd.formula) {
 		LERR(ld, "out of memory");
 		td_expr_free(nd.expr);
 		free(nd.name);
+		free(nd.formula);
 		goto fail;
 	}
 	t->nodes = nn;

@@ -35,6 +35,7 @@ struct td_expr;
 struct td_metric {
 	char *name;
 	struct td_expr *expr;
+	char *formula;		/* the expression as the table writes it */
 };
 
 struct td_node {
@@ -45,6 +46,7 @@ struct td_node {
 	enum td_unit unit;
 	double threshold;
 	struct td_expr *expr;
+	char *formula;		/* the expression as the table writes it */
 	bool *uses;		/* uses[e]: event e is used, directly or not */
 };
 

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gus list: what this CPU is taken for (GUS_CPU here), the TMA tables and
+# core models, a table's nodes with formulas and its events with their
+# encodings, a core model's resources; bad arguments refused.
+. "$TESTDIR/cli/lib.sh"
+
+out=$(GUS_CPU=spr "$GUS" list 2>&1); st=$?
+check_status $st 0 "gus list exits 0"
+check_contains "$out" "This CPU: Sapphire Rapids (GUS_CPU=spr); TMA table spr; core spr" "this CPU, as GUS_CPU names it"
+for t in clx icx spr; do
+	printf '%s\n' "$out" | grep -Eq "^  $t +.*nodes, levels 1-3"; ok $? "the $t table is listed with its nodes and levels"
+done
+check_contains "$out" "Cascade Lake X (Skylake-SP server): 29 nodes, levels 1-3, 40 events; also skx" "a table's other names"
+printf '%s\n' "$out" | grep -Eq "^  skx +Intel Skylake-SP"; ok $? "the skx core model"
+printf '%s\n' "$out" | grep -Eq "^  spr +Intel Sapphire Rapids"; ok $? "the spr core model"
+
+out=$("$GUS" list tma --arch clx 2>&1); st=$?
+check_status $st 0 "gus list tma --arch clx exits 0"
+check_contains "$out" "Frontend_Bound                           slots             15%  IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS" \
+	"a level-1 node: unit, threshold, formula"
+check_contains "$out" "    ICache_Misses" "level 3 indented under level 2"
+test "$(printf '%s\n' "$out" | grep -c '^[A-Z]')" -ge 4; ok $? "the four level-1 nodes"
+check_contains "$out" "metrics the formulas use:" "then the metrics"
+out=$(GUS_CPU=spr "$GUS" list tma 2>&1)
+check_contains "$out" "TMA table spr" "without --arch: the table this CPU is taken for"
+
+out=$("$GUS" list events --arch spr 2>&1); st=$?
+check_status $st 0 "gus list events --arch spr exits 0"
+check_contains "$out" "TOPDOWN.SLOTS                                    fixed    0x400" "slots: a fixed counter, its encoding"
+check_contains "$out" "metrics " "the PERF_METRICS fields"
+
+out=$("$GUS" list machine --arch skx 2>&1); st=$?
+check_status $st 0 "gus list machine --arch skx exits 0"
+check_contains "$out" "issue width: 4 per cycle" "its width"
+printf '%s\n' "$out" | grep -Eq "^DIV +divider"; ok $? "the divider among its resources"
+
+"$GUS" list bogus >/dev/null 2>&1; check_status $? 2 "an unknown list: usage error"
+"$GUS" list tma --arch nosuch >/dev/null 2>&1; check_status $? 2 "an unknown --arch: usage error"
+"$GUS" list machine --arch nosuch >/dev/null 2>&1; check_status $? 2 "an unknown core model: usage error"
+"$GUS" list --arch spr >/dev/null 2>&1; check_status $? 2 "--arch without a list: usage error"
+out=$("$GUS" list --help 2>&1)
+check_contains "$out" "gus list tma [--arch ID]" "--help"
+done_testing
