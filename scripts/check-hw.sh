@@ -25,6 +25,7 @@ if [ $st -eq 3 ]; then
 else
 	check $st "gus stat -l 3 counts the TMA events (exit $st)"
 	grep -q "Retiring" "$tmp/stat.txt"; check $? "the TMA tree is printed"
+	grep -q "this CPU taken for" "$tmp/stat.txt"; check $? "and which CPU chose its table"
 	cat "$tmp/stat.txt"
 fi
 

@@ -461,6 +461,14 @@ int cmd_stat(int argc, char **argv)
 		rc = gus_usage_error("stat: %s", err);
 		goto out;
 	}
+	/* which CPU chose the table, said with the tree */
+	struct collect_host_cpu host;
+	char cpu[sizeof host.name + sizeof host.why + 8];
+	if (!o.arch) {
+		collect_host_cpu(&host);
+		snprintf(cpu, sizeof cpu, "%s (%s)", host.name, host.why);
+		run.cpu = cpu;
+	}
 	needed = calloc(t->n_events + 1, sizeof(*needed));
 	if (!needed)
 		goto out;

@@ -24,6 +24,9 @@ struct merge_run_info {
 	bool user_only;
 	bool smt_on;
 	const char *notes;	/* one line per note, NULL if none */
+	/* what this CPU was taken for and why, where that chose the table
+	 * (no --arch); NULL: not said */
+	const char *cpu;
 };
 
 /* The JSON and CSV writers of the renderers, for commands that write

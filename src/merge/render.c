@@ -87,6 +87,8 @@ static void text_heading(FILE *out, const struct td_tree *tree, const struct mer
 	if (run->runs > 1)
 		fprintf(out, " (--no-multiplex: the program ran %d times, one event group per run)\n",
 			run->runs);
+	if (run->cpu)
+		fprintf(out, " (this CPU taken for %s; --arch picks another table)\n", run->cpu);
 	fputc('\n', out);
 }
 
@@ -165,6 +167,11 @@ static void json_program(FILE *out, const struct merge_run_info *run)
 	fprintf(out, "],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f,\n  \"runs\": %d,\n  \"user_only\": %s,\n",
 		run->exit_status, run->interrupted ? "true" : "false", run->seconds, run->runs,
 		run->user_only ? "true" : "false");
+	if (run->cpu) {
+		fprintf(out, "  \"cpu_taken_for\": ");
+		merge_json_string(out, run->cpu);
+		fprintf(out, ",\n");
+	}
 }
 
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
