@@ -474,7 +474,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
 	td_needed_events(t, sel, run.smt_on, needed);
-	bool use_pfm = have_pmu && (!o.arch || td_table_has_pmu(t, pmu.name));
+	bool use_pfm = have_pmu && td_table_has_pmu(t, pmu.name);
 	/* another CPU's table: 4 general counters per thread, safe with SMT on
 	 * for every table shipped */
 	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;

@@ -152,7 +152,7 @@ void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cp
 		ftma = "clx";
 		fcore = "skx";
 	}
-	if (k && (!fname || !strcmp(fcore, k->core) || !h->avx512f || k->model == 85)) {
+	if (k && (!fname || !strcmp(fcore, k->core) || !h->avx512f)) {
 		/* the model number stands, its features agree (or a client
 		 * core without AVX-512) */
 		snprintf(h->name, sizeof(h->name), "%s", k->name);

@@ -335,11 +335,11 @@ static int open_read_groups(struct smp *s, const struct perf_event_attr *base, p
 		struct rgroup *r = &s->g[s->ng++];
 		*r = (struct rgroup){ .first = i, .n = j - i, .plan_leads = p->ev[i].group_read && j - i > 1 };
 		r->fd = malloc((size_t)s->n * (1 + r->n) * sizeof *r->fd);
+		for (size_t k = 0; r->fd && k < (size_t)s->n * (1 + r->n); k++)
+			r->fd[k] = -1;
 		r->id = calloc((size_t)s->n, sizeof *r->id);
 		if (!r->fd || !r->id)
 			return ENOMEM;
-		for (size_t k = 0; k < (size_t)s->n * (1 + r->n); k++)
-			r->fd[k] = -1;
 		if (r->n > maxn)
 			maxn = r->n;
 		i = j;
@@ -350,61 +350,59 @@ static int open_read_groups(struct smp *s, const struct perf_event_attr *base, p
 		struct rgroup *r = &s->g[g];
 		for (int c = 0; c < s->n; c++) {
 			int *fd = &r->fd[(size_t)c * (1 + r->n)];
-			/* the leader samples as the sampling event does, with no
-			 * sideband of its own, into the CPU's ring */
-			struct perf_event_attr a = *base;
-			if (r->plan_leads) {
-				a = p->ev[r->first].attr;
-				a.size = sizeof a;
-				a.freq = base->freq;
-				a.sample_freq = base->sample_freq;
-				a.sample_type = s->sample_type;
-				a.read_format = s->read_format;
-				a.disabled = 1;
-				a.enable_on_exec = 1;
-				a.inherit = 1;
-				a.sample_id_all = 1;
-				a.exclude_hv = 1;
-				if (s->user_only)
-					a.exclude_kernel = a.exclude_callchain_kernel = 1;
-			}
-			a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
-			a.build_id = 0;
-			a.watermark = 0;
-			a.wakeup_events = 0;
-			fd[0] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, -1, PERF_FLAG_FD_CLOEXEC);
-			if (fd[0] < 0 || ioctl(fd[0], PERF_EVENT_IOC_SET_OUTPUT, s->cpus[c].fd)) {
-				int e = errno;
-				snprintf(why, whylen, "%s, the sampling leader of read group %d: %s",
-					 r->plan_leads ? p->ev[r->first].name : s->st->event, g + 1, strerror(e));
-				return e;
-			}
-			if (ioctl(fd[0], PERF_EVENT_IOC_ID, &r->id[c])) {
-				int e = errno;
-				snprintf(why, whylen, "the id of read group %d's leader: %s", g + 1, strerror(e));
-				return e;
-			}
-			for (size_t k = r->plan_leads; k < r->n; k++) {
-				const struct collect_event *ev = &p->ev[r->first + k];
-				struct perf_event_attr m = ev->attr;
-				m.size = sizeof m;
-				m.disabled = 0;
-				m.enable_on_exec = 0;
-				m.inherit = 1;
-				m.freq = 0;
-				m.sample_period = 0;
-				m.sample_type = s->sample_type;
-				m.read_format = s->read_format;
-				if (s->user_only)
-					m.exclude_kernel = 1;
-				fd[1 + k] = (int)syscall(SYS_perf_event_open, &m, pid, s->cpus[c].cpu, fd[0],
-							 PERF_FLAG_FD_CLOEXEC);
-				if (fd[1 + k] < 0) {
+			/* The sampler: the sampling event's kind without precision
+			 * (so that it takes the fixed cycles counter, not one of the
+			 * group's general ones) and without sideband of its own,
+			 * writing into the CPU's ring. It leads the group, or, in a
+			 * PERF_METRICS group, whose slots leader must not sample,
+			 * comes last. */
+			struct perf_event_attr smp = *base;
+			smp.precise_ip = 0;
+			smp.mmap = smp.mmap2 = smp.comm = smp.comm_exec = smp.task = 0;
+			smp.build_id = 0;
+			smp.watermark = 0;
+			smp.wakeup_events = 0;
+			size_t at_sampler = r->plan_leads ? r->n : 0;
+			for (size_t k = 0; k <= r->n; k++) {
+				struct perf_event_attr a;
+				const char *what;
+				bool leader = k == 0;
+				if (k == at_sampler) {
+					a = smp;
+					what = s->st->event;
+				} else {
+					const struct collect_event *ev = &p->ev[r->first + (r->plan_leads ? k : k - 1)];
+					a = ev->attr;
+					a.size = sizeof a;
+					a.freq = 0;
+					a.sample_period = 0;
+					a.sample_type = s->sample_type;
+					a.read_format = s->read_format;
+					a.inherit = 1;
+					a.sample_id_all = 1;
+					a.exclude_hv = 1;
+					if (s->user_only)
+						a.exclude_kernel = 1;
+					what = ev->name;
+				}
+				/* the leader starts with the program, the others with it */
+				a.disabled = leader;
+				a.enable_on_exec = leader;
+				fd[k] = (int)syscall(SYS_perf_event_open, &a, pid, s->cpus[c].cpu, leader ? -1 : fd[0],
+						     PERF_FLAG_FD_CLOEXEC);
+				if (fd[k] < 0) {
 					int e = errno;
-					snprintf(why, whylen, "%s (read group %d, CPU %d): %s", ev->name, g + 1, s->cpus[c].cpu,
+					snprintf(why, whylen, "%s (read group %d, CPU %d): %s", what, g + 1, s->cpus[c].cpu,
 						 strerror(e));
 					return e;
 				}
+			}
+			if (ioctl(fd[at_sampler], PERF_EVENT_IOC_SET_OUTPUT, s->cpus[c].fd) ||
+			    ioctl(fd[at_sampler], PERF_EVENT_IOC_ID, &r->id[c])) {
+				int e = errno;
+				snprintf(why, whylen, "the sampler of read group %d (CPU %d): %s", g + 1, s->cpus[c].cpu,
+					 strerror(e));
+				return e;
 			}
 		}
 	}
@@ -473,10 +471,11 @@ static int sample_deltas(struct smp *s, int ring_cpu, const struct ptring_record
 			c++;
 		if (c == s->n)
 			continue;
-		/* the leader's value, then the members': the plan's events from
-		 * the first or the second */
+		/* the group's values in the order it was opened: the sampler,
+		 * then the plan's events; or the plan's events (slots first),
+		 * then the sampler */
 		size_t skip = r->plan_leads ? 0 : 1;
-		if (nr != skip + r->n)
+		if (nr != r->n + 1)
 			return -1;
 		bool fresh;
 		struct prev_values *p = prev_of(s, ring_cpu, (int)rec->u.sample.tid, g, r->n, &fresh);
@@ -508,7 +507,7 @@ static int read_group_totals(struct smp *s, struct td_countset *cs)
 	for (int g = 0; g < s->ng; g++) {
 		const struct rgroup *r = &s->g[g];
 		double en = 0, ru = 0;
-		size_t skip = r->plan_leads ? 0 : 1, nr = skip + r->n;
+		size_t skip = r->plan_leads ? 0 : 1, nr = r->n + 1;
 		double *sum = calloc(r->n + 1, sizeof *sum);
 		uint64_t *buf = malloc((3 + 2 * nr) * sizeof *buf);
 		bool ok = sum && buf;
@@ -518,7 +517,10 @@ static int read_group_totals(struct smp *s, struct td_countset *cs)
 				ok = false;
 				break;
 			}
-			en += (double)buf[1];
+			/* an event on one CPU following a task is enabled while the
+			 * task runs anywhere and runs only on its CPU: the task's
+			 * time is the largest enabled, the counting time the sum */
+			en = en > (double)buf[1] ? en : (double)buf[1];
 			ru += (double)buf[2];
 			for (size_t k = 0; k < r->n; k++)
 				sum[k] += (double)buf[3 + 2 * (skip + k)];
@@ -953,7 +955,9 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 		if (count_why && why_len)
 			snprintf(count_why, why_len, "reading the counters failed");
 	}
-	if (reading && cs && read_group_totals(&s, cs)) {
+	/* the groups' totals are the count set when they are its plan (or
+	 * there is no other): --read-events beside a TMA set stay apart */
+	if (reading && cs && (!plan || plan == o->read_groups) && read_group_totals(&s, cs)) {
 		cstatus = COLLECT_ERROR;
 		if (count_why && why_len)
 			snprintf(count_why, why_len, "reading the counter groups failed");

@@ -287,19 +287,39 @@ static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
 /* ------------------------------------------------ the regions' counts --- */
 /* The counter groups read at the samples (meta sample.read_groups), added
  * up per hot region: each sample's deltas go to every region holding its
- * address (a function and its loops). An event in several groups is the
- * sum of its raw deltas over the sum of their running times, enabled for
- * one group's time, so that the scaling gives one estimate. */
+ * address (a function and its loops). A sample's enabled delta is not
+ * the region's: the groups' events on one CPU are enabled while the
+ * thread runs on any CPU, so it counts time elsewhere too. The share of
+ * time each event counted is taken from the whole run's count set
+ * (running / enabled), as if multiplexing were even over the run, and a
+ * region's enabled time is its running time over that share. An event in
+ * several groups adds up its raw deltas and running times. */
 struct region_sums {
 	const struct merge_region *r;
 	size_t nr;
 	const struct collect_plan *rg;
 	struct maps *maps;
 	double *raw;		/* [region][plan event] */
-	double *en, *ru;	/* [region][group] */
+	double *ru;		/* [region][group] */
 	uint64_t *samples;	/* [region] */
 	int ngroups;
 };
+
+/* the whole run's running / enabled of each event, 1 where unknown */
+struct run_shares {
+	const struct collect_plan *rg;
+	double *share;		/* [plan event] */
+};
+
+static int share_of_count(void *ctx, const struct gusdata_count *c)
+{
+	struct run_shares *rs = ctx;
+	for (size_t e = 0; e < rs->rg->n; e++)
+		if (!c->uncounted && c->enabled > 0 && c->running > 0 && c->running <= c->enabled &&
+		    !strcmp(rs->rg->ev[e].name, c->event))
+			rs->share[e] = c->running / c->enabled;
+	return 0;
+}
 
 static int sum_sample_reads(void *ctx, const struct gusdata_sample *s)
 {
@@ -320,7 +340,6 @@ static int sum_sample_reads(void *ctx, const struct gusdata_sample *s)
 			continue;
 		for (size_t k = 0; k < s->nread && first + k < q->rg->n; k++)
 			q->raw[i * q->rg->n + first + k] += s->read[k];
-		q->en[i * (size_t)q->ngroups + (size_t)s->read_group] += s->read_enabled;
 		q->ru[i * (size_t)q->ngroups + (size_t)s->read_group] += s->read_running;
 		q->samples[i]++;
 	}
@@ -335,11 +354,14 @@ static int store_sampled_region_counts(struct gusdata *d, struct maps *maps, con
 		if (rg->ev[i].group + 1 > q.ngroups)
 			q.ngroups = rg->ev[i].group + 1;
 	q.raw = calloc(nr * rg->n + 1, sizeof *q.raw);
-	q.en = calloc(nr * (size_t)q.ngroups + 1, sizeof *q.en);
 	q.ru = calloc(nr * (size_t)q.ngroups + 1, sizeof *q.ru);
 	q.samples = calloc(nr + 1, sizeof *q.samples);
+	struct run_shares rs = { .rg = rg, .share = calloc(rg->n + 1, sizeof *rs.share) };
+	for (size_t e = 0; rs.share && e < rg->n; e++)
+		rs.share[e] = 1;
 	int rc = -1;
-	if (!q.raw || !q.en || !q.ru || !q.samples || gusdata_foreach_sample_read(d, sum_sample_reads, &q))
+	if (!q.raw || !q.ru || !q.samples || !rs.share || gusdata_foreach_count(d, share_of_count, &rs) ||
+	    gusdata_foreach_sample_read(d, sum_sample_reads, &q))
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < nr && !rc; i++) {
@@ -352,19 +374,17 @@ static int store_sampled_region_counts(struct gusdata *d, struct maps *maps, con
 				seen = !strcmp(rg->ev[f].name, rg->ev[e].name);
 			if (seen)
 				continue;
-			double raw = 0, en = 0, ru = 0;
-			unsigned k = 0;
+			double raw = 0, ru = 0;
 			for (size_t f = e; f < rg->n; f++) {
 				if (strcmp(rg->ev[f].name, rg->ev[e].name))
 					continue;
 				size_t g = (size_t)rg->ev[f].group;
 				raw += q.raw[i * rg->n + f];
-				en += q.en[i * (size_t)q.ngroups + g];
 				ru += q.ru[i * (size_t)q.ngroups + g];
-				k++;
 			}
 			struct gusdata_region_count c = { .region = ids[i], .event = rg->ev[e].name, .value = raw,
-							  .enabled = en / k, .running = ru, .samples = q.samples[i] };
+							  .enabled = ru / rs.share[e], .running = ru,
+							  .samples = q.samples[i] };
 			if (!(ru > 0))
 				c.uncounted = "its group never ran at this region's samples";
 			rc = gusdata_add_region_count(d, &c);
@@ -372,9 +392,9 @@ static int store_sampled_region_counts(struct gusdata *d, struct maps *maps, con
 	}
 out:
 	free(q.raw);
-	free(q.en);
 	free(q.ru);
 	free(q.samples);
+	free(rs.share);
 	return rc;
 }
 
@@ -922,7 +942,7 @@ static struct td_table *counting_setup(const struct recording_request *o, struct
 		return NULL;
 	}
 	td_needed_events(t, sel, *smt_on, needed);
-	bool use_pfm = have_pmu && (!o->arch || td_table_has_pmu(t, pmu.name));
+	bool use_pfm = have_pmu && td_table_has_pmu(t, pmu.name);
 	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof note) : 4;
 	if (collect_plan_tma(t, needed, budget, use_pfm, o->user_only, plan, err, sizeof err)) {
 		gusdata_set_meta(d, "missing.counts", err);
@@ -959,11 +979,30 @@ static int import_counts(const struct recording_request *o, struct gusdata *d, s
 	char err[TD_ERRLEN];
 	struct td_countset cs;
 	td_countset_init(&cs);
-	FILE *in = fopen(o->import_counts, "r");
+	/* read whole first: telling the two formats apart reads the first
+	 * line twice, which a pipe (<(...)) cannot give back */
+	FILE *src = fopen(o->import_counts, "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = src ? open_memstream(&text, &len) : NULL;
+	bool read_ok = src && mem;
+	char chunk[65536];
+	size_t got;
+	while (read_ok && (got = fread(chunk, 1, sizeof chunk, src)) > 0)
+		read_ok = fwrite(chunk, 1, got, mem) == got;
+	read_ok = read_ok && !ferror(src);
+	int saved_errno = errno;
+	if (src)
+		fclose(src);
+	if (mem && fclose(mem))
+		read_ok = false;
+	FILE *in = read_ok ? fmemopen(text, len ? len : 1, "r") : NULL;
 	int rc = -1;
-	bool per_region = in && td_is_region_csv(in);
+	bool per_region = in && len && td_is_region_csv(in);
 	if (!in)
-		rec_error(rec_log, "cannot open %s: %s", o->import_counts, strerror(errno));
+		rec_error(rec_log, "cannot read %s: %s", o->import_counts, strerror(src ? errno : saved_errno));
+	else if (!len)
+		rec_error(rec_log, "%s: empty: no counts in the file", o->import_counts);
 	else if (per_region ? td_import_region_csv(in, o->import_counts, rows, err, sizeof err)
 			    : td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
 		rec_error(rec_log, "%s", err);
@@ -975,10 +1014,11 @@ static int import_counts(const struct recording_request *o, struct gusdata *d, s
 		rc = 0;
 	if (in)
 		fclose(in);
+	free(text);
 	if (!rc) {
-		char src[PATH_MAX + 32];
-		snprintf(src, sizeof src, "import %s%s", o->import_counts, per_region ? " (per region)" : "");
-		gusdata_set_meta(d, "counts.source", src);
+		char source[PATH_MAX + 32];
+		snprintf(source, sizeof source, "import %s%s", o->import_counts, per_region ? " (per region)" : "");
+		gusdata_set_meta(d, "counts.source", source);
 		if (store_counts(d, &cs)) {
 			rec_error(rec_log, "%s: %s", gusdata_path(d), gusdata_errmsg(d));
 			rc = -1;
@@ -1040,19 +1080,37 @@ static int store_imported_region_counts(struct gusdata *d, const struct td_regio
 	size_t matched = 0;
 	if (!rc && gusdata_begin(d))
 		rc = -1;
+	/* a region's value of an event: the rows that name it, added up (a
+	 * function named twice, mangled and not, is one region) */
+	double *sum = calloc(rows->n + 1, sizeof *sum);
+	if (!sum)
+		rc = -1;
 	for (size_t i = 0; !rc && i < s.n; i++) {
 		bool any = false;
-		for (size_t k = 0; !rc && k < rows->n; k++) {
+		for (size_t k = 0; k < rows->n; k++)
+			sum[k] = -1;
+		for (size_t k = 0; k < rows->n; k++) {
 			if (!row_names(rows->v[k].region, &s.v[i]))
 				continue;
-			/* a region named twice (mangled and not) adds up */
-			struct gusdata_region_count c = { .region = s.v[i].id, .event = rows->v[k].event,
-							  .value = rows->v[k].value, .enabled = 1, .running = 1 };
-			rc = gusdata_add_region_count(d, &c);
+			size_t first = k;
+			for (size_t j = 0; j < k; j++)
+				if (sum[j] >= 0 && !strcmp(rows->v[j].event, rows->v[k].event)) {
+					first = j;
+					break;
+				}
+			sum[first] = (sum[first] < 0 ? 0 : sum[first]) + rows->v[k].value;
 			any = true;
+		}
+		for (size_t k = 0; !rc && k < rows->n; k++) {
+			if (sum[k] < 0)
+				continue;
+			struct gusdata_region_count c = { .region = s.v[i].id, .event = rows->v[k].event,
+							  .value = sum[k], .enabled = 1, .running = 1 };
+			rc = gusdata_add_region_count(d, &c);
 		}
 		matched += any;
 	}
+	free(sum);
 	if (!rc)
 		rc = gusdata_commit(d);
 	else
@@ -1251,6 +1309,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	struct td_countset cs;
 	td_countset_init(&cs);
 	struct td_region_rows region_rows = { 0 };	/* --import-counts per region */
+	struct collect_plan read_plan = { 0 };		/* --read-events */
 	struct collect_input input;	/* the standard input, kept for a QEMU run 2 */
 	collect_input_init(&input);
 
@@ -1378,7 +1437,6 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	bool counting = table && !o.import_counts && plan.n;
 	/* the counter groups read at every sample, for each region's own
 	 * tree: --read-events as one group, else the TMA plan's groups */
-	struct collect_plan read_plan = { 0 };
 	const struct collect_plan *read_groups = NULL;
 	enum collect_status read_st = COLLECT_OK;
 	char read_why[COLLECT_ERRLEN] = "";

@@ -140,6 +140,17 @@ else
 	ok 0 "# SKIP this machine counts: the no-PMU messages are not exercised"
 fi
 
+# a function named twice (as gus names it, and with parameters as perf
+# may): one region, its rows added up
+printf 'region,event,value\ndivide_part,instructions,600\n"divide_part(double, long)",instructions,400\n' >twice.csv
+"$GUS" record -q --arch clx --tracer none --import-counts twice.csv -o twice.data -- "$P" 3000000 300000 8 </dev/null >/dev/null 2>&1
+test "$($SQL twice.data "select c.value from region_counts c join regions r on r.id = c.region where r.name = 'divide_part' and c.event = 'instructions'")" = 1000.0
+ok $? "a function named twice: one row of 1000 instructions"
+# from a pipe: the first line is read once
+cat twice.csv | "$GUS" record -q --arch clx --tracer none --import-counts /dev/stdin -o pipe.data -- "$P" 3000000 300000 8 >/dev/null 2>&1
+check_contains "$($SQL pipe.data "select value from meta where key='counts.source'")" "(per region)" \
+	"per-region counts from a pipe"
+
 # bad files
 printf 'region,event,value\ndivide_part,cycles,12x\n' >bad.csv
 out=$("$GUS" record -q --arch clx --import-counts bad.csv -o bad.data -- "$P" 2>&1 </dev/null); st=$?

@@ -1009,6 +1009,11 @@ static void test_read_groups(void)
 		tap_ok(ratio > 0.85 && ratio <= 1.0001, "task-clock: the deltas add up to the total (%.0f of %.0f ns)",
 		       r.sum[0][0], tc->raw);
 		tap_ok(tc->raw > 0.3e9 && tc->raw < 0.6e9, "task-clock: the 0.4 s the program spun (%.3f s)", tc->raw / 1e9);
+		/* the event of each CPU is enabled while the program runs on
+		 * any of them: not multiplexed, the totals must not say so */
+		tap_ok(tc->running >= 0.95 * tc->enabled && tc->enabled < 0.6e9,
+		       "task-clock: enabled is the program's time, not the CPUs' sum (%.3f s enabled, %.3f s running)",
+		       tc->enabled / 1e9, tc->running / 1e9);
 	}
 	tap_ok(r.enabled > 0 && r.running > 0 && r.running <= r.enabled * 1.0001,
 	       "the groups' enabled and running deltas (%.0f, %.0f ns)", r.enabled, r.running);
