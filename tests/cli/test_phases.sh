@@ -64,14 +64,16 @@ sec=$(printf '%s\n' "$out" | sed -n '/^== Region .*: hot loop/,$p')
 check_contains "$sec" "Threads (the region's samples by thread, as perf report --sort tid):" "threads: the region's threads are listed"
 rows=$(printf '%s\n' "$sec" | grep -E '^ +[0-9.]+%  pid [0-9]+ tid [0-9]+ +[0-9.]+ cycles per iteration')
 test "$(printf '%s\n' "$rows" | grep -c .)" -eq 2; ok $? "threads: both are simulated apart"
-# the memory thread: far slower per iteration, and (about 70 ms against
-# 20 natively) most of the samples, so listed first; the L1 thread has
-# well over a tenth of them
+# the memory thread: far slower per iteration (in the model, whatever
+# the host's caches); which thread has more of the samples depends on the
+# host (its 16 MiB ring fits some L3s), so the list is checked for its
+# order, most samples first, each thread with over a tenth of them
 slow=$(printf '%s\n' "$rows" | awk '{print $6}' | sort -g | tail -1)
 fast=$(printf '%s\n' "$rows" | awk '{print $6}' | sort -g | head -1)
 awk -v a="$slow" -v b="$fast" 'BEGIN { exit !(a > 10 * b) }'; ok $? "threads: one thread far slower per iteration ($slow against $fast)"
-first=$(printf '%s\n' "$rows" | head -1 | awk '{print $6}')
-test "$first" = "$slow"; ok $? "threads: the slow thread has most of the samples, listed first"
+shares=$(printf '%s\n' "$rows" | awk '{sub("%", "", $1); print $1}' | tr '\n' ' ')
+printf '%s\n' "$rows" | awk '{sub("%", "", $1); if (NR > 1 && $1 > prev) bad = 1; if ($1 < 10) bad = 1; prev = $1} END { exit bad }'
+ok $? "threads: listed by their share of the samples, most first, each over a tenth ($shares)"
 c1=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 20000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
 c2=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 0 8000 2>/dev/null | awk '/cycles per iteration/ {print $4}')
 awk -v w="$fast" -v r="$c1" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
