@@ -77,12 +77,18 @@ static double window_weight(const struct window_scan *s, uint32_t index)
 	return (double)s->window_records * ldexp(1.0, (int)(level > 60 ? 60 : level));
 }
 
-/* records from the start of the thread's traced run to window INDEX */
+/* records from the start of a thread's traced run to window J of W
+ * records, K per level: K*W*(2^L - 1) + (J mod K)*W*2^L, L = J / K (the
+ * QEMU tracer's schedule, collect.h) */
+static double window_start(uint64_t w, unsigned k, uint32_t j)
+{
+	unsigned level = j / k, i = j % k;
+	return (double)k * (double)w * (ldexp(1.0, (int)level) - 1) + i * (double)w * ldexp(1.0, (int)level);
+}
+
 static double window_position(const struct window_scan *s, uint32_t index)
 {
-	double k = s->per_level, w = (double)s->window_records;
-	unsigned level = index / s->per_level, i = index % s->per_level;
-	return k * w * (ldexp(1.0, (int)level) - 1) + i * w * ldexp(1.0, (int)level);
+	return window_start(s->window_records, s->per_level, index);
 }
 
 static int count_sink(void *ctx, const struct stream_insn *v, size_t n)
@@ -210,7 +216,8 @@ static size_t merge_segments(struct report_window *v, size_t n)
 struct cut_thread {
 	uint32_t thread;
 	uint64_t pos;		/* the thread's records of the region so far */
-	uint64_t next, end;	/* where the next window starts, the open one ends */
+	double next;		/* where the next window starts */
+	uint64_t end;		/* where the open one ends */
 	uint32_t index;
 	bool open, skipped;
 };
@@ -228,14 +235,6 @@ struct window_cut {
 	size_t n;
 	int rc;
 };
-
-static uint64_t cut_start(const struct window_cut *c, uint32_t j)
-{
-	uint64_t level = j / c->k, i = j % c->k;
-	if (level > 40)
-		return UINT64_MAX;
-	return c->k * c->w * ((1ull << level) - 1) + i * (c->w << level);
-}
 
 static struct cut_thread *cut_thread_of(struct window_cut *c, uint32_t thread)
 {
@@ -270,9 +269,9 @@ static int cut_sink(void *ctx, const struct stream_insn *v, size_t n)
 			if (t->open) {
 				t->open = false;
 				t->index++;
-				t->next = cut_start(c, t->index);
+				t->next = window_start(c->w, c->k, t->index);
 			}
-			if (pos < t->next || t->index > 0xffffffu) {
+			if ((double)pos < t->next || t->index > 0xffffffu) {
 				t->skipped = true;
 				continue;
 			}
