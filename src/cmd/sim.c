@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus sim: the core model alone on a loop body (hex or ELF), with the
  * sensitivity analysis. Option parsing and calls into sim/ and merge/. */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -13,9 +12,6 @@
 #include "merge.h"
 #include "sim.h"
 #include "recording.h"
-
-/* records one simulation may hold */
-#define MAX_RECORDS (20u << 20)
 
 struct sim_opts {
 	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg;
@@ -158,9 +154,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			char *end;
 			errno = 0;
 			o->max_insns = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || o->max_insns < 100 || o->max_insns > MAX_RECORDS)
+			if (!*optarg || *end || errno || o->max_insns < 100 || o->max_insns > SIMRUN_MAX_RECORDS)
 				return gus_usage_error("--max-insns: '%s' is not a number from 100 to %u", optarg,
-						       MAX_RECORDS);
+						       SIMRUN_MAX_RECORDS);
 			break;
 		}
 		case 'T':
@@ -220,52 +216,6 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-/* records of the simulated stream: 32 bytes each */
-
-
-static int parse_resources(const struct sim_machine *m, const char *s, uint8_t *res, size_t *nres,
-			   struct sim_set *sets, size_t *nsets)
-{
-	char *dup = strdup(s);
-	if (!dup)
-		abort();
-	*nres = *nsets = 0;
-	int rc = 0;
-	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		struct sim_set set = { 0 };
-		for (char *s2 = NULL, *r = strtok_r(t, "+", &s2); r; r = strtok_r(NULL, "+", &s2)) {
-			int idx = sim_res_find(m, r);
-			if (idx < 0) {
-				char known[1024];
-				size_t o = 0;
-				for (unsigned k = 0; k < sim_nres(m) && o < sizeof known; k++)
-					o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? " " : "",
-							      sim_res_name(m, k));
-				rc = gus_usage_error("--resources: no resource '%s' in %s (resources: %s)", r,
-						     sim_machine_name(m), known);
-				break;
-			}
-			if (set.n == 8) {
-				rc = gus_usage_error("--resources: at most 8 resources in a set");
-				break;
-			}
-			set.res[set.n++] = (uint8_t)idx;
-		}
-		if (rc)
-			break;
-		if (set.n == 1 && *nres < SIM_MAX_RES)
-			res[(*nres)++] = set.res[0];
-		else if (set.n > 1 && *nsets < 16)
-			sets[(*nsets)++] = set;
-		else if (set.n > 1) {
-			rc = gus_usage_error("--resources: at most 16 sets");
-			break;
-		}
-	}
-	free(dup);
-	return rc;
-}
-
 /* the sensitivity analysis of a stream and its report */
 static int analyze_render(const struct sim_opts *o, const struct sim_machine *m, const struct sim_code *code,
 			  const struct sim_source *src, const struct merge_sim_info *info, const double *weights,
@@ -274,25 +224,25 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 	char err[1024];
 	int rc = 0;
 	uint8_t res[SIM_MAX_RES];
-	struct sim_set sets[16];
+	struct sim_set sets[SIMRUN_MAX_SETS];
 	size_t nres = 0, nsets = 0;
 	if (o->resources) {
-		if ((rc = parse_resources(m, o->resources, res, &nres, sets, &nsets)))
+		/* the message names the resource as given, however long */
+		size_t rlen = strlen(o->resources) + SIMRUN_RESOURCES_ERRLEN;
+		char *rerr = malloc(rlen);
+		if (!rerr)
+			abort();
+		if (simrun_parse_resources(m, o->resources, res, &nres, sets, &nsets, rerr, rlen))
+			rc = gus_usage_error("%s", rerr);
+		free(rerr);
+		if (rc)
 			return rc;
 	} else {
 		nres = simrun_default_resources(m, code, res);
 	}
-	struct sim_analysis_opts ao = {
-		.weights = weights,
-		.nweights = nweights,
-		.resources = res,
-		.nresources = nres,
-		.sets = sets,
-		.nsets = nsets,
-		.threshold = o->threshold,
-		.search = o->search,
-		.threads = o->threads,
-	};
+	struct sim_analysis_opts ao = { .weights = weights, .nweights = nweights, .resources = res, .nresources = nres,
+					.sets = sets, .nsets = nsets, .threshold = o->threshold, .search = o->search,
+					.threads = o->threads };
 	struct sim_analysis an;
 	if (sim_analyze(m, code, src, &ao, &an, err, sizeof err)) {
 		gus_error("%s", err);
@@ -323,16 +273,10 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 /* ------------------------------------------------------------ trace --- */
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
-	struct recording_trace_opts to = {
-		.argv = o->argv,
-		.recording = o->recording,
-		.function = o->function,
-		.range = o->range,
-		.innermost = o->function && !o->whole,
-		.data_addresses = !o->no_mem,
-		.max_insns = o->max_insns,
-		.log = *gus_terminal_log(),
-	};
+	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
+					   .range = o->range, .innermost = o->function && !o->whole,
+					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
+					   .log = *gus_terminal_log() };
 	struct recording_trace_region region;
 	int rc = gus_exit_for(recording_trace_resolve(&to, m, &region));
 	if (rc)
@@ -347,8 +291,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
 	if (tc.n < 16) {
 		gus_error("%s: %zu instruction(s) of %s in the stream: nothing to simulate",
-			  o->recording ? o->recording : o->argv[0],
-			  tc.n, region.name);
+			  o->recording ? o->recording : o->argv[0], tc.n, region.name);
 		rc = GUS_EXIT_ERROR;
 		goto out;
 	}
@@ -356,24 +299,9 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	struct sim_source src = simrun_source(&tc, region.restricted ? region.head : 0);
 	char source[PATH_MAX + 512], stream[PATH_MAX + 512];
 	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
-	if (tr.qemu)
-		snprintf(stream, sizeof stream, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0],
-			 tc.n, tr.qemu_stats.truncated ? " (--max-insns reached)" : "",
-			 region.restricted ? " in the region" : "", region.data_addresses ? "known" : "not used");
-	else if (tr.recorded_qemu)
-		snprintf(stream, sizeof stream, "QEMU trace recorded in %s, %zu instructions%s%s, data addresses %s",
-			 o->recording, tc.n, tr.truncated ? " (--max-insns reached)" : "",
-			 region.restricted ? " in the region" : "", region.data_addresses ? "known" : "not used");
-	else
-		snprintf(stream, sizeof stream, "Intel PT of %s, %zu instructions%s, %llu gap(s), no data addresses "
-			 "(memory dependencies from address expressions)", o->recording, tc.n,
-			 region.restricted ? " in the region" : "", (unsigned long long)tr.pt.gaps);
-	struct merge_sim_info info = {
-		.source = source,
-		.machine_note = o->machine_note,
-		.threshold = o->threshold,
-		.stream = stream,
-	};
+	recording_trace_describe(&to, &region, &tr, tc.n, stream, sizeof stream);
+	struct merge_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
+				       .stream = stream };
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights);
 	/* the program's own failure is reported, the analysis stands */
 	if (!rc && tr.qemu && tr.exit_status)
@@ -431,93 +359,44 @@ int cmd_sim(int argc, char **argv)
 		snprintf(source, sizeof source, "loop body %.48s%s (%zu bytes)", o.hex, strlen(o.hex) > 48 ? "..." : "",
 			 len);
 	} else {
-		int r;
-		if (o.function) {
-			r = merge_elf_function(o.bin, o.function, &mc, err, sizeof err);
-		} else {
-			unsigned long long s, e;
-			char tail;
-			if (sscanf(o.range, "%llx-%llx%c", &s, &e, &tail) != 2) {
-				rc = gus_usage_error("--range: '%s' is not START-END in hex", o.range);
-				goto out;
-			}
-			r = merge_elf_range(o.bin, s, e, &mc, err, sizeof err);
+		unsigned long long s = 0, e = 0;
+		char tail;
+		if (!o.function && sscanf(o.range, "%llx-%llx%c", &s, &e, &tail) != 2) {
+			rc = gus_usage_error("--range: '%s' is not START-END in hex", o.range);
+			goto out;
 		}
-		if (r) {
+		/* a function's time goes to its loops: simulate the innermost
+		 * one unless told otherwise */
+		if (merge_elf_sim_code(o.bin, o.function, s, e, o.whole ? NULL : m, &mc, source, sizeof source, err,
+				       sizeof err)) {
 			gus_error("%s", err);
 			rc = GUS_EXIT_USAGE;
 			goto out;
 		}
-		snprintf(source, sizeof source, "%s:%s", o.bin, mc.name);
-		uint64_t ls, le;
-		/* a function's time goes to its loops: simulate the innermost
-		 * one unless told otherwise */
-		if (o.function && !o.whole && !sim_innermost_loop(m, mc.addr, mc.bytes, mc.len, &ls, &le) &&
-		    (ls != mc.addr || le != mc.addr + mc.len)) {
-			memmove(mc.bytes, mc.bytes + (ls - mc.addr), (size_t)(le - ls));
-			mc.len = (size_t)(le - ls);
-			mc.addr = ls;
-			snprintf(source, sizeof source, "%s:%s, innermost loop 0x%llx-0x%llx (--whole for all of it)",
-				 o.bin, mc.name, (unsigned long long)ls, (unsigned long long)le);
-		}
 	}
 
 	struct sim_code *code = sim_code_new(m);
-	struct sim_rec *recs = NULL;
-	size_t nrec = 0, per_iter = 0;
-	if (sim_stream_loop(code, mc.addr, mc.bytes, mc.len, 1, &recs, &nrec, &per_iter, err, sizeof err)) {
-		gus_error("%s: %s", o.hex ? "--hex" : source, err);
-		sim_code_free(code);
-		rc = GUS_EXIT_USAGE;
-		goto out;
-	}
-	/* the measurement starts once the window has filled twice */
-	unsigned fused = 0;
-	for (size_t i = 0; i < per_iter; i++)
-		fused += sim_code_insn(code, recs[i].insn)->fused;
-	free(recs);
-	recs = NULL;
-	int rw = sim_res_find(m, "INST_WINDOW");
-	double window = rw >= 0 ? sim_res_capacity(m, (unsigned)rw) : 224;
-	unsigned need_warm = (unsigned)(2 * window / (fused ? fused : 1)) + 1;
-	bool auto_iter = !o.iterations;
-	if (auto_iter)
-		o.iterations = 4 * need_warm > 200 ? 4 * need_warm : 200;
-	if ((uint64_t)o.iterations * per_iter > MAX_RECORDS) {
+	struct simrun_loop lp;
+	enum simrun_loop_status ls = simrun_loop(m, code, mc.addr, mc.bytes, mc.len, o.iterations, &lp, err,
+						 sizeof err);
+	if (ls == SIMRUN_LOOP_TOO_LONG)
 		rc = gus_usage_error("--iterations: %u iterations of %zu instructions is more than %u million to simulate",
-				     o.iterations, per_iter, MAX_RECORDS >> 20);
-		sim_code_free(code);
-		goto out;
-	}
-	unsigned warm = o.iterations / 4 > need_warm ? o.iterations / 4 : need_warm;
-	if (warm > o.iterations / 2) {
-		warm = o.iterations / 2;
+				     lp.iterations, lp.per_iter, SIMRUN_MAX_RECORDS >> 20);
+	if (lp.short_warmup)
 		gus_warn("%u iterations are too few for the window to fill (%u needed): the result includes the warm-up",
-			 o.iterations, 4 * need_warm);
-	}
-	if (sim_stream_loop(code, mc.addr, mc.bytes, mc.len, o.iterations, &recs, &nrec, &per_iter, err,
-			    sizeof err)) {
+			 lp.iterations, lp.needed);
+	if (ls == SIMRUN_LOOP_UNDECODABLE) {
 		gus_error("%s: %s", o.hex ? "--hex" : source, err);
-		sim_code_free(code);
 		rc = GUS_EXIT_USAGE;
+	}
+	if (ls != SIMRUN_LOOP_OK) {
+		sim_code_free(code);
 		goto out;
 	}
-	struct sim_source src = {
-		.recs = recs,
-		.n = nrec,
-		.mark = (size_t)warm * per_iter,
-		.units = o.iterations - warm,
-	};
-	struct merge_sim_info info = {
-		.source = source,
-		.machine_note = o.machine_note,
-		.iterations = o.iterations,
-		.warmup = warm,
-		.body_insns = per_iter,
-		.threshold = o.threshold,
-	};
-	rc = analyze_render(&o, m, code, &src, &info, weights, nweights);
-	free(recs);
+	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
+				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold };
+	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights);
+	free(lp.recs);
 	sim_code_free(code);
 out:
 	if (hexbytes)

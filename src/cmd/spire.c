@@ -5,18 +5,15 @@
 
 #include "cmd.h"
 #include "collect.h"
-#include "gusdata.h"
 #include "merge.h"
 #include "recording.h"
 #include "spire.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct spire_opts {
 	const char *output;	/* train: the model file; analyze: the report */
@@ -160,48 +157,6 @@ static void report_skips(const struct spire_sampleset *ss)
 			 k->intervals_without_tw == 1 ? "" : "s");
 }
 
-/* The metric set of CPU for abbreviations; NULL when there is none. */
-static struct spire_metricset *metricset_for(const char *cpu)
-{
-	char err[SPIRE_ERRLEN];
-	if (!cpu)
-		return NULL;
-	return spire_metricset_load(gus_data_dir("spire"), cpu, err, sizeof(err));
-}
-
-/* --metrics LIST as event keys; abbreviations through SET. */
-static void free_keys(char **keys, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(keys[i]);
-	free(keys);
-}
-
-static char **select_keys(const char *list, const struct spire_metricset *set, size_t *n)
-{
-	size_t nitems;
-	char **items = collect_split_events(list, &nitems);
-	char **keys = items ? calloc(nitems + 1, sizeof(*keys)) : NULL;
-	*n = 0;
-	for (size_t i = 0; keys && i < nitems; i++) {
-		if (!*items[i])
-			continue;
-		const struct spire_metric_def *def = set ? spire_metricset_find(set, items[i]) : NULL;
-		char key[256];
-		spire_event_key(def ? def->event : items[i], key, sizeof(key));
-		if (!(keys[*n] = strdup(key))) {
-			free_keys(keys, *n);
-			keys = NULL;
-			break;
-		}
-		(*n)++;
-	}
-	free(items);
-	if (!keys)
-		gus_error("out of memory");
-	return keys;
-}
-
 static void train_skip(void *ctx, const char *metric, const char *why)
 {
 	const struct spire_opts *o = ctx;
@@ -240,9 +195,11 @@ static int spire_train_cmd(const struct spire_opts *o)
 		return GUS_EXIT_ERROR;
 	if (recording_spire_load((const char *const *)o->files, o->nfiles, o->cpu, &ss, gus_terminal_log()))
 		goto out;
-	set = metricset_for(ss.cpu);
-	if (o->metrics && !(keys = select_keys(o->metrics, set, &nkeys)))
+	set = spire_metricset_for(gus_data_dir("spire"), ss.cpu);
+	if (o->metrics && !(keys = spire_metric_keys(o->metrics, set, &nkeys))) {
+		gus_error("out of memory");
 		goto out;
+	}
 	if (!o->quiet)
 		report_skips(&ss);
 	if (!ss.cpu && !o->quiet)
@@ -285,7 +242,7 @@ static int spire_train_cmd(const struct spire_opts *o)
 			skipped ? " (some metrics left out: see above)" : "");
 	rc = fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 out:
-	free_keys(keys, nkeys);
+	spire_metric_keys_free(keys, nkeys);
 	spire_metricset_free(set);
 	spire_model_free(&m);
 	spire_sampleset_free(&ss);
@@ -305,35 +262,6 @@ static int load_model(const char *path, struct spire_model *m)
 	if (rc)
 		gus_error("%s", err);
 	return rc;
-}
-
-/* Keeps only the samples of the selected metrics (--metrics at analysis). */
-static void keep_selected(struct spire_sampleset *ss, char **keys, size_t nkeys)
-{
-	size_t w = 0;
-	for (size_t i = 0; i < ss->n; i++) {
-		bool keep = false;
-		for (size_t k = 0; k < nkeys && !keep; k++)
-			keep = !strcmp(ss->metrics[i].metric, keys[k]);
-		if (keep) {
-			ss->metrics[w++] = ss->metrics[i];
-		} else {
-			free(ss->metrics[i].metric);
-			free(ss->metrics[i].label);
-			free(ss->metrics[i].s);
-		}
-	}
-	ss->n = w;
-}
-
-static int gus_detect_cpu(char *out, size_t n)
-{
-	char err[COLLECT_ERRLEN];
-	struct collect_pmu_info pmu;
-	if (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))
-		return -1;
-	snprintf(out, n, "%s", pmu.name);
-	return 0;
 }
 
 static int spire_analyze_cmd(const struct spire_opts *o)
@@ -359,11 +287,13 @@ static int spire_analyze_cmd(const struct spire_opts *o)
 	have_ss = true;
 	if (recording_spire_load((const char *const *)o->files, o->nfiles, o->cpu, &ss, gus_terminal_log()))
 		goto out;
-	set = metricset_for(m.cpu ? m.cpu : ss.cpu);
+	set = spire_metricset_for(gus_data_dir("spire"), m.cpu ? m.cpu : ss.cpu);
 	if (o->metrics) {
-		if (!(keys = select_keys(o->metrics, set, &nkeys)))
+		if (!(keys = spire_metric_keys(o->metrics, set, &nkeys))) {
+			gus_error("out of memory");
 			goto out;
-		keep_selected(&ss, keys, nkeys);
+		}
+		spire_sampleset_keep(&ss, (const char *const *)keys, nkeys);
 	}
 	if (!o->quiet)
 		report_skips(&ss);
@@ -405,7 +335,7 @@ static int spire_analyze_cmd(const struct spire_opts *o)
 	}
 	rc = GUS_EXIT_OK;
 out:
-	free_keys(keys, nkeys);
+	spire_metric_keys_free(keys, nkeys);
 	spire_metricset_free(set);
 	if (have_a)
 		spire_analysis_free(&a);
@@ -424,7 +354,7 @@ static int spire_show_cmd(const struct spire_opts *o)
 	struct spire_model m = { 0 };
 	if (load_model(o->model, &m))
 		return GUS_EXIT_ERROR;
-	struct spire_metricset *set = metricset_for(m.cpu);
+	struct spire_metricset *set = spire_metricset_for(gus_data_dir("spire"), m.cpu);
 	merge_render_spire_model(stdout, &m, set, o->fmt);
 	spire_metricset_free(set);
 	spire_model_free(&m);
@@ -437,7 +367,7 @@ static int spire_metrics_cmd(const struct spire_opts *o)
 	const char *cpu = o->cpu;
 	char detected[64] = "";
 	if (!cpu) {
-		if (gus_detect_cpu(detected, sizeof detected)) {
+		if (collect_pmu_name(detected, sizeof detected)) {
 			gus_error("libpfm4 does not recognise this CPU; name one with --cpu (skx, clx)");
 			return GUS_EXIT_ERROR;
 		}
@@ -448,12 +378,7 @@ static int spire_metrics_cmd(const struct spire_opts *o)
 		gus_error("%s", err);
 		return GUS_EXIT_ERROR;
 	}
-	printf("# SPIRE metric set %s (%s), T = %s, W = %s\n", set->id, set->origin, set->time_event,
-	       set->work_event);
-	printf("%-6s %-16s %-48s %s\n", "abbr", "area", "event", "description");
-	for (size_t i = 0; i < set->n; i++)
-		printf("%-6s %-16s %-48s %s\n", set->m[i].abbr, set->m[i].area, set->m[i].event,
-		       set->m[i].desc ? set->m[i].desc : "");
+	merge_render_spire_metricset(stdout, set);
 	spire_metricset_free(set);
 	return fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 }

@@ -7,10 +7,8 @@
 #include "recording.h"
 #include "collect.h"
 #include "merge.h"
-#include "spire.h"
 #include "topdown.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,52 +232,12 @@ static int stat_import(const struct stat_opts *o)
 	td_countset_init(&cs);
 	struct td_table *t = NULL;
 	bool *sel = NULL;
-	int rc = GUS_EXIT_ERROR;
-	FILE *in = strcmp(o->import, "-") ? fopen(o->import, "r") : stdin;
-	if (!in) {
-		gus_error("cannot open %s: %s", o->import, strerror(errno));
+	enum recording_status st = recording_import_counts(o->import, name, &cs, gus_terminal_log());
+	if (!st)
+		t = recording_tma_table_for_import(gus_tma_dir(), o->arch, &cs, name, gus_terminal_log(), &st);
+	int rc = gus_exit_for(st);
+	if (rc)
 		goto out;
-	}
-	if (td_import_perf_csv(in, name, &cs, err, sizeof(err))) {
-		gus_error("%s", err);
-		goto out;
-	}
-	/* the table: --arch's; else this CPU's when it knows the file's
-	 * events, else the one whose events they are (a file from another
-	 * machine) */
-	struct collect_pmu_info pmu;
-	bool have_pmu;
-	enum recording_status pick_st = RECORDING_OK;
-	struct recording_log quiet = { 0 };
-	t = recording_tma_table(gus_tma_dir(), o->arch, false, &pmu, &have_pmu, o->arch ? gus_terminal_log() : &quiet,
-				&pick_st);
-	if (!o->arch) {
-		size_t known = 0;
-		for (size_t i = 0; t && i < cs.n; i++)
-			known += td_table_find_event(t, cs.c[i].event) >= 0;
-		if (!t || 2 * known < cs.n) {
-			char why[512];
-			struct td_table *other = recording_tma_table_of_counts(gus_tma_dir(), &cs, why, sizeof why);
-			if (other) {
-				if (t)
-					gus_warn("%s: %s, not this CPU's (%s): Top-Down with it (--arch names another)", name,
-						 why, t->id);
-				else
-					gus_warn("%s: %s: Top-Down with it (--arch names another)", name, why);
-				td_table_free(t);
-				t = other;
-			} else if (!t) {
-				gus_error("%s: %s, and this CPU has none; name one with --arch (clx, skx, icx, spr)", name,
-					  why);
-				rc = GUS_EXIT_ERROR;
-				goto out;
-			}
-		}
-	}
-	if (!t) {
-		rc = gus_exit_for(pick_st);
-		goto out;
-	}
 	sel = td_select_nodes(t, o->level, o->nodes, err, sizeof(err));
 	if (!sel) {
 		rc = gus_usage_error("stat: %s", err);
@@ -294,81 +252,55 @@ static int stat_import(const struct stat_opts *o)
 	struct merge_run_info run = { .import = o->import, .smt_on = o->smt == 1, .runs = 1 };
 	rc = finish_tree(o, t, sel, &cs, &run, stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 out:
-	if (in && in != stdin)
-		fclose(in);
 	td_countset_free(&cs);
 	free(sel);
 	td_table_free(t);
 	return rc;
 }
 
-/* the counts of -e LIST or of the TMA set (TABLE's NEEDED events) */
-static int run_counting(const struct stat_opts *o, const struct td_table *t, const bool *needed, int budget,
-			bool use_pfm, struct collect_plan *plan, struct td_countset *cs, struct merge_run_info *run,
-			bool *counted)
+/* the counts of -e LIST or of TMA's set */
+static int run_counting(const struct stat_opts *o, const struct recording_stat_tma *tma, struct collect_plan *plan,
+			struct td_countset *cs, struct merge_run_info *run, bool *counted)
 {
-	struct recording_count_request rq = {
-		.argv = o->argv, .table = t, .needed = needed, .budget = budget, .use_pfm = use_pfm,
-		.events = o->events, .user_only = o->user_only, .no_multiplex = o->no_multiplex,
-		.log = *gus_terminal_log(),
-	};
+	struct recording_count_request rq = { .argv = o->argv, .tma = tma, .events = o->events,
+					      .user_only = o->user_only, .no_multiplex = o->no_multiplex,
+					      .log = *gus_terminal_log() };
 	return gus_exit_for(recording_count(&rq, plan, cs, run, counted));
 }
 
 /* ------------------------------------------------ interval counting --- */
 /* gus stat -I MS (-e LIST or --spire): the counts of every interval, as
  * perf stat -I prints them. */
-struct intervals_out {
-	struct merge_intervals w;
-	const struct collect_plan *plan;	/* filled before the first interval */
-};
-
-/* what the renderer says of each event: a clock in msec, its group */
-static int write_interval(void *ctx, double t, const struct td_countset *cs)
+static int write_interval(void *ctx, double t, const struct td_countset *cs, const struct merge_interval_event *ev,
+			  int groups)
 {
-	struct intervals_out *o = ctx;
-	struct merge_interval_event *ev = NULL;
-	o->w.groups = o->plan->n_groups;
-	if (cs->n == o->plan->n && (ev = calloc(cs->n + 1, sizeof *ev)))
-		for (size_t i = 0; i < cs->n; i++)
-			ev[i] = (struct merge_interval_event){ collect_event_is_clock(&o->plan->ev[i]),
-							       o->plan->ev[i].group };
-	int rc = merge_intervals_row(&o->w, t, cs, ev);
-	free(ev);
-	return rc;
+	struct merge_intervals *w = ctx;
+	w->groups = groups;
+	return merge_intervals_row(w, t, cs, ev);
 }
 
 static int stat_intervals(const struct stat_opts *o)
 {
-	char err[COLLECT_ERRLEN], note[256] = "";
+	char note[256] = "";
 	struct collect_plan plan = { 0 };
-	struct collect_pmu_info pmu;
 	struct recording_spire_pick sp;
-	bool have_pmu = false;
 	int rc = GUS_EXIT_ERROR, budget = 0;
 	memset(&sp, 0, sizeof(sp));
 
-	if (collect_pfm_init(err, sizeof(err))) {
-		gus_error("%s", err);
-		return GUS_EXIT_ERROR;
+	struct recording_spire_request srq = { .spire_dir = gus_data_dir("spire"), .arch = o->arch,
+					       .metrics = o->metrics, .time_event = o->time_event,
+					       .work_event = o->work_event, .user_only = o->user_only,
+					       .print_events = o->print_events, .opt = "" };
+	enum recording_status pst = recording_intervals_prepare(o->spire ? &srq : NULL, &sp, &budget, note,
+								sizeof(note), gus_terminal_log());
+	if (pst) {
+		rc = gus_exit_for(pst);
+		goto out;
 	}
-	have_pmu = collect_detect_pmu(&pmu) == 0;
-	if (o->spire) {
-		struct recording_spire_request rq = { .spire_dir = gus_data_dir("spire"), .arch = o->arch,
-						      .metrics = o->metrics, .time_event = o->time_event,
-						      .work_event = o->work_event, .user_only = o->user_only,
-						      .print_events = o->print_events, .opt = "" };
-		enum recording_status pst = recording_spire_prepare(&rq, &pmu, have_pmu, &sp, &budget, note,
-								    sizeof(note), gus_terminal_log());
-		if (pst) {
-			rc = gus_exit_for(pst);
-			goto out;
-		}
-		if (o->print_events) {
-			recording_print_spire_command(stdout, o->interval_ms, o->user_only, o->argv, &sp, budget);
-			rc = GUS_EXIT_OK;
-			goto out;
-		}
+	if (o->spire && o->print_events) {
+		recording_print_spire_command(stdout, o->interval_ms, o->user_only, o->argv, &sp, budget);
+		rc = GUS_EXIT_OK;
+		goto out;
 	}
 	if (note[0])
 		gus_warn("%s", note);
@@ -376,17 +308,11 @@ static int stat_intervals(const struct stat_opts *o)
 	struct outfile of;
 	if (outfile_open(&of, o->output, stderr))
 		goto out;
-	struct intervals_out w = {
-		.w = { .f = of.f, .fmt = o->fmt, .sep = o->sep, .interval_ms = o->interval_ms, .argv = o->argv,
-		       .cmd_argc = o->cmd_argc, .cmd_argv = o->cmd_argv },
-		.plan = &plan,
-	};
-	if (o->spire) {
-		w.w.spire_cpu = sp.cpu;
-		w.w.spire_time = sp.time_name;
-		w.w.spire_work = sp.work_name;
-		w.w.spire_metrics = sp.n;
-	}
+	/* without --spire, SP is empty: no SPIRE lines */
+	struct merge_intervals w = { .f = of.f, .fmt = o->fmt, .sep = o->sep, .interval_ms = o->interval_ms,
+				     .argv = o->argv, .cmd_argc = o->cmd_argc, .cmd_argv = o->cmd_argv,
+				     .spire_cpu = sp.cpu, .spire_time = sp.time_name, .spire_work = sp.work_name,
+				     .spire_metrics = sp.n };
 	struct recording_interval_request rq = {
 		.argv = o->argv, .interval_ms = o->interval_ms, .user_only = o->user_only,
 		.spire = o->spire ? &sp : NULL, .budget = budget, .events = o->events,
@@ -400,8 +326,8 @@ static int stat_intervals(const struct stat_opts *o)
 		goto out;
 	}
 	int exit_status = collect_exit_code(res.wait_status);
-	w.w.groups = plan.n_groups;
-	merge_intervals_finish(&w.w, res.seconds, res.interrupted, exit_status);
+	w.groups = plan.n_groups;
+	merge_intervals_finish(&w, res.seconds, res.interrupted, exit_status);
 	rc = outfile_close(&of, true) ? GUS_EXIT_ERROR : exit_status;
 out:
 	collect_plan_free(&plan);
@@ -421,22 +347,16 @@ int cmd_stat(int argc, char **argv)
 	if (o.spire || o.interval_ms)
 		return stat_intervals(&o);
 
-	char err[COLLECT_ERRLEN], note[256] = "";
 	struct collect_plan plan = { 0 };
 	struct td_countset cs;
 	struct merge_run_info run = { .argv = o.argv, .runs = 1 };
-	struct td_table *t = NULL;
-	bool *sel = NULL, *needed = NULL;
+	struct recording_stat_tma tma = { 0 };
 	int rc = GUS_EXIT_ERROR;
 	td_countset_init(&cs);
 
 	if (o.events) {
-		if (collect_pfm_init(err, sizeof(err))) {
-			gus_error("%s", err);
-			goto out;
-		}
 		bool counted;
-		rc = run_counting(&o, NULL, NULL, 0, false, &plan, &cs, &run, &counted);
+		rc = run_counting(&o, NULL, &plan, &cs, &run, &counted);
 		if (!counted)
 			goto out;
 		struct outfile of;
@@ -449,67 +369,40 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 
-	struct collect_pmu_info pmu;
-	bool have_pmu;
-	enum recording_status pick_st;
-	if (!(t = recording_tma_table(gus_tma_dir(), o.arch, !o.print_events, &pmu, &have_pmu, gus_terminal_log(),
-				      &pick_st))) {
-		rc = gus_exit_for(pick_st);
+	enum recording_status st = recording_stat_tma(gus_tma_dir(), o.arch, !o.print_events, o.level, o.nodes, o.smt,
+						      gus_terminal_log(), &tma);
+	if (st) {
+		rc = gus_exit_for(st);
 		goto out;
 	}
-	if (!(sel = td_select_nodes(t, o.level, o.nodes, err, sizeof(err)))) {
-		rc = gus_usage_error("stat: %s", err);
-		goto out;
-	}
-	/* which CPU chose the table, said with the tree */
-	struct collect_host_cpu host;
-	char cpu[sizeof host.name + sizeof host.why + 8];
-	if (!o.arch) {
-		collect_host_cpu(&host);
-		snprintf(cpu, sizeof cpu, "%s (%s)", host.name, host.why);
-		run.cpu = cpu;
-	}
-	needed = calloc(t->n_events + 1, sizeof(*needed));
-	if (!needed)
-		goto out;
-	run.smt_on = o.smt >= 0 ? o.smt == 1 : collect_smt_active();
-	td_needed_events(t, sel, run.smt_on, needed);
-	bool use_pfm = have_pmu && td_table_has_pmu(t, pmu.name);
-	/* another CPU's table: 4 general counters per thread, safe with SMT on
-	 * for every table shipped */
-	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof(note)) : 4;
+	if (!o.arch)
+		run.cpu = tma.cpu;
+	run.smt_on = tma.smt_on;
 	if (o.print_events) {
-		if (collect_plan_tma(t, needed, budget, false, o.user_only, &plan, err, sizeof(err))) {
-			gus_error("%s", err);
-			goto out;
-		}
-		recording_print_perf_command(stdout, t, &plan, o.argv, o.user_only);
-		rc = GUS_EXIT_OK;
+		rc = gus_exit_for(recording_print_tma_command(stdout, &tma, o.argv, o.user_only, gus_terminal_log()));
 		goto out;
 	}
-	if (!use_pfm)
+	if (!tma.use_pfm)
 		gus_warn("the %s table is not for this CPU (libpfm4: %s); counting its public encodings as raw events",
-			 t->id, have_pmu ? pmu.name : "unknown");
-	if (note[0])
-		gus_warn("%s", note);
+			 tma.table->id, tma.pmu);
+	if (tma.note[0])
+		gus_warn("%s", tma.note);
 	bool counted;
-	rc = run_counting(&o, t, needed, budget, use_pfm, &plan, &cs, &run, &counted);
+	rc = run_counting(&o, &tma, &plan, &cs, &run, &counted);
 	if (!counted)
 		goto out;
 	if (plan.n_groups > 1 && !o.no_multiplex)
 		run.notes = " The events did not fit the counters at once: they were multiplexed and\n"
 			    " scaled (raw x enabled / running); [mux N%] shows how long a node's\n"
 			    " events were counted. --no-multiplex runs the program once per group.\n";
-	if (finish_tree(&o, t, sel, &cs, &run, stderr))
+	if (finish_tree(&o, tma.table, tma.select, &cs, &run, stderr))
 		rc = GUS_EXIT_ERROR;
 	else
 		rc = run.exit_status;
 out:
 	collect_plan_free(&plan);
 	td_countset_free(&cs);
-	free(sel);
-	free(needed);
-	td_table_free(t);
+	recording_stat_tma_free(&tma);
 	collect_pfm_fini();
 	return rc;
 }

@@ -37,6 +37,9 @@ int collect_pfm_init(char *err, size_t errlen);
 void collect_pfm_fini(void);
 /* The core PMU libpfm4 detected (or was forced to). -1 if none. */
 int collect_detect_pmu(struct collect_pmu_info *info);
+/* libpfm4's name of this CPU's core PMU ("skx") into OUT (N bytes), libpfm4
+ * set up for it; -1 when libpfm4 cannot be set up or knows no core PMU. */
+int collect_pmu_name(char *out, size_t n);
 /* Whether this machine can count hardware events at all, whatever libpfm4
  * knows of its CPU: opens (and closes) the generic cycles event on gus
  * itself. COLLECT_OK, or COLLECT_NO_PMU / COLLECT_NO_PERMISSION with the
@@ -264,7 +267,7 @@ struct collect_host_cpu {
 	unsigned family, model, stepping;	/* as /proc/cpuinfo shows them */
 	bool avx512f, avx512_vbmi2, gfni, avx512_vnni, avx512_fp16, amx_tile, amx_fp16, hybrid;
 	char name[64];		/* "Sapphire Rapids", "Sapphire Rapids class", "AMD family 26 (Zen 5)" */
-	char tma[8];		/* gus's TMA table for it, "" none */
+	char tma[16];		/* gus's TMA table for it, "" none */
 	char core[8];		/* the core model that describes it (skx, icx, spr, gnr), "" none */
 	char why[256];		/* how gus knows: "CPUID family 6, model 143", ... */
 };

@@ -126,3 +126,13 @@ bool collect_smt_active(void)
 	}
 	return on == 1;
 }
+
+int collect_pmu_name(char *out, size_t n)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pmu_info pmu;
+	if (collect_pfm_init(err, sizeof err) || collect_detect_pmu(&pmu))
+		return -1;
+	snprintf(out, n, "%s", pmu.name);
+	return 0;
+}

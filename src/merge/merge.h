@@ -53,6 +53,14 @@ int merge_elf_function(const char *path, const char *sym, struct merge_code *out
 int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,
 		    size_t errlen);
 void merge_code_free(struct merge_code *c);
+/* The code gus sim --bin simulates: FUNCTION of PATH, or [START, END) of
+ * it when FUNCTION is NULL; with M, a function's innermost loop
+ * (sim_innermost_loop) when it has one. SOURCE says which ("PATH:NAME",
+ * and the loop's addresses). -1 with ERR as merge_elf_function's or
+ * merge_elf_range's. */
+int merge_elf_sim_code(const char *path, const char *function, uint64_t start, uint64_t end,
+		       const struct sim_machine *m, struct merge_code *out, char *source, size_t sourcelen, char *err,
+		       size_t errlen);
 
 /* Function symbols of an ELF file, found as perf finds them (symtab.c):
  * its .symtab, else its separate debug file (build-id, .gnu_debuglink,
@@ -289,6 +297,9 @@ void merge_render_spire(FILE *out, const struct spire_model *m, const struct spi
  * text, CSV or JSON. */
 void merge_render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
 			      enum merge_format fmt);
+/* gus spire metrics: a metric set's heading (its id, file, T and W) and
+ * one row per metric (abbreviation, area, event, description). */
+void merge_render_spire_metricset(FILE *out, const struct spire_metricset *set);
 /* An SVG with one panel per roofline: I on a log axis, P linear, the
  * roofline drawn through its knots (sampled densely, so that the log axis
  * shows it as it is), the peak marked, the points of SS for that metric

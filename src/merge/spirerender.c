@@ -630,3 +630,13 @@ void merge_render_spire_model(FILE *out, const struct spire_model *m, const stru
 		break;
 	}
 }
+
+void merge_render_spire_metricset(FILE *out, const struct spire_metricset *set)
+{
+	fprintf(out, "# SPIRE metric set %s (%s), T = %s, W = %s\n", set->id, set->origin, set->time_event,
+		set->work_event);
+	fprintf(out, "%-6s %-16s %-48s %s\n", "abbr", "area", "event", "description");
+	for (size_t i = 0; i < set->n; i++)
+		fprintf(out, "%-6s %-16s %-48s %s\n", set->m[i].abbr, set->m[i].area, set->m[i].event,
+			set->m[i].desc ? set->m[i].desc : "");
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* gus stat's counting (recording.h): the TMA set or -e events counted in
- * one run (or one per group), interval counting for -I and --spire, and
- * the perf commands that count the same on another machine. */
+/* gus stat's counting (recording.h): what its TMA tree counts here, the
+ * TMA set or -e events counted in one run (or one per group), interval
+ * counting for -I and --spire, and the perf commands that count the same
+ * on another machine. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,48 @@
 #include "spire.h"
 #include "topdown.h"
 
-void recording_print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan, char **argv,
-				  bool user_only)
+enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, bool counting, int level,
+					 const char *nodes, int smt, const struct recording_log *log,
+					 struct recording_stat_tma *out)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pmu_info pmu;
+	bool have_pmu;
+	enum recording_status st;
+	memset(out, 0, sizeof *out);
+	if (!(out->table = recording_tma_table(tma_dir, arch, counting, &pmu, &have_pmu, log, &st)))
+		return st;
+	if (!(out->select = td_select_nodes(out->table, level, nodes, err, sizeof(err))))
+		return rec_usage(log, "stat: %s", err);
+	/* which CPU chose the table, said with the tree */
+	if (!arch) {
+		struct collect_host_cpu host;
+		collect_host_cpu(&host);
+		snprintf(out->cpu, sizeof out->cpu, "%s (%s)", host.name, host.why);
+	}
+	if (!(out->needed = calloc(out->table->n_events + 1, sizeof(*out->needed))))
+		return RECORDING_ERROR;
+	out->smt_on = smt >= 0 ? smt == 1 : collect_smt_active();
+	td_needed_events(out->table, out->select, out->smt_on, out->needed);
+	out->use_pfm = have_pmu && td_table_has_pmu(out->table, pmu.name);
+	snprintf(out->pmu, sizeof out->pmu, "%s", have_pmu ? pmu.name : "unknown");
+	/* another CPU's table: 4 general counters per thread, safe with SMT on
+	 * for every table shipped */
+	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note)) : 4;
+	return RECORDING_OK;
+}
+
+void recording_stat_tma_free(struct recording_stat_tma *p)
+{
+	td_table_free(p->table);
+	free(p->select);
+	free(p->needed);
+	memset(p, 0, sizeof *p);
+}
+
+/* the perf stat command that counts PLAN of T */
+static void print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan, char **argv,
+			       bool user_only)
 {
 	fprintf(out, "perf stat -x, -e '");
 	for (size_t i = 0; i < plan->n; i++) {
@@ -56,6 +97,39 @@ void recording_print_perf_command(FILE *out, const struct td_table *t, const str
 	else
 		fprintf(out, "PROGRAM ARGS");
 	fprintf(out, "\n# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
+}
+
+enum recording_status recording_print_tma_command(FILE *out, const struct recording_stat_tma *tma, char **argv,
+						  bool user_only, const struct recording_log *log)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_plan plan = { 0 };
+	enum recording_status st = RECORDING_OK;
+	if (collect_plan_tma(tma->table, tma->needed, tma->budget, false, user_only, &plan, err, sizeof(err))) {
+		rec_error(log, "%s", err);
+		st = RECORDING_ERROR;
+	} else {
+		print_perf_command(out, tma->table, &plan, argv, user_only);
+	}
+	collect_plan_free(&plan);
+	return st;
+}
+
+enum recording_status recording_import_counts(const char *path, const char *name, struct td_countset *cs,
+					      const struct recording_log *log)
+{
+	char err[TD_ERRLEN];
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!in) {
+		rec_say_whole(log, RECORDING_MSG_ERROR, "cannot open %s: %s", path, strerror(errno));
+		return RECORDING_ERROR;
+	}
+	int rc = td_import_perf_csv(in, name, cs, err, sizeof(err));
+	if (rc)
+		rec_error(log, "%s", err);
+	if (in != stdin)
+		fclose(in);
+	return rc ? RECORDING_ERROR : RECORDING_OK;
 }
 
 void recording_print_spire_command(FILE *out, unsigned interval_ms, bool user_only, char **argv,
@@ -101,11 +175,17 @@ enum recording_status recording_count(const struct recording_count_request *rq, 
 	struct collect_result res;
 	const struct recording_log *log = &rq->log;
 	bool user_only = rq->user_only;
+	const struct recording_stat_tma *tma = rq->tma;
 	*counted = false;
+	/* the TMA table's choice readied libpfm4 already, or went without it */
+	if (!tma && collect_pfm_init(err, sizeof(err))) {
+		rec_error(log, "%s", err);
+		return RECORDING_ERROR;
+	}
 	for (;;) {
-		int prc = rq->table ? collect_plan_tma(rq->table, rq->needed, rq->budget, rq->use_pfm, user_only, plan, err,
-						       sizeof(err))
-				    : collect_plan_events(rq->events, user_only, plan, err, sizeof(err));
+		int prc = tma ? collect_plan_tma(tma->table, tma->needed, tma->budget, tma->use_pfm, user_only, plan,
+						 err, sizeof(err))
+			      : collect_plan_events(rq->events, user_only, plan, err, sizeof(err));
 		if (prc) {
 			rec_error(log, "%s", err);
 			return RECORDING_ERROR;
@@ -145,18 +225,42 @@ enum recording_status recording_count(const struct recording_count_request *rq, 
 	}
 }
 
-/* counts the intervals given to the caller's sink: kernel counting is
- * given up for user space only before any was */
+/* counts the intervals given to the caller's sink (kernel counting is
+ * given up for user space only before any was), with what each event of
+ * PLAN is: a clock (in msec), its group */
 struct interval_relay {
-	const struct collect_interval_sink *sink;
+	const struct recording_interval_sink *sink;
+	const struct collect_plan *plan;
 	unsigned long n;
 };
 
 static int relay_interval(void *ctx, double t, const struct td_countset *cs)
 {
 	struct interval_relay *r = ctx;
+	const struct collect_plan *plan = r->plan;
+	struct merge_interval_event *ev = NULL;
 	r->n++;
-	return r->sink->interval(r->sink->ctx, t, cs);
+	if (cs->n == plan->n && (ev = calloc(cs->n + 1, sizeof *ev)))
+		for (size_t i = 0; i < cs->n; i++)
+			ev[i] = (struct merge_interval_event){ collect_event_is_clock(&plan->ev[i]),
+							       plan->ev[i].group };
+	int rc = r->sink->interval(r->sink->ctx, t, cs, ev, plan->n_groups);
+	free(ev);
+	return rc;
+}
+
+enum recording_status recording_intervals_prepare(const struct recording_spire_request *rq,
+						  struct recording_spire_pick *sp, int *budget, char *note,
+						  size_t notelen, const struct recording_log *log)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_pmu_info pmu;
+	if (collect_pfm_init(err, sizeof(err))) {
+		rec_error(log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	bool have_pmu = collect_detect_pmu(&pmu) == 0;
+	return rq ? recording_spire_prepare(rq, &pmu, have_pmu, sp, budget, note, notelen, log) : RECORDING_OK;
 }
 
 enum recording_status recording_count_intervals(const struct recording_interval_request *rq,
@@ -165,7 +269,7 @@ enum recording_status recording_count_intervals(const struct recording_interval_
 	char err[COLLECT_ERRLEN];
 	const struct recording_log *log = &rq->log;
 	const struct recording_spire_pick *sp = rq->spire;
-	struct interval_relay relay = { .sink = &rq->sink };
+	struct interval_relay relay = { .sink = &rq->sink, .plan = plan };
 	struct collect_interval_sink sink = { .ctx = &relay, .interval = relay_interval };
 	bool user_only = rq->user_only;
 	enum collect_status st;

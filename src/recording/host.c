@@ -35,7 +35,7 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 	if (arch) {
 		t = td_table_load_arch(tma_dir, arch, err, sizeof(err));
 		if (!t)
-			rec_error(log, "%s (tables: clx, skx, icx, spr)", err);
+			rec_error(log, "%s (gus list shows the tables)", err);
 		return t;
 	}
 	/* the CPU as CPUID names it, also where a hypervisor masks the model
@@ -55,21 +55,30 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 	return t;
 }
 
-/* TMA_DIR's table ids (ID.tma), sorted */
-static size_t list_ids(const char *dir, const char *suffix, char ids[][16], size_t max)
+/* The table ids (ID.tma) of DIRS (one directory, or a ':'-separated list
+ * of them: an id is listed once), sorted */
+static size_t list_ids(const char *dirs, const char *suffix, char ids[][16], size_t max)
 {
-	DIR *d = opendir(dir);
 	size_t n = 0, sl = strlen(suffix);
-	struct dirent *e;
-	while (d && (e = readdir(d)) && n < max) {
-		size_t l = strlen(e->d_name);
-		if (l <= sl || l - sl >= 16 || strcmp(e->d_name + l - sl, suffix))
-			continue;
-		snprintf(ids[n], 16, "%.*s", (int)(l - sl), e->d_name);
-		n++;
+	char list[4096];
+	snprintf(list, sizeof list, "%s", dirs);
+	char *save = NULL;
+	for (char *dir = strtok_r(list, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d)) && n < max) {
+			size_t l = strlen(e->d_name);
+			if (l <= sl || l - sl >= 16 || strcmp(e->d_name + l - sl, suffix))
+				continue;
+			snprintf(ids[n], 16, "%.*s", (int)(l - sl), e->d_name);
+			bool dup = false;
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = !strcmp(ids[k], ids[n]);
+			n += !dup;
+		}
+		if (d)
+			closedir(d);
 	}
-	if (d)
-		closedir(d);
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && strcmp(ids[j - 1], ids[j]) > 0; j--) {
 			char t[16];
@@ -213,4 +222,43 @@ void recording_catalog_free(struct recording_catalog *c)
 	for (size_t i = 0; i < c->nmachines; i++)
 		sim_machine_free(c->machines[i]);
 	memset(c, 0, sizeof *c);
+}
+
+struct td_table *recording_tma_table_for_import(const char *tma_dir, const char *arch, const struct td_countset *cs,
+					       const char *name, const struct recording_log *log,
+					       enum recording_status *why)
+{
+	struct collect_pmu_info pmu;
+	bool have_pmu;
+	enum recording_status pick = RECORDING_OK;
+	struct recording_log quiet = { 0 };
+	struct td_table *t = recording_tma_table(tma_dir, arch, false, &pmu, &have_pmu, arch ? log : &quiet, &pick);
+	*why = t ? RECORDING_OK : pick;
+	if (arch)
+		return t;
+	size_t known = 0;
+	for (size_t i = 0; t && i < cs->n; i++)
+		known += td_table_find_event(t, cs->c[i].event) >= 0;
+	if (t && 2 * known >= cs->n)
+		return t;
+	/* this CPU has no table, or one that knows too few of the events */
+	char reason[512];
+	struct td_table *other = recording_tma_table_of_counts(tma_dir, cs, reason, sizeof reason);
+	if (other) {
+		if (t)
+			rec_say_whole(log, RECORDING_MSG_WARNING, "%s: %s, not this CPU's (%s): Top-Down with it "
+				      "(--arch names another)", name, reason, t->id);
+		else
+			rec_say_whole(log, RECORDING_MSG_WARNING, "%s: %s: Top-Down with it (--arch names another)",
+				      name, reason);
+		td_table_free(t);
+		*why = RECORDING_OK;
+		return other;
+	}
+	if (t)
+		return t;
+	rec_say_whole(log, RECORDING_MSG_ERROR, "%s: %s, and this CPU has none; name one with --arch (clx, skx, "
+		      "icx, spr)", name, reason);
+	*why = RECORDING_ERROR;
+	return NULL;
 }

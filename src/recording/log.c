@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rec_internal.h"
 
@@ -22,6 +23,23 @@ void recording_say(const struct recording_log *log, enum recording_msg kind, con
 	va_start(ap, fmt);
 	rec_vmsg(log, kind, fmt, ap);
 	va_end(ap);
+}
+
+void rec_say_whole(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
+{
+	va_list ap, again;
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!text)
+		abort();
+	vsnprintf(text, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (log && log->message)
+		log->message(log->ctx, kind, text);
+	free(text);
 }
 
 enum recording_status rec_usage(const struct recording_log *log, const char *fmt, ...)

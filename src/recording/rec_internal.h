@@ -7,6 +7,10 @@
 
 #define rec_warn(log, ...) recording_say(log, RECORDING_MSG_WARNING, __VA_ARGS__)
 #define rec_error(log, ...) recording_say(log, RECORDING_MSG_ERROR, __VA_ARGS__)
+/* recording_say with the text whole, however long (recording_say cuts it
+ * at 2047 bytes): for messages that name what the user gave, a path */
+void rec_say_whole(const struct recording_log *log, enum recording_msg kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* an option's value is wrong: logged, RECORDING_USAGE */
 enum recording_status rec_usage(const struct recording_log *log, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -79,6 +79,14 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 struct td_countset;
 struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct td_countset *cs, char *why,
 					       size_t whylen);
+/* The table gus stat --import computes the tree of CS with: ARCH's
+ * (recording_tma_table), else this CPU's when it knows at least half of
+ * CS's events, else the one whose events they are (a file from another
+ * machine: recording_tma_table_of_counts, said as a warning naming NAME,
+ * the file). NULL with the message logged and *WHY set. */
+struct td_table *recording_tma_table_for_import(const char *tma_dir, const char *arch, const struct td_countset *cs,
+					       const char *name, const struct recording_log *log,
+					       enum recording_status *why);
 /* The core model (an id of MACHINES_DIR's ID.mm) of this host: its own,
  * else the nearest (collect_host_cpu, $GUS_CPU); WHY says which CPU it was
  * taken for and how */
@@ -221,6 +229,12 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
  * the program are logged as warnings. */
 enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
 					  stream_sink sink, void *ctx, struct recording_trace_result *tr);
+/* The line gus sim --trace says of the stream it simulated, RECORDS
+ * instructions of R run by O (TR: how it went), into OUT: its source (QEMU
+ * live, a recording's QEMU stream or its Intel PT), whether --max-insns cut
+ * it, whether only R's, and its data addresses or PT's gaps. */
+void recording_trace_describe(const struct recording_trace_opts *o, const struct recording_trace_region *r,
+			      const struct recording_trace_result *tr, size_t records, char *out, size_t outlen);
 
 /* The names of a stream's addresses, per object (tracesyms.c): by the
  * mappings of R's source (a recording's Intel PT mmaps, its QEMU
@@ -238,14 +252,46 @@ void recording_symbols_free(struct recording_symbols *s);
 
 
 /* ------------------------------------------------------------- gus stat --- */
+/* What gus stat's TMA tree counts on this machine. */
+struct recording_stat_tma {
+	struct td_table *table;	/* ARCH's, or this CPU's (recording_tma_table) */
+	bool *select;		/* the nodes shown (td_select_nodes) */
+	bool *needed;		/* the events they need (td_needed_events) */
+	bool smt_on;
+	bool use_pfm;		/* the table is libpfm4's PMU's: its events by name, else public encodings */
+	int budget;		/* general counters per group */
+	/* which CPU chose the table, and how: "NAME (WHY)" ("" with ARCH) */
+	char cpu[sizeof(((struct collect_host_cpu *)0)->name) + sizeof(((struct collect_host_cpu *)0)->why) + 8];
+	char pmu[sizeof(((struct collect_pmu_info *)0)->name)];	/* libpfm4's PMU, "unknown" */
+	char note[256];		/* why fewer counters (the NMI watchdog holds one), "" */
+};
+/* The table of ARCH or this CPU (COUNTING as recording_tma_table has it),
+ * the nodes up to LEVEL and those of NODES, the events they need with SMT
+ * (SMT: 1 on, 0 off, -1 as this machine has it), and the counters per
+ * group. RECORDING_OK, or the status with the message logged (an unknown
+ * node: RECORDING_USAGE); recording_stat_tma_free frees OUT either way. */
+enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, bool counting, int level,
+					 const char *nodes, int smt, const struct recording_log *log,
+					 struct recording_stat_tma *out);
+void recording_stat_tma_free(struct recording_stat_tma *p);
+
+/* The perf stat command that counts TMA's set elsewhere, for gus stat
+ * --import (and the line saying so), on OUT. RECORDING_OK, or
+ * RECORDING_ERROR with the message logged when the set cannot be planned. */
+enum recording_status recording_print_tma_command(FILE *out, const struct recording_stat_tma *tma, char **argv,
+						  bool user_only, const struct recording_log *log);
+
+/* gus stat --import's counts: the perf stat -x, file PATH ("-": standard
+ * input, named NAME in messages) into CS. RECORDING_OK, or RECORDING_ERROR
+ * with the message logged. */
+enum recording_status recording_import_counts(const char *path, const char *name, struct td_countset *cs,
+					      const struct recording_log *log);
+
 struct merge_run_info;
 struct recording_count_request {
 	char **argv;		/* the program */
-	const struct td_table *table;	/* the TMA set: NEEDED events of TABLE, as collect_plan_tma takes them */
-	const bool *needed;
-	int budget;
-	bool use_pfm;
-	const char *events;	/* else -e LIST */
+	const struct recording_stat_tma *tma;	/* the TMA set (TMA's NEEDED events); NULL: EVENTS */
+	const char *events;	/* -e LIST */
 	bool user_only, no_multiplex;
 	struct recording_log log;
 };
@@ -258,6 +304,16 @@ struct recording_count_request {
 enum recording_status recording_count(const struct recording_count_request *rq, struct collect_plan *plan,
 				      struct td_countset *cs, struct merge_run_info *run, bool *counted);
 
+/* Where gus stat -I's intervals go: each interval's counts CS at T seconds
+ * (as collect_interval_sink's), with what each of its events is (EV; NULL
+ * when not known) and how many event groups the plan has. */
+struct merge_interval_event;
+struct recording_interval_sink {
+	void *ctx;
+	int (*interval)(void *ctx, double t, const struct td_countset *cs, const struct merge_interval_event *ev,
+			int groups);
+};
+
 struct recording_interval_request {
 	char **argv;
 	unsigned interval_ms;
@@ -265,19 +321,22 @@ struct recording_interval_request {
 	const struct recording_spire_pick *spire;	/* --spire (BUDGET metrics per group), else EVENTS */
 	int budget;
 	const char *events;
-	struct collect_interval_sink sink;	/* every interval */
+	struct recording_interval_sink sink;	/* every interval */
 	struct recording_log log;
 };
+/* Before gus stat -I counts: libpfm4 set up, and with RQ (--spire; NULL:
+ * -e events) what SPIRE counts (recording_spire_prepare on this CPU).
+ * RECORDING_OK, or the status with the message logged. */
+enum recording_status recording_intervals_prepare(const struct recording_spire_request *rq,
+						  struct recording_spire_pick *sp, int *budget, char *note,
+						  size_t notelen, const struct recording_log *log);
 /* gus stat -I: counts RQ's program every INTERVAL_MS into SINK (PLAN is
  * filled before the first interval). RES: how the program ended. */
 enum recording_status recording_count_intervals(const struct recording_interval_request *rq,
 						struct collect_plan *plan, struct collect_result *res);
 
-/* The perf stat command that counts the same set elsewhere, for gus stat
- * --import (and the line saying so). */
-void recording_print_perf_command(FILE *out, const struct td_table *t, const struct collect_plan *plan, char **argv,
-				  bool user_only);
-/* The same for SPIRE's interval counts, with how to train and analyze. */
+/* The perf stat command for SPIRE's interval counts, with how to train and
+ * analyze. */
 void recording_print_spire_command(FILE *out, unsigned interval_ms, bool user_only, char **argv,
 				   const struct recording_spire_pick *sp, int budget);
 

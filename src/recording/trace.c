@@ -574,3 +574,20 @@ enum recording_status recording_trace_run(const struct recording_trace_opts *o, 
 	default: return run_qemu(o, r, sink, ctx, tr);
 	}
 }
+
+void recording_trace_describe(const struct recording_trace_opts *o, const struct recording_trace_region *r,
+			      const struct recording_trace_result *tr, size_t records, char *out, size_t outlen)
+{
+	if (tr->qemu)
+		snprintf(out, outlen, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0], records,
+			 tr->qemu_stats.truncated ? " (--max-insns reached)" : "",
+			 r->restricted ? " in the region" : "", r->data_addresses ? "known" : "not used");
+	else if (tr->recorded_qemu)
+		snprintf(out, outlen, "QEMU trace recorded in %s, %zu instructions%s%s, data addresses %s",
+			 o->recording, records, tr->truncated ? " (--max-insns reached)" : "",
+			 r->restricted ? " in the region" : "", r->data_addresses ? "known" : "not used");
+	else
+		snprintf(out, outlen, "Intel PT of %s, %zu instructions%s, %llu gap(s), no data addresses "
+			 "(memory dependencies from address expressions)", o->recording, records,
+			 r->restricted ? " in the region" : "", (unsigned long long)tr->pt.gaps);
+}

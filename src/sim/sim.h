@@ -290,4 +290,45 @@ struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head);
 int simrun_parse_weights(const char *s, double **out, size_t *n, char *err, size_t errlen);
 #define SIMRUN_DEFAULT_WEIGHTS "1.00:1.15:0.01"
 
+/* --resources LIST (comma-separated; A+B is a set accelerated together)
+ * for M: each single resource into RES (*NRES, up to SIM_MAX_RES; more are
+ * dropped), each set into SETS (*NSETS, up to SIMRUN_MAX_SETS). -1 with ERR
+ * on a resource M does not have (naming M's), a set of more than 8, or more
+ * than SIMRUN_MAX_SETS sets; ERRLEN of strlen(LIST) +
+ * SIMRUN_RESOURCES_ERRLEN holds every message whole. */
+#define SIMRUN_MAX_SETS 16
+#define SIMRUN_RESOURCES_ERRLEN 1200
+int simrun_parse_resources(const struct sim_machine *m, const char *list, uint8_t *res, size_t *nres,
+			   struct sim_set *sets, size_t *nsets, char *err, size_t errlen);
+
+/* ----------------------------------------------------- gus sim's loop --- */
+/* Records one simulation may hold (gus sim --iterations, --max-insns). */
+#define SIMRUN_MAX_RECORDS (20u << 20)
+
+/* A loop body as gus sim simulates it: ITERATIONS of it, the first of them
+ * warming caches, predictor and window up. */
+struct simrun_loop {
+	struct sim_rec *recs;	/* the stream (malloc'ed; NULL but after SIMRUN_LOOP_OK) */
+	struct sim_source src;	/* RECS, the mark after the warm-up, the iterations after it */
+	size_t per_iter;	/* instructions per iteration */
+	unsigned iterations;	/* simulated (also with SIMRUN_LOOP_TOO_LONG) */
+	unsigned warmup;	/* of them warm-up */
+	unsigned needed;	/* iterations whose quarter fills the window twice */
+	bool short_warmup;	/* ITERATIONS < NEEDED: the warm-up is cut to half of them */
+};
+
+enum simrun_loop_status {
+	SIMRUN_LOOP_OK,
+	SIMRUN_LOOP_UNDECODABLE,	/* ERR as sim_stream_loop's */
+	SIMRUN_LOOP_TOO_LONG,		/* more than SIMRUN_MAX_RECORDS records */
+};
+
+/* The stream of the loop body [ADDR, ADDR+LEN) decoded into CODE:
+ * ITERATIONS iterations of it (0: enough for M's instruction window to fill
+ * twice during the warm-up, at least 200), the warm-up a quarter of them
+ * and at least two window fills (at most half of them). */
+enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code *code, uint64_t addr,
+				    const uint8_t *bytes, size_t len, unsigned iterations, struct simrun_loop *out,
+				    char *err, size_t errlen);
+
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A real instruction stream turned into model records (sim.h). */
+/* A real instruction stream turned into model records, and what gus sim
+ * gives the model: its loop bodies, --resources and --weights (sim.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,8 +111,8 @@ struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head)
 	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units };
 }
 
-static int weights_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int weights_error(char *err, size_t errlen, const char *fmt, ...)
+static int simrun_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int simrun_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -126,9 +127,9 @@ int simrun_parse_weights(const char *s, double **out, size_t *n, char *err, size
 	char tail;
 	if (sscanf(s, "%lf:%lf:%lf%c", &from, &to, &step, &tail) == 3) {
 		if (!(from >= 0.001) || !(to >= from) || !(to <= 1e6) || !(step > 0))
-			return weights_error(err, errlen, "--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
+			return simrun_error(err, errlen, "--weights: '%s' is not FROM:TO:STEP with 0.001 <= FROM <= TO <= 1e6", s);
 		if ((to - from) / step >= MAX_WEIGHTS)
-			return weights_error(err, errlen, "--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
+			return simrun_error(err, errlen, "--weights: '%s' gives more than %d weights", s, MAX_WEIGHTS);
 		size_t k = (size_t)((to - from) / step + 1e-6) + 1;
 		double *w = calloc(k, sizeof *w);
 		if (!w)
@@ -151,11 +152,11 @@ int simrun_parse_weights(const char *s, double **out, size_t *n, char *err, size
 		double v = strtod(t, &end);
 		int rc = 0;
 		if (end == t || *end || !(v >= 0.001) || v > 1e6)
-			rc = weights_error(err, errlen, "--weights: '%s' is not a number from 0.001 to 1e6", t);
+			rc = simrun_error(err, errlen, "--weights: '%s' is not a number from 0.001 to 1e6", t);
 		else if (k == MAX_WEIGHTS)
-			rc = weights_error(err, errlen, "--weights: more than %d weights", MAX_WEIGHTS);
+			rc = simrun_error(err, errlen, "--weights: more than %d weights", MAX_WEIGHTS);
 		else if (k && v <= w[k - 1])
-			rc = weights_error(err, errlen, "--weights: the weights must increase ('%s')", t);
+			rc = simrun_error(err, errlen, "--weights: the weights must increase ('%s')", t);
 		if (rc) {
 			free(dup);
 			free(w);
@@ -172,9 +173,89 @@ int simrun_parse_weights(const char *s, double **out, size_t *n, char *err, size
 	free(dup);
 	if (!k) {
 		free(w);
-		return weights_error(err, errlen, "--weights: empty list");
+		return simrun_error(err, errlen, "--weights: empty list");
 	}
 	*out = w;
 	*n = k;
 	return 0;
+}
+
+int simrun_parse_resources(const struct sim_machine *m, const char *list, uint8_t *res, size_t *nres,
+			   struct sim_set *sets, size_t *nsets, char *err, size_t errlen)
+{
+	char *dup = strdup(list);
+	if (!dup)
+		abort();
+	*nres = *nsets = 0;
+	int rc = 0;
+	for (char *save = NULL, *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		struct sim_set set = { 0 };
+		for (char *s2 = NULL, *r = strtok_r(t, "+", &s2); r; r = strtok_r(NULL, "+", &s2)) {
+			int idx = sim_res_find(m, r);
+			if (idx < 0) {
+				char known[1024];
+				size_t o = 0;
+				for (unsigned k = 0; k < sim_nres(m) && o < sizeof known; k++)
+					o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? " " : "",
+							      sim_res_name(m, k));
+				rc = simrun_error(err, errlen, "--resources: no resource '%s' in %s (resources: %s)", r,
+						   sim_machine_name(m), known);
+				break;
+			}
+			if (set.n == 8) {
+				rc = simrun_error(err, errlen, "--resources: at most 8 resources in a set");
+				break;
+			}
+			set.res[set.n++] = (uint8_t)idx;
+		}
+		if (rc)
+			break;
+		if (set.n == 1 && *nres < SIM_MAX_RES)
+			res[(*nres)++] = set.res[0];
+		else if (set.n > 1 && *nsets < SIMRUN_MAX_SETS)
+			sets[(*nsets)++] = set;
+		else if (set.n > 1) {
+			rc = simrun_error(err, errlen, "--resources: at most %d sets", SIMRUN_MAX_SETS);
+			break;
+		}
+	}
+	free(dup);
+	return rc;
+}
+
+enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code *code, uint64_t addr,
+				    const uint8_t *bytes, size_t len, unsigned iterations, struct simrun_loop *out,
+				    char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	size_t nrec = 0;
+	if (sim_stream_loop(code, addr, bytes, len, 1, &out->recs, &nrec, &out->per_iter, err, errlen))
+		return SIMRUN_LOOP_UNDECODABLE;
+	/* the measurement starts once the window has filled twice */
+	unsigned fused = 0;
+	for (size_t i = 0; i < out->per_iter; i++)
+		fused += sim_code_insn(code, out->recs[i].insn)->fused;
+	free(out->recs);
+	out->recs = NULL;
+	int rw = sim_res_find(m, "INST_WINDOW");
+	double window = rw >= 0 ? sim_res_capacity(m, (unsigned)rw) : 224;
+	unsigned need_warm = (unsigned)(2 * window / (fused ? fused : 1)) + 1;
+	out->needed = 4 * need_warm;
+	out->iterations = iterations ? iterations : 4 * need_warm > 200 ? 4 * need_warm : 200;
+	if ((uint64_t)out->iterations * out->per_iter > SIMRUN_MAX_RECORDS)
+		return SIMRUN_LOOP_TOO_LONG;
+	out->warmup = out->iterations / 4 > need_warm ? out->iterations / 4 : need_warm;
+	if (out->warmup > out->iterations / 2) {
+		out->warmup = out->iterations / 2;
+		out->short_warmup = true;
+	}
+	if (sim_stream_loop(code, addr, bytes, len, out->iterations, &out->recs, &nrec, &out->per_iter, err, errlen))
+		return SIMRUN_LOOP_UNDECODABLE;
+	out->src = (struct sim_source){
+		.recs = out->recs,
+		.n = nrec,
+		.mark = (size_t)out->warmup * out->per_iter,
+		.units = out->iterations - out->warmup,
+	};
+	return SIMRUN_LOOP_OK;
 }

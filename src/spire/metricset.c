@@ -549,3 +549,53 @@ const struct spire_metric_def *spire_metricset_find(const struct spire_metricset
 			return &s->m[i];
 	return NULL;
 }
+
+struct spire_metricset *spire_metricset_for(const char *dir, const char *cpu)
+{
+	char err[SPIRE_ERRLEN];
+	return cpu ? spire_metricset_load(dir, cpu, err, sizeof(err)) : NULL;
+}
+
+void spire_metric_keys_free(char **keys, size_t n)
+{
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+char **spire_metric_keys(const char *list, const struct spire_metricset *set, size_t *n)
+{
+	size_t cap = 1;
+	for (const char *p = list; *p; p++)
+		cap += *p == ',';
+	char *items = strdup(list);
+	char **keys = items ? calloc(cap + 1, sizeof(*keys)) : NULL;
+	*n = 0;
+	/* split at the commas outside cpu/.../ terms, as perf's -e splits */
+	bool in_term = false;
+	for (char *p = items, *item = items; keys; p++) {
+		if (*p == '/')
+			in_term = !in_term;
+		if (*p && (*p != ',' || in_term))
+			continue;
+		bool last = !*p;
+		*p = 0;
+		if (*item) {
+			const struct spire_metric_def *def = set ? spire_metricset_find(set, item) : NULL;
+			char key[256];
+			spire_event_key(def ? def->event : item, key, sizeof(key));
+			if (!(keys[*n] = strdup(key))) {
+				spire_metric_keys_free(keys, *n);
+				keys = NULL;
+				*n = 0;
+				break;
+			}
+			(*n)++;
+		}
+		if (last)
+			break;
+		item = p + 1;
+	}
+	free(items);
+	return keys;
+}

@@ -687,3 +687,21 @@ int spire_import_perf_intervals(FILE *in, const char *origin, struct spire_sampl
 	}
 	return 0;
 }
+
+void spire_sampleset_keep(struct spire_sampleset *ss, const char *const *keys, size_t nkeys)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < ss->n; i++) {
+		bool keep = false;
+		for (size_t k = 0; k < nkeys && !keep; k++)
+			keep = !strcmp(ss->metrics[i].metric, keys[k]);
+		if (keep) {
+			ss->metrics[w++] = ss->metrics[i];
+		} else {
+			free(ss->metrics[i].metric);
+			free(ss->metrics[i].label);
+			free(ss->metrics[i].s);
+		}
+	}
+	ss->n = w;
+}

@@ -138,6 +138,9 @@ int spire_import_perf_intervals(FILE *in, const char *origin, struct spire_sampl
 				size_t errlen);
 /* The metric's samples, or NULL. NAME is keyed with spire_event_key. */
 const struct spire_metric_samples *spire_sampleset_find(const struct spire_sampleset *ss, const char *name);
+/* Keeps only the samples of the metrics whose key is one of KEYS[0..NKEYS)
+ * (spire_metric_keys), in the order they had; the others are freed. */
+void spire_sampleset_keep(struct spire_sampleset *ss, const char *const *keys, size_t nkeys);
 
 /* ------------------------------------------------------ rooflines --- */
 struct spire_knot {
@@ -310,5 +313,14 @@ void spire_metricset_free(struct spire_metricset *s);
 /* The metric named NAME by abbreviation (case-insensitive) or by event
  * key, or NULL. */
 const struct spire_metric_def *spire_metricset_find(const struct spire_metricset *s, const char *name);
+/* The metric set of CPU in DIR (spire_metricset_load), for abbreviations;
+ * NULL when CPU is NULL or has none. */
+struct spire_metricset *spire_metricset_for(const char *dir, const char *cpu);
+/* --metrics LIST (comma-separated; commas inside a cpu/.../ term do not
+ * split) as event keys (spire_event_key), an abbreviation of SET (may be
+ * NULL) as its event's: a malloc'ed array of *N malloc'ed keys, empty
+ * items skipped. NULL (*N 0) on out of memory. */
+char **spire_metric_keys(const char *list, const struct spire_metricset *set, size_t *n);
+void spire_metric_keys_free(char **keys, size_t n);
 
 #endif
