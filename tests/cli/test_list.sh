@@ -14,6 +14,7 @@ done
 check_contains "$out" "Cascade Lake X (Skylake-SP server): 29 nodes, levels 1-3, 40 events; also skx" "a table's other names"
 printf '%s\n' "$out" | grep -Eq "^  skx +Intel Skylake-SP"; ok $? "the skx core model"
 printf '%s\n' "$out" | grep -Eq "^  spr +Intel Sapphire Rapids"; ok $? "the spr core model"
+printf '%s\n' "$out" | grep -Eq "^  icx +Intel Ice Lake-SP"; ok $? "the icx core model"
 
 out=$("$GUS" list tma --arch clx 2>&1); st=$?
 check_status $st 0 "gus list tma --arch clx exits 0"

@@ -37,6 +37,23 @@ check_contains "$(cat "$TMP/heat.svg")" "<svg xmlns" "SVG written"
 check_contains "$(cat "$TMP/heat.svg")" 'font-weight="bold" fill="#b00">p23</text>' "SVG marks the p23 bar as the bottleneck"
 check_contains "$(cat "$TMP/report.txt")" "Bottleneck: p23" "report written with -o"
 
+# the Ice Lake-SP model (icx, alias icl) on loops whose speed on Ice Lake is
+# documented (Intel's optimization manual, uops.info): two loads per cycle,
+# imul r64 3 cycles, two stores per cycle to one line (Skylake: one), and
+# the new integer divider (div r64 14 cycles; Skylake's microcode ~40+)
+out=$("$GUS" sim --hex $LOADS --arch icx 2>&1); st=$?
+check_status $st 0 "--arch icx exits 0"
+check_contains "$out" "machine: icx (Intel Ice Lake-SP" "--arch icx loads the Ice Lake-SP model"
+check_contains "$out" "cycles per iteration               3.00" "icx: six loads take 3 cycles on two load ports"
+check_contains "$out" "all instructions modelled from the machine's form table" "icx: no approximation"
+out=$("$GUS" sim --hex 480fafc3480fafc349ffcf75f3 --arch icl 2>&1)
+check_contains "$out" "machine: icx" "--arch icl names the icx model"
+check_contains "$out" "cycles per iteration               6.00" "icx: two dependent imul r64 take 2 x 3 cycles"
+out=$("$GUS" sim --hex 48890648895e0848894e1048896e1849ffcf75ec --arch icx 2>&1)
+check_contains "$out" "cycles per iteration               2.00" "icx: four stores to one line take 2 cycles (two store ports)"
+out=$("$GUS" sim --hex 31d248f7f14c01e049ffcf75f3 --arch icx 2>&1)
+check_contains "$out" "cycles per iteration              15.00" "icx: div r64 + add chain: 14 + 1 cycles"
+
 # dependent FP adds: latency; the automatic set search when nothing pays alone
 out=$("$GUS" sim --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb 2>&1)
 check_contains "$out" "Bottleneck: INST_LAT" "vaddpd chain is latency-bound"
