@@ -128,9 +128,24 @@ const char *gus_data_dir(const char *sub)
 	return d;
 }
 
+/* The TMA tables: the hand-written ones, then those generated from the
+ * kernel's metric files. Installed, both are in one directory; uninstalled,
+ * the generated ones are in the build tree; GUS_TMA_PATH (a ':'-separated
+ * list) names others. */
 const char *gus_tma_dir(void)
 {
-	return gus_data_dir("tma");
+	static char path[2 * PATH_MAX + 2];
+	const char *env = getenv("GUS_TMA_PATH");
+	if (env && *env)
+		return env;
+	const char *dir = gus_data_dir("tma");
+	char gen[PATH_MAX];
+	snprintf(gen, sizeof gen, "%s/tma-gen", GUS_ABS_BUILDDIR);
+	if (!getenv("GUS_DATADIR") && running_uninstalled() && is_dir(gen))
+		snprintf(path, sizeof path, "%s:%s", dir, gen);
+	else
+		snprintf(path, sizeof path, "%s", dir);
+	return path;
 }
 
 static void terminal_message(void *ctx, enum recording_msg kind, const char *text)

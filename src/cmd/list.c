@@ -19,7 +19,8 @@ static void list_usage(FILE *out)
 		"       gus list events [--arch ID]   a table's events: counter, encoding, libpfm4 name\n"
 		"       gus list machine [--arch ID]  a core model's resources\n"
 		"\n"
-		"  --arch ID    a table (clx, skx, icx, spr) or core model (skx, spr); default:\n"
+		"  --arch ID    a table (clx, skx, icx, spr, and those generated from the kernel:\n"
+		"               gus list shows them) or core model (skx, icx, spr); default:\n"
 		"               the one this CPU is taken for\n");
 }
 

@@ -1319,7 +1319,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	if (o.arch) {
 		struct td_table *t = td_table_load_arch(o.tma_dir, o.arch, err, sizeof err);
 		if (!t)
-			return rec_usage(rec_log, "record: --arch: %s (tables: clx, skx, icx, spr)", err);
+			return rec_usage(rec_log, "record: --arch: %s (gus list shows the tables)", err);
 		td_table_free(t);
 	}
 	/* what --spire counts is settled before anything runs */

@@ -631,9 +631,39 @@ struct td_table *td_table_load(const char *path, char *err, size_t errlen)
 	return t;
 }
 
-/* Try every *.tma in DIR, keep the first that MATCH accepts. */
-static struct td_table *load_matching(const char *dir, bool (*match)(const struct td_table *, const char *),
+static struct td_table *load_matching_in(const char *dir, bool (*match)(const struct td_table *, const char *),
+					 const char *key, const char *what, char *err, size_t errlen);
+
+/* Try every *.tma of each directory of DIRS (a ':'-separated list: the
+ * hand-written tables, then those generated from the kernel's files), keep
+ * the first that MATCH accepts. */
+static struct td_table *load_matching(const char *dirs, bool (*match)(const struct td_table *, const char *),
 				      const char *key, const char *what, char *err, size_t errlen)
+{
+	if (!strchr(dirs, ':'))
+		return load_matching_in(dirs, match, key, what, err, errlen);
+	char *list = strdup(dirs);
+	if (!list) {
+		td_seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	struct td_table *t = NULL;
+	char *save = NULL;
+	for (char *d = strtok_r(list, ":", &save); d && !t; d = strtok_r(NULL, ":", &save)) {
+		t = load_matching_in(d, match, key, what, err, errlen);
+		/* a missing directory of the list is no error; a broken table is */
+		if (!t && !strstr(err, "no TMA table in") && !strstr(err, "cannot open TMA table directory"))
+			break;
+	}
+	if (!t && strstr(err, "no TMA table in"))
+		td_seterr(err, errlen, "no TMA table in %s for %s '%s'", dirs, what, key);
+	free(list);
+	return t;
+}
+
+/* Try every *.tma in DIR, keep the first that MATCH accepts. */
+static struct td_table *load_matching_in(const char *dir, bool (*match)(const struct td_table *, const char *),
+					 const char *key, const char *what, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
 	if (!d) {

@@ -59,7 +59,7 @@ int main(void)
 	       "AMX and AVX512_FP16 came with Sapphire Rapids");
 	expect("... and the reason says the model is masked", &c, "Sapphire Rapids class", "spr", "spr", "masked");
 	c = intel(6, 207, 2, AVX512F, spr_ecx, spr_edx, 0);
-	expect("Emerald Rapids", &c, "Emerald Rapids", "spr", "spr", "model 207");
+	expect("Emerald Rapids", &c, "Emerald Rapids", "emr", "spr", "model 207");
 	c = intel(6, 167, 1, AVX512F, spr_ecx, spr_edx, AMX_FP16);
 	expect("a Granite Rapids guest (AMX_FP16)", &c, "Granite Rapids class", "", "gnr", "AMX_FP16");
 	c = intel(6, 173, 1, AVX512F, spr_ecx, spr_edx, AMX_FP16);
@@ -75,7 +75,7 @@ int main(void)
 	c = intel(6, 13, 0, AVX512F, VNNI, 0, 0);
 	expect("a Cascade Lake guest", &c, "Cascade Lake class", "clx", "skx", "AVX512_VNNI came with Cascade Lake");
 	c = intel(6, 151, 2, 0, 0, HYBRID, 0);
-	expect("Alder Lake (no AVX-512)", &c, "Alder Lake (client, hybrid)", "", "spr", "model 151");
+	expect("Alder Lake (no AVX-512)", &c, "Alder Lake (client, hybrid)", "adl-core", "spr", "model 151");
 	collect_host_identify(&c, &h);
 	tap_ok(h.hybrid, "Alder Lake: hybrid");
 

@@ -6,6 +6,7 @@
 #include "collect.h"
 #include "topdown.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +84,67 @@ static void check(const char *dir, const char *id, const char *pmu)
 	       id, r.named, r.bad);
 }
 
+/* Every event of every generated table: a libpfm4 name encodes to the
+ * table's public encoding under the table's PMU (forced), and the raw
+ * encoding, written as perf's cpu/event=,umask=,.../ term, is taken as the
+ * same config. */
+static void check_generated(const char *gendir)
+{
+	DIR *d = opendir(gendir);
+	if (!tap_ok(d != NULL, "%s opens", gendir))
+		return;
+	struct dirent *de;
+	size_t tables = 0, events = 0, bad = 0;
+	char err[COLLECT_ERRLEN];
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 4, ".tma"))
+			continue;
+		char path[1400];
+		snprintf(path, sizeof path, "%s/%s", gendir, de->d_name);
+		struct td_table *t = td_table_load(path, err, sizeof err);
+		if (!t) {
+			printf("# %s: %s\n", path, err);
+			bad++;
+			continue;
+		}
+		tables++;
+		if (t->n_pmus)
+			check(gendir, t->id, t->pmus[0]);
+		unsetenv("LIBPFM_FORCE_PMU");
+		collect_pfm_init(err, sizeof err);
+		for (size_t e = 0; e < t->n_events; e++) {
+			const struct td_event *ev = &t->events[e];
+			uint64_t c = ev->config;
+			char raw[256];
+			snprintf(raw, sizeof raw, "cpu/event=0x%llx,umask=0x%llx%s%s%s%s%s/",
+				 (unsigned long long)(c & 0xff), (unsigned long long)(c >> 8 & 0xff),
+				 c >> 24 & 0xff ? ",cmask=" : "", "", c >> 23 & 1 ? ",inv=1" : "",
+				 c >> 18 & 1 ? ",edge=1" : "", c >> 21 & 1 ? ",any=1" : "");
+			if (c >> 24 & 0xff) {
+				char cm[16];
+				snprintf(cm, sizeof cm, "%llu", (unsigned long long)(c >> 24 & 0xff));
+				char *p = strstr(raw, ",cmask=");
+				char tail[256];
+				snprintf(tail, sizeof tail, "%s", p + 7);
+				snprintf(p + 7, sizeof raw - (size_t)(p + 7 - raw), "%s%s", cm, tail);
+			}
+			struct perf_event_attr a;
+			events++;
+			if (collect_encode(raw, false, &a, err, sizeof err) || a.type != PERF_TYPE_RAW || a.config != c) {
+				printf("# %s %s: %s gives 0x%llx, table 0x%llx (%s)\n", t->id, ev->name, raw,
+				       (unsigned long long)a.config, (unsigned long long)c, err);
+				bad++;
+			}
+		}
+		collect_pfm_fini();
+		td_table_free(t);
+	}
+	closedir(d);
+	tap_ok(tables >= 20 && events > 1000 && !bad,
+	       "generated tables: %zu tables, all %zu events encode as perf's raw terms (%zu wrong)", tables, events, bad);
+}
+
 int main(void)
 {
 	const char *dd = getenv("GUS_DATADIR");
@@ -92,6 +154,14 @@ int main(void)
 	check(dir, "clx", "skx");
 	check(dir, "icx", "icx");
 	check(dir, "spr", "spr");
+
+	/* the tables generated from the kernel's files: each one's libpfm4
+	 * names under its PMU, and every raw encoding as perf takes it */
+	const char *gen = getenv("GUS_TMAGEN_DIR");
+	if (gen && *gen)
+		check_generated(gen);
+	else
+		printf("# no generated tables (configured --without-pmu-events)\n");
 
 	/* software events need no PMU: perf's names through libpfm4 */
 	char err[COLLECT_ERRLEN];
