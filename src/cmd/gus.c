@@ -128,23 +128,26 @@ const char *gus_data_dir(const char *sub)
 	return d;
 }
 
-/* The TMA tables: the hand-written ones, then those generated from the
- * kernel's metric files. Installed, both are in one directory; uninstalled,
- * the generated ones are in the build tree; GUS_TMA_PATH (a ':'-separated
- * list) names others. */
+/* The TMA tables. Installed, all are in one directory: those generated
+ * from the kernel's metric files (or, in a build without them, the
+ * hand-written ones). Uninstalled, the generated ones are in the build
+ * tree and the hand-written ones in the source tree's data/tma/hand, the
+ * fallback for a CPU the kernel's files lack. GUS_TMA_PATH (a
+ * ':'-separated list) names others. */
 const char *gus_tma_dir(void)
 {
-	static char path[2 * PATH_MAX + 2];
+	static char path[3 * PATH_MAX + 3];
 	const char *env = getenv("GUS_TMA_PATH");
 	if (env && *env)
 		return env;
 	const char *dir = gus_data_dir("tma");
-	char gen[PATH_MAX];
+	char gen[PATH_MAX], hand[PATH_MAX + 8];
 	snprintf(gen, sizeof gen, "%s/tma-gen", GUS_ABS_BUILDDIR);
-	if (!getenv("GUS_DATADIR") && running_uninstalled() && is_dir(gen))
-		snprintf(path, sizeof path, "%s:%s", dir, gen);
-	else
-		snprintf(path, sizeof path, "%s", dir);
+	snprintf(hand, sizeof hand, "%s/hand", dir);
+	const char *datadir = getenv("GUS_DATADIR");
+	bool uninstalled = (!datadir || !*datadir) && running_uninstalled();
+	snprintf(path, sizeof path, "%s%s%s%s%s", uninstalled && is_dir(gen) ? gen : "",
+		 uninstalled && is_dir(gen) ? ":" : "", dir, is_dir(hand) ? ":" : "", is_dir(hand) ? hand : "");
 	return path;
 }
 

@@ -54,10 +54,10 @@ void merge_render_tma_nodes(FILE *out, const struct td_table *t)
 	fprintf(out, "TMA table %s: %s\n", t->id, t->full_name);
 	fprintf(out, "%-40s %-11s %9s  %s\n", "node", "unit", "threshold", "formula");
 	/* in the tree's order: each node followed by its children */
-	int stack[64];
+	int stack[256];
 	size_t sp = 0;
 	for (size_t i = t->n_nodes; i-- > 0;)
-		if (t->nodes[i].parent < 0 && sp < 64)
+		if (t->nodes[i].parent < 0 && sp < 256)
 			stack[sp++] = (int)i;
 	while (sp) {
 		int i = stack[--sp];
@@ -67,8 +67,13 @@ void merge_render_tma_nodes(FILE *out, const struct td_table *t)
 		fprintf(out, "%-40s %-11s %8.0f%%  %s\n", name, unit_word(n->unit), 100 * n->threshold,
 			n->formula ? n->formula : "");
 		for (size_t k = t->n_nodes; k-- > 0;)
-			if (t->nodes[k].parent == i && sp < 64)
+			if (t->nodes[k].parent == i && sp < 256)
 				stack[sp++] = (int)k;
+	}
+	if (t->n_omitted) {
+		fprintf(out, "\nleft out (their formulas need what gus does not count per program):\n");
+		for (size_t i = 0; i < t->n_omitted; i++)
+			fprintf(out, "  %s\n", t->omitted[i]);
 	}
 	if (t->n_metrics) {
 		fprintf(out, "\nmetrics the formulas use:\n");

@@ -89,13 +89,23 @@ static size_t list_ids(const char *dirs, const char *suffix, char ids[][16], siz
 	return n;
 }
 
+/* the server tables' preference when several tables know a file's events */
+static int server_rank(const char *id)
+{
+	static const char *const order[] = { "clx", "spr", "icx", "emr", "skx", "srf" };
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		if (!strcmp(order[i], id))
+			return (int)i;
+	return 100;
+}
+
 struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct td_countset *cs, char *why,
 					       size_t whylen)
 {
 	char ids[64][16];
 	size_t n = list_ids(tma_dir, ".tma", ids, 64);
 	struct td_table *best = NULL;
-	size_t best_known = 0, loaded = 0;
+	size_t best_known = 0, loaded = 0, tied = 0;
 	for (size_t i = 0; i < n; i++) {
 		char err[TD_ERRLEN];
 		struct td_table *t = td_table_load_arch(tma_dir, ids[i], err, sizeof err);
@@ -105,7 +115,15 @@ struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct
 		size_t known = 0;
 		for (size_t k = 0; k < cs->n; k++)
 			known += td_table_find_event(t, cs->c[k].event) >= 0;
-		if (known > best_known) {
+		/* the servers' tables first when several know the events alike:
+		 * a Skylake-era file is a Broadwell one too */
+		bool better = known > best_known ||
+			      (known && known == best_known && server_rank(t->id) < server_rank(best->id));
+		if (known && known == best_known)
+			tied++;
+		if (known > best_known)
+			tied = 0;
+		if (better) {
 			td_table_free(best);
 			best = t;
 			best_known = known;
@@ -122,7 +140,8 @@ struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct
 		return NULL;
 	}
 	if (best)
-		snprintf(why, whylen, "its events are the %s table's (%zu of %zu)", best->id, best_known, cs->n);
+		snprintf(why, whylen, "its events are the %s table's (%zu of %zu)%s", best->id, best_known, cs->n,
+			 tied ? "; other tables know them too" : "");
 	else if (loaded)
 		snprintf(why, whylen, "no TMA table knows most of its events (none knows any of its %zu)", cs->n);
 	else
@@ -194,6 +213,15 @@ int recording_catalog(const char *tma_dir, const char *machines_dir, struct reco
 		if (!t) {
 			recording_catalog_free(c);
 			return -1;
+		}
+		/* an id another table serves as an alias (skx: the hand-written
+		 * clx) is listed once, with that table */
+		bool seen = false;
+		for (size_t k = 0; k < c->ntables && !seen; k++)
+			seen = !strcmp(c->tables[k]->id, t->id);
+		if (seen) {
+			td_table_free(t);
+			continue;
 		}
 		c->tables[c->ntables++] = t;
 	}

@@ -37,6 +37,7 @@ void td_table_free(struct td_table *t)
 	free(t->origin);
 	free_strv(t->aliases, t->n_aliases);
 	free_strv(t->pmus, t->n_pmus);
+	free_strv(t->omitted, t->n_omitted);
 	for (size_t i = 0; i < t->n_events; i++) {
 		free(t->events[i].name);
 		free(t->events[i].pfm);
@@ -434,6 +435,20 @@ static int parse_line(struct loader *ld, char *line)
 			return -1;
 		}
 		t->width = (int)v;
+	} else if (!strcmp(kw, "omit")) {
+		/* a node of the source the table leaves out, and why */
+		if (nw != 3) {
+			LERR(ld, "expected 'omit NAME \"WHY\"'");
+			return -1;
+		}
+		size_t l = strlen(w[1]) + strlen(w[2]) + 3;
+		char *text = malloc(l);
+		if (!text)
+			return -1;
+		snprintf(text, l, "%s: %s", w[1], w[2]);
+		int rc = push_str(&t->omitted, &t->n_omitted, text);
+		free(text);
+		return rc;
 	} else if (!strcmp(kw, "event")) {
 		return parse_event(ld, w, nw);
 	} else {

@@ -58,6 +58,8 @@ struct td_table {
 	size_t n_aliases;
 	char **pmus;
 	size_t n_pmus;
+	char **omitted;		/* "NAME: why" of the nodes a generated table left out */
+	size_t n_omitted;
 	int width;
 	struct td_event *events;
 	size_t n_events;

@@ -16,9 +16,12 @@ out=$("$GUS" script -i div.data --max-insns 40 2>"$TMP/e"); st=$?
 check_status $st 0 "script -i: a QEMU recording is read"
 # (lines "  -- ... --" mark threads and windows, not instructions)
 test "$(printf '%s\n' "$out" | grep -v '^  --' | grep -c .)" -eq 40; ok $? "script -i: --max-insns 40 prints 40 instructions"
-check_contains "$out" "divide_loop+0x" "script -i: instructions named by the hot function's symbol"
-check_contains "$out" "divsd" "script -i: ... disassembled"
 check_contains "$out" " R]" "script -i: ... with the recorded data addresses"
+# the hot function among the traced ranges (a loaded machine's samples may
+# make a startup function such as sysmalloc a hot region, traced first)
+all=$("$GUS" script -i div.data --max-insns 200000 2>/dev/null)
+check_contains "$all" "divide_loop+0x" "script -i: instructions named by the hot function's symbol"
+check_contains "$all" "divsd" "script -i: ... disassembled"
 check_contains "$(cat "$TMP/e")" "stopped after 40 instructions (--max-insns)" "script -i: the limit is said"
 out=$("$GUS" script -i div.data --no-mem --max-insns 40 2>/dev/null)
 check_lacks "$out" " R]" "script -i --no-mem: no data addresses"

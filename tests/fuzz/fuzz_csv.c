@@ -20,7 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	char path[4096], err[512];
-	snprintf(path, sizeof path, "%s/data/tma/clx.tma", fuzz_srcdir());
+	snprintf(path, sizeof path, "%s/data/tma/hand/clx.tma", fuzz_srcdir());
 	table = td_table_load(path, err, sizeof err);
 	if (!table) {
 		fprintf(stderr, "fuzz_csv: %s\n", err);

@@ -41,6 +41,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char data[4096];
 	snprintf(data, sizeof data, "%s/data", fuzz_srcdir());
 	setenv("GUS_DATADIR", data, 0);
+	/* the hand-written TMA tables: the source tree's, whatever the build */
+	char tma[4200];
+	snprintf(tma, sizeof tma, "%s/tma/hand", data);
+	setenv("GUS_TMA_PATH", tma, 0);
 	snprintf(model, sizeof model, "%s/tests/fuzz/gusdata.model", fuzz_srcdir());
 	const char *tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	snprintf(dir, sizeof dir, "%s/fuzz-gusdata-XXXXXX", tmp);

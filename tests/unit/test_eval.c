@@ -305,7 +305,7 @@ static void flags(void)
 int main(void)
 {
 	const char *dd = getenv("GUS_DATADIR");
-	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
+	snprintf(dir, sizeof(dir), "%s/tma/hand", dd ? dd : "data");
 	published_point("icx");
 	published_point("spr");
 	clx_level1();

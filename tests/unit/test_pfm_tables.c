@@ -149,7 +149,7 @@ int main(void)
 {
 	const char *dd = getenv("GUS_DATADIR");
 	char dir[1024];
-	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
+	snprintf(dir, sizeof(dir), "%s/tma/hand", dd ? dd : "data");
 	check(dir, "clx", "clx");
 	check(dir, "clx", "skx");
 	check(dir, "icx", "icx");

@@ -70,7 +70,7 @@ int main(void)
 {
 	test_split();
 	const char *dd = getenv("GUS_DATADIR");
-	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
+	snprintf(dir, sizeof(dir), "%s/tma/hand", dd ? dd : "data");
 	plan_for("clx", 1, 4);
 	plan_for("clx", 3, 4);
 	plan_for("clx", 3, 3);

@@ -254,7 +254,7 @@ static struct report *build(const char *input)
 {
 	char machines[PATH_MAX + 16], tma[PATH_MAX + 16], spire[PATH_MAX + 16];
 	snprintf(machines, sizeof machines, "%s/machines", datadir);
-	snprintf(tma, sizeof tma, "%s/tma", datadir);
+	snprintf(tma, sizeof tma, "%s/tma/hand", datadir);
 	snprintf(spire, sizeof spire, "%s/spire", datadir);
 	struct report_request rq = { .input = input, .host_machine = "skx", .threads = 1, .tma_dir = tma,
 				     .machines_dir = machines, .spire_dir = spire,

@@ -1051,7 +1051,7 @@ int main(void)
 	test_report_callers(skx);
 
 	char tdir[1100];
-	snprintf(tdir, sizeof tdir, "%s/tma", datadir);
+	snprintf(tdir, sizeof tdir, "%s/tma/hand", datadir);
 	struct td_table *t = td_table_load_arch(tdir, "clx", err, sizeof err);
 	if (tap_ok(t != NULL, "clx TMA table loads")) {
 		struct td_tree tr[NTREES];

@@ -773,7 +773,7 @@ static void test_tma_plan(void)
 {
 	const char *dd = getenv("GUS_DATADIR");
 	char dir[1024];
-	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
+	snprintf(dir, sizeof(dir), "%s/tma/hand", dd ? dd : "data");
 	struct td_table *t = td_table_load_arch(dir, "spr", err, sizeof(err));
 	if (!tap_ok(t != NULL, "the spr TMA table loads (%s)", t ? "" : err))
 		return;

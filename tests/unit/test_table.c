@@ -76,7 +76,7 @@ int main(void)
 {
 	const char *dd = getenv("GUS_DATADIR");
 	char dir[1024];
-	snprintf(dir, sizeof(dir), "%s/tma", dd ? dd : "data");
+	snprintf(dir, sizeof(dir), "%s/tma/hand", dd ? dd : "data");
 	check_table(dir, "clx");
 	check_table(dir, "icx");
 	check_table(dir, "spr");
@@ -122,6 +122,14 @@ int main(void)
 	tap_ok(t && t->nodes[0].desc && !strcmp(t->nodes[0].desc, "a # b = c"),
 	       "quoted desc keeps '#' and ' = ' (%s)", t ? "parsed" : err);
 	td_table_free(t);
+	/* a generated table says which nodes it left out, and why */
+	t = td_table_parse("table t \"x\"\nevent E code=1\nomit Remote_MEM \"level 5, TSC is not counted\"\n"
+			   "node A parent=- unit=slots threshold=0.1 = E / 2\n", "omit.tma", err, sizeof(err));
+	tap_ok(t && t->n_omitted == 1 && !strcmp(t->omitted[0], "Remote_MEM: level 5, TSC is not counted"),
+	       "omit NAME \"WHY\" is kept (%s)", t ? "parsed" : err);
+	td_table_free(t);
+	expect_error("table t \"x\"\nevent E code=1\nomit A\nnode A parent=- unit=slots threshold=0.1 = E\n",
+		     "expected 'omit NAME");
 	/* a table that declares no event (its events array is NULL): an
 	 * error naming the unknown name, not a NULL dereference */
 	expect_error("table x \"no events\"\npmu x\nwidth 4\n"

@@ -147,7 +147,7 @@ int main(void)
 		return 0;
 	}
 	char handdir[1024];
-	snprintf(handdir, sizeof handdir, "%s/tma", dd ? dd : "data");
+	snprintf(handdir, sizeof handdir, "%s/tma/hand", dd ? dd : "data");
 	oracle(handdir, gendir, "clx");
 	oracle(handdir, gendir, "icx");
 	oracle(handdir, gendir, "spr");

@@ -851,6 +851,7 @@ static bool is_node_metric(const struct kmetric *m, int *level)
 }
 
 static bool translate(struct gen *g, const struct node *n, struct buf *b);
+static bool tr(struct gen *g, const struct node *n, struct buf *b, int *prec);
 
 /* the value of an expression of numbers and the constants gus fixes */
 static bool const_value(const struct node *n, double *v)
@@ -938,8 +939,36 @@ static bool is_node_name(const struct gen *g, const char *kname)
 	return m && is_node_metric(m, &lvl);
 }
 
+/* Precedences of the table grammar's operators (EXPR in data/tma/FORMAT),
+ * lowest first: a child is parenthesized only where the grammar needs it. */
+enum { P_COND, P_CMP, P_ADD, P_MUL, P_UNARY, P_ATOM };
+
+static bool tr(struct gen *g, const struct node *n, struct buf *b, int *prec);
+
+/* CHILD appended to B, in parentheses when its precedence is below NEED
+ * (or equal, where STRICT: the right side of - and /, comparisons) */
+static bool sub(struct gen *g, const struct node *child, struct buf *b, int need, bool strict)
+{
+	struct buf t = { 0 };
+	int p;
+	bool ok = tr(g, child, &t, &p);
+	if (ok) {
+		bool paren = p < need || (strict && p == need);
+		bprintf(b, paren ? "(%s)" : "%s", t.s ? t.s : "");
+	}
+	free(t.s);
+	return ok;
+}
+
 static bool translate(struct gen *g, const struct node *n, struct buf *b)
 {
+	int p;
+	return tr(g, n, b, &p);
+}
+
+static bool tr(struct gen *g, const struct node *n, struct buf *b, int *prec)
+{
+	*prec = P_ATOM;
 	switch (n->k) {
 	case N_NUM:
 		bprintf(b, "%.17g", n->num);
@@ -963,66 +992,56 @@ static bool translate(struct gen *g, const struct node *n, struct buf *b)
 		snprintf(g->why, sizeof g->why, "%s is not known per program", n->name);
 		return false;
 	case N_NEG:
-		bprintf(b, "-(");
-		if (!translate(g, n->a[0], b))
-			return false;
-		bprintf(b, ")");
-		return true;
+		*prec = P_UNARY;
+		bprintf(b, "-");
+		return sub(g, n->a[0], b, P_UNARY, false);
 	case N_NOT:
-		bprintf(b, "((");
-		if (!translate(g, n->a[0], b))
+		*prec = P_CMP;
+		if (!sub(g, n->a[0], b, P_CMP, true))
 			return false;
-		bprintf(b, ") == 0)");
+		bprintf(b, " == 0");
 		return true;
 	case N_COND: {
 		/* a condition on constants gus fixes (#core_wide, #has_pmem)
 		 * is decided here: the other branch's events are not counted */
 		double cv;
 		if (const_value(n->a[0], &cv))
-			return translate(g, n->a[cv != 0 ? 1 : 2], b);
-		bprintf(b, "((");
-		if (!translate(g, n->a[0], b))
+			return tr(g, n->a[cv != 0 ? 1 : 2], b, prec);
+		*prec = P_COND;
+		if (!sub(g, n->a[0], b, P_CMP, false))
 			return false;
-		bprintf(b, ") ? (");
-		if (!translate(g, n->a[1], b))
+		bprintf(b, " ? ");
+		if (!sub(g, n->a[1], b, P_CMP, false))
 			return false;
-		bprintf(b, ") : (");
-		if (!translate(g, n->a[2], b))
-			return false;
-		bprintf(b, "))");
-		return true;
+		bprintf(b, " : ");
+		return sub(g, n->a[2], b, P_COND, false);
 	}
 	case N_BIN: {
 		const char *op = n->op;
-		/* logical operators as arithmetic on 0/1 */
-		const char *pre = "(", *mid = NULL, *post = ")";
-		if (!strcmp(op, "&")) {
-			pre = "(((";
-			mid = ") != 0) * ((";
-			post = ") != 0))";
-		} else if (!strcmp(op, "|")) {
-			pre = "((((";
-			mid = ") != 0) + ((";
-			post = ") != 0)) > 0)";
-		} else if (!strcmp(op, "^")) {
-			pre = "(((";
-			mid = ") != 0) != ((";
-			post = ") != 0))";
-		} else if (!strcmp(op, "%")) {
+		if (!strcmp(op, "%")) {
 			snprintf(g->why, sizeof g->why, "the '%%' operator");
 			return false;
 		}
-		bprintf(b, "%s", pre);
-		if (!translate(g, n->a[0], b))
+		/* logical operators as arithmetic on 0/1: a & b is
+		 * (a != 0) * (b != 0), a | b is (a != 0) + (b != 0) > 0,
+		 * a ^ b is (a != 0) != (b != 0) */
+		if (!strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^")) {
+			*prec = op[0] == '&' ? P_MUL : P_CMP;
+			bprintf(b, "(");
+			if (!sub(g, n->a[0], b, P_CMP, true))
+				return false;
+			bprintf(b, " != 0) %s (", op[0] == '&' ? "*" : op[0] == '|' ? "+" : "!=");
+			if (!sub(g, n->a[1], b, P_CMP, true))
+				return false;
+			bprintf(b, " != 0)%s", op[0] == '|' ? " > 0" : "");
+			return true;
+		}
+		int p = strchr("+-", op[0]) ? P_ADD : strchr("*/", op[0]) ? P_MUL : P_CMP;
+		*prec = p;
+		if (!sub(g, n->a[0], b, p, p == P_CMP))
 			return false;
-		if (mid)
-			bprintf(b, "%s", mid);
-		else
-			bprintf(b, ") %s (", op);
-		if (!translate(g, n->a[1], b))
-			return false;
-		bprintf(b, "%s", post);
-		return true;
+		bprintf(b, " %s ", op);
+		return sub(g, n->a[1], b, p, p == P_CMP || op[0] == '-' || op[0] == '/');
 	}
 	case N_CALL:
 		if (!strcmp(n->name, "min") || !strcmp(n->name, "max")) {
@@ -1030,21 +1049,22 @@ static bool translate(struct gen *g, const struct node *n, struct buf *b)
 			for (size_t i = 0; i < n->na; i++) {
 				if (i)
 					bprintf(b, ", ");
-				if (!translate(g, n->a[i], b))
+				if (!sub(g, n->a[i], b, P_COND, false))
 					return false;
 			}
 			bprintf(b, ")");
 			return true;
 		}
 		if (!strcmp(n->name, "d_ratio") && n->na == 2) {
-			bprintf(b, "(((");
-			if (!translate(g, n->a[1], b))
+			/* a / b, 0 when b is 0 */
+			*prec = P_COND;
+			if (!sub(g, n->a[1], b, P_CMP, true))
 				return false;
-			bprintf(b, ") == 0) ? 0 : ((");
-			if (!translate(g, n->a[0], b) || (bprintf(b, ") / ("), !translate(g, n->a[1], b)))
+			bprintf(b, " == 0 ? 0 : ");
+			if (!sub(g, n->a[0], b, P_MUL, false))
 				return false;
-			bprintf(b, ")))");
-			return true;
+			bprintf(b, " / ");
+			return sub(g, n->a[1], b, P_MUL, true);
 		}
 		snprintf(g->why, sizeof g->why, "the function %s()", n->name);
 		return false;
@@ -1138,6 +1158,17 @@ static const char *unit_of(const struct tnode *t, const struct tnode *nodes, siz
 	return "slots";
 }
 
+/* a node left out, said in the table (gus list shows it) */
+static void write_omit(FILE *out, const struct tnode *t)
+{
+	char why[300];
+	size_t o = 0;
+	for (const char *p = t->why; *p && o < sizeof why - 1; p++)
+		why[o++] = *p == '"' || *p == '\\' ? '\'' : *p;
+	why[o] = 0;
+	fprintf(out, "omit %s \"level %d, %s\"\n", t->name, t->level, why);
+}
+
 static void write_node_tree(FILE *out, struct tnode *nodes, size_t n, const char *parent_k)
 {
 	/* children of PARENT_K in the hierarchy's order */
@@ -1155,7 +1186,7 @@ static void write_node_tree(FILE *out, struct tnode *nodes, size_t n, const char
 			return;
 		best->rank = -1 - best->rank;	/* written */
 		if (best->bad) {
-			fprintf(out, "# %s (level %d) left out: %s\n", best->name, best->level, best->why);
+			write_omit(out, best);
 			continue;
 		}
 		char desc[512] = "";
@@ -1320,7 +1351,7 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 		c->id, src, c->dir);
 	fprintf(out, "table %s \"%s\"\n", c->id, c->name);
 	if (c->alias) {
-		fprintf(out, "alias");
+		fprintf(out, "alias ");
 		for (const char *p = c->alias; *p; p++)
 			fputc(*p == ',' ? ' ' : *p, out);
 		fputc('\n', out);
@@ -1343,11 +1374,19 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 	write_node_tree(bf, nodes, nn, "");
 	for (size_t i = 0; i < nn; i++)
 		if (nodes[i].rank >= 0 && nodes[i].bad)	/* an orphan: its parent is not a node */
-			fprintf(bf, "# %s (level %d) left out: %s\n", nodes[i].name, nodes[i].level, nodes[i].why);
+			write_omit(bf, &nodes[i]);
 	fclose(bf);
+	/* perf's pseudo-events and the fixed counters first, in cpus.txt's
+	 * order (a PERF_METRICS group lists its fields as perf does), then
+	 * the others as the formulas first name them */
 	fprintf(out, "# ---------------------------------------------------------------- events ---\n");
+	for (size_t p = 0; p < npseudos; p++)
+		for (size_t i = 0; i < g->nev; i++)
+			if (!strcmp(g->ev[i].name, pseudos[p].name))
+				fprintf(out, "%s\n", g->ev[i].line);
 	for (size_t i = 0; i < g->nev; i++)
-		fprintf(out, "%s\n", g->ev[i].line);
+		if (!find_pseudo(g->ev[i].name))
+			fprintf(out, "%s\n", g->ev[i].line);
 	fprintf(out, "\n# --------------------------------------------------------------- metrics ---\n");
 	/* helpers in dependency order: a metric's references were added
 	 * before it finished, so reverse discovery order is not enough; emit
