@@ -46,7 +46,8 @@ static void sim_usage(FILE *out)
 		"                         for code without a symbol; --trace: in the program,\n"
 		"                         the recording's objects or a library it needs), or\n"
 		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
-		"      --whole            simulate the whole function, not its innermost loop\n"
+		"      --whole            simulate the whole function, not the innermost loop\n"
+		"                         its time goes to (by the nest, or the trace's counts)\n"
 		"      --trace            simulate a real instruction stream, from\n"
 		"      --qemu             the program after -- run under the QEMU tracer, or\n"
 		"  -i, --recording FILE   the stream of a recording (gus record): its Intel PT or\n"
@@ -286,6 +287,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr));
 	if (rc)
 		goto out;
+	recording_trace_pick_loop(&region, m, &tc);
 	if (tc.undecodable)
 		gus_warn("%llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)",
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
@@ -301,7 +303,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
 	recording_trace_describe(&to, &region, &tr, tc.n, stream, sizeof stream);
 	struct merge_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
-				       .stream = stream };
+				       .stream = stream, .loop_note = region.loop_note };
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights);
 	/* the program's own failure is reported, the analysis stands */
 	if (!rc && tr.qemu && tr.exit_status)
@@ -342,7 +344,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	struct merge_code mc = { 0 };
 	uint8_t *hexbytes = NULL;
-	char source[600];
+	char source[600], loop_note[2048];
 	if (o.trace) {
 		rc = sim_trace(&o, m, weights, nweights);
 		goto out;
@@ -367,8 +369,8 @@ int cmd_sim(int argc, char **argv)
 		}
 		/* a function's time goes to its loops: simulate the innermost
 		 * one unless told otherwise */
-		if (merge_elf_sim_code(o.bin, o.function, s, e, o.whole ? NULL : m, &mc, source, sizeof source, err,
-				       sizeof err)) {
+		if (merge_elf_sim_code(o.bin, o.function, s, e, o.whole ? NULL : m, &mc, source, sizeof source,
+				       loop_note, sizeof loop_note, err, sizeof err)) {
 			gus_error("%s", err);
 			rc = GUS_EXIT_USAGE;
 			goto out;
@@ -394,7 +396,8 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
-				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold };
+				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,
+				       .loop_note = o.hex ? NULL : loop_note };
 	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights);
 	free(lp.recs);
 	sim_code_free(code);

@@ -194,24 +194,36 @@ void merge_code_free(struct merge_code *c)
 }
 
 int merge_elf_sim_code(const char *path, const char *function, uint64_t start, uint64_t end,
-		       const struct sim_machine *m, struct merge_code *out, char *source, size_t sourcelen, char *err,
-		       size_t errlen)
+		       const struct sim_machine *m, struct merge_code *out, char *source, size_t sourcelen,
+		       char *loop_note, size_t notelen, char *err, size_t errlen)
 {
 	int rc = function ? merge_elf_function(path, function, out, err, errlen)
 			  : merge_elf_range(path, start, end, out, err, errlen);
 	if (rc)
 		return rc;
 	snprintf(source, sourcelen, "%s:%s", path, out->name);
-	uint64_t ls, le;
-	/* a function's time goes to its loops: the innermost one */
-	if (function && m && !sim_innermost_loop(m, out->addr, out->bytes, out->len, &ls, &le) &&
-	    (ls != out->addr || le != out->addr + out->len)) {
-		memmove(out->bytes, out->bytes + (ls - out->addr), (size_t)(le - ls));
-		out->len = (size_t)(le - ls);
-		out->addr = ls;
-		snprintf(source, sourcelen, "%s:%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", path,
-			 out->name, (unsigned long long)ls, (unsigned long long)le);
+	if (notelen)
+		loop_note[0] = 0;
+	if (!function || !m)
+		return 0;
+	/* a function's time goes to its loops: the innermost one it spends
+	 * it in, as far as the code tells */
+	struct sim_loop_info loops[SIM_MAX_LOOPS];
+	size_t n = sim_loop_nest(m, out->addr, out->bytes, out->len, loops, SIM_MAX_LOOPS);
+	int hot = sim_hot_loop(loops, n, loop_note, notelen);
+	if (hot < 0) {
+		if (notelen)
+			loop_note[0] = 0;
+		return 0;
 	}
+	uint64_t ls = loops[hot].loop.start, le = loops[hot].loop.end;
+	if (ls == out->addr && le == out->addr + out->len)
+		return 0;
+	memmove(out->bytes, out->bytes + (ls - out->addr), (size_t)(le - ls));
+	out->len = (size_t)(le - ls);
+	out->addr = ls;
+	snprintf(source, sourcelen, "%s:%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", path, out->name,
+		 (unsigned long long)ls, (unsigned long long)le);
 	return 0;
 }
 

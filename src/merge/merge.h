@@ -54,13 +54,14 @@ int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge
 		    size_t errlen);
 void merge_code_free(struct merge_code *c);
 /* The code gus sim --bin simulates: FUNCTION of PATH, or [START, END) of
- * it when FUNCTION is NULL; with M, a function's innermost loop
- * (sim_innermost_loop) when it has one. SOURCE says which ("PATH:NAME",
- * and the loop's addresses). -1 with ERR as merge_elf_function's or
- * merge_elf_range's. */
+ * it when FUNCTION is NULL; with M, the function's innermost loop where
+ * its time goes (sim_hot_loop, statically: the nest's trip counts, depth,
+ * body) when it has one. SOURCE says which ("PATH:NAME", and the loop's
+ * addresses), LOOP_NOTE why and the other loops ("" for no choice). -1
+ * with ERR as merge_elf_function's or merge_elf_range's. */
 int merge_elf_sim_code(const char *path, const char *function, uint64_t start, uint64_t end,
-		       const struct sim_machine *m, struct merge_code *out, char *source, size_t sourcelen, char *err,
-		       size_t errlen);
+		       const struct sim_machine *m, struct merge_code *out, char *source, size_t sourcelen,
+		       char *loop_note, size_t notelen, char *err, size_t errlen);
 
 /* Function symbols of an ELF file, found as perf finds them (symtab.c):
  * its .symtab, else its separate debug file (build-id, .gnu_debuglink,
@@ -128,6 +129,7 @@ struct merge_sim_info {
 	size_t body_insns;	/* instructions per iteration */
 	double threshold;
 	const char *stream;	/* a trace: where the stream came from, NULL otherwise */
+	const char *loop_note;	/* which loop of a function, why, and the others; NULL: none */
 	/* optional: "file.c:12" of a simulated (runtime) address into BUF, or
 	 * false; the per-instruction table then has a source column */
 	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);

@@ -132,6 +132,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
 	if (info->machine_note)
 		fprintf(out, "  (%s; --arch picks another)\n", info->machine_note);
+	if (info->loop_note && info->loop_note[0])
+		fprintf(out, "loop: %s\n", info->loop_note);
 	if (info->stream)
 		fprintf(out, "stream: %s\n", info->stream);
 	if (info->iterations)
@@ -260,6 +262,10 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		merge_json_string(out, info->stream);
 	else
 		fputs("null", out);
+	if (info->loop_note && info->loop_note[0]) {
+		fprintf(out, ",\n  \"loop_choice\": ");
+		merge_json_string(out, info->loop_note);
+	}
 	fprintf(out, ",\n  \"iterations_measured\": ");
 	merge_json_number(out, a->units);
 	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",

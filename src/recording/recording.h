@@ -200,6 +200,11 @@ struct recording_trace_region {
 	struct stream_range run;	/* runtime (PT: after the recording's load bias) */
 	uint64_t bias;		/* runtime - link-time address of the program */
 	uint64_t head;		/* runtime address whose executions count iterations */
+	/* a function's loop to be picked from the trace (recording_trace_pick_loop):
+	 * the whole function is traced */
+	bool pick_loop;
+	char function[256];
+	char loop_note[2048];	/* which loop, why, the others ("" none) */
 };
 
 struct recording_trace_result {
@@ -224,6 +229,11 @@ struct recording_trace_result {
  * logged. */
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
 					      struct recording_trace_region *r);
+/* After a run of a region with PICK_LOOP: the function's innermost loop
+ * the trace executed most instructions in becomes the region (TC keeps
+ * only its records, R's name, head and loop_note say which and why). */
+void recording_trace_pick_loop(struct recording_trace_region *r, const struct sim_machine *m,
+			       struct simrun_collect *tc);
 /* Runs the source, every record in the region to SINK. RECORDING_OK or
  * the status, the message logged; losses, gaps and an abnormal exit of
  * the program are logged as warnings. */

@@ -235,6 +235,41 @@ static int find_in_objects(const struct recording_trace_opts *o, struct recordin
 	return rc;
 }
 
+void recording_trace_pick_loop(struct recording_trace_region *r, const struct sim_machine *m,
+			       struct simrun_collect *tc)
+{
+	char err[1024];
+	struct merge_code mc;
+	if (!r->pick_loop || merge_elf_function(r->program, r->function, &mc, err, sizeof err))
+		return;
+	struct sim_loop_info loops[SIM_MAX_LOOPS];
+	size_t n = sim_loop_nest(m, mc.addr, mc.bytes, mc.len, loops, SIM_MAX_LOOPS);
+	merge_code_free(&mc);
+	/* the instructions the trace ran in each loop */
+	for (size_t i = 0; i < tc->n; i++) {
+		uint64_t a = sim_code_insn(tc->code, tc->recs[i].insn)->addr - r->bias;
+		for (size_t k = 0; k < n; k++)
+			loops[k].executed += a >= loops[k].loop.start && a < loops[k].loop.end;
+	}
+	int hot = sim_hot_loop(loops, n, r->loop_note, sizeof r->loop_note);
+	if (hot < 0 || !loops[hot].executed) {
+		r->loop_note[0] = 0;
+		return;
+	}
+	uint64_t ls = loops[hot].loop.start + r->bias, le = loops[hot].loop.end + r->bias;
+	size_t w = 0;
+	for (size_t i = 0; i < tc->n; i++) {
+		uint64_t a = sim_code_insn(tc->code, tc->recs[i].insn)->addr;
+		if (a >= ls && a < le)
+			tc->recs[w++] = tc->recs[i];
+	}
+	tc->skipped += tc->n - w;
+	tc->n = w;
+	r->head = ls;
+	snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", r->function,
+		 (unsigned long long)loops[hot].loop.start, (unsigned long long)loops[hot].loop.end);
+}
+
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
 					      struct recording_trace_region *r)
 {
@@ -262,14 +297,13 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 		r->link = (struct stream_range){ start, start + size };
 		snprintf(r->name, sizeof r->name, "%s", o->function);
 		struct merge_code mc;
-		uint64_t ls, le;
+		/* a function with loops: all of it is traced, and its loop
+		 * where the trace spends the most is picked afterwards */
 		if (o->innermost && m && merge_elf_function(r->program, o->function, &mc, err, sizeof err) == 0) {
-			if (!sim_innermost_loop(m, mc.addr, mc.bytes, mc.len, &ls, &le) &&
-			    (ls != mc.addr || le != mc.addr + mc.len)) {
-				r->link = (struct stream_range){ ls, le };
-				snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)",
-					 o->function, (unsigned long long)ls, (unsigned long long)le);
-			}
+			struct sim_loop_info loops[SIM_MAX_LOOPS];
+			size_t n = sim_loop_nest(m, mc.addr, mc.bytes, mc.len, loops, SIM_MAX_LOOPS);
+			r->pick_loop = n > 0;
+			snprintf(r->function, sizeof r->function, "%s", o->function);
 			merge_code_free(&mc);
 		}
 		r->restricted = true;

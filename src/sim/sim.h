@@ -253,6 +253,30 @@ int sim_parse_hex(const char *s, uint8_t **out, size_t *len, char *err, size_t e
 int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		       uint64_t *start, uint64_t *end);
 
+/* A function's loop nest (sim_find_loops), each loop with what can be
+ * told of it without running it. */
+struct sim_loop_info {
+	struct sim_loop loop;
+	unsigned depth;		/* 1 + the loops of the function around it */
+	bool innermost;		/* no loop inside it */
+	size_t insns;		/* instructions in its address range */
+	double trips;		/* iterations per entry, from a compare of its counter
+				 * with a constant and the counter's step; 0: unknown */
+	double nest_trips;	/* its trips times those of the loops around it;
+				 * 0 when one of them is unknown */
+	uint64_t executed;	/* instructions a trace executed in it (0: no trace) */
+};
+#define SIM_MAX_LOOPS 64
+size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		     struct sim_loop_info *out, size_t max);
+
+/* The innermost loop where a function's time goes (an index of L, -1 when
+ * there is no loop): the one a trace executed most instructions in; else
+ * the one with the largest inferred trip-count product; else the deepest;
+ * then the largest body. WHY gets the reason and the other loops, in
+ * words. */
+int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen);
+
 /* ------------------------------------------- real instruction streams --- */
 /* A real instruction stream (Intel PT, the QEMU tracer) turned into model
  * records, for gus sim --trace and gus report (simrun.c). */

@@ -154,6 +154,183 @@ int sim_innermost_loop(const struct sim_machine *m, uint64_t addr, const uint8_t
 	return 0;
 }
 
+/* "cmp REG, IMM" / "add REG, IMM" / "inc REG" ... of the model's
+ * Intel-syntax text: the register and the constant */
+static bool reg_imm(const char *text, const char *op, char *reg, size_t reglen, long long *imm)
+{
+	char mn[16], r[16], tail;
+	long long v;
+	int n = sscanf(text, "%15s %15[a-z0-9], %lli%c", mn, r, &v, &tail);
+	if (n != 3 || strcmp(mn, op))
+		return false;
+	snprintf(reg, reglen, "%s", r);
+	*imm = v;
+	return true;
+}
+
+/* the trip count of loop L when its latch compares a counter with a
+ * constant and the loop steps the counter by a constant: bound / step
+ * (counting from 0, the common case: an estimate) */
+static double infer_trips(const struct sim_code *code, size_t ninsn, const struct sim_loop *l)
+{
+	char reg[16] = "";
+	long long bound = 0;
+	/* the compare that feeds the latch: the last cmp before it */
+	for (size_t i = 0; i < ninsn; i++) {
+		const struct sim_insn *in = sim_code_insn(code, i);
+		if (in->addr < l->start || in->addr >= l->latch)
+			continue;
+		char r[16];
+		long long v;
+		if (reg_imm(in->text, "cmp", r, sizeof r, &v)) {
+			snprintf(reg, sizeof reg, "%s", r);
+			bound = v;
+		}
+	}
+	if (!reg[0] || bound <= 0)
+		return 0;
+	long long step = 0;
+	for (size_t i = 0; i < ninsn; i++) {
+		const struct sim_insn *in = sim_code_insn(code, i);
+		if (in->addr < l->start || in->addr >= l->end)
+			continue;
+		char r[16], mn[16], r1[16];
+		long long v;
+		if (reg_imm(in->text, "add", r, sizeof r, &v) && !strcmp(r, reg))
+			step = v;
+		else if (sscanf(in->text, "%15s %15[a-z0-9]", mn, r1) == 2 && !strcmp(mn, "inc") && !strcmp(r1, reg))
+			step = 1;
+	}
+	return step > 0 ? (double)((bound + step - 1) / step) : 0;
+}
+
+size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
+		     struct sim_loop_info *out, size_t max)
+{
+	struct sim_loop loops[SIM_MAX_LOOPS];
+	size_t n = sim_find_loops(m, addr, bytes, len, loops, max < SIM_MAX_LOOPS ? max : SIM_MAX_LOOPS);
+	struct sim_code *code = sim_code_new(m);
+	char err[256];
+	size_t ninsn = 0;
+	for (size_t off = 0; off < len;) {
+		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
+		if (idx < 0)
+			break;
+		ninsn = (size_t)idx + 1;
+		off += sim_code_insn(code, (size_t)idx)->len;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sim_loop_info *o = &out[i];
+		memset(o, 0, sizeof *o);
+		o->loop = loops[i];
+		o->depth = 1;
+		o->innermost = true;
+		for (size_t k = 0; k < n; k++) {
+			if (k == i)
+				continue;
+			bool around = loops[k].start <= loops[i].start && loops[k].end >= loops[i].end &&
+				      (loops[k].end - loops[k].start) > (loops[i].end - loops[i].start);
+			bool inside = loops[i].start <= loops[k].start && loops[i].end >= loops[k].end &&
+				      (loops[i].end - loops[i].start) > (loops[k].end - loops[k].start);
+			o->depth += around;
+			if (inside)
+				o->innermost = false;
+		}
+		for (size_t k = 0; k < ninsn; k++) {
+			uint64_t a = sim_code_insn(code, k)->addr;
+			o->insns += a >= loops[i].start && a < loops[i].end;
+		}
+		o->trips = infer_trips(code, ninsn, &loops[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double p = out[i].trips;
+		for (size_t k = 0; k < n && p > 0; k++)
+			if (k != i && loops[k].start <= loops[i].start && loops[k].end >= loops[i].end &&
+			    (loops[k].end - loops[k].start) > (loops[i].end - loops[i].start))
+				p = out[k].trips > 0 ? p * out[k].trips : 0;
+		out[i].nest_trips = p;
+	}
+	sim_code_free(code);
+	return n;
+}
+
+/* is A a better choice than B, and why (a word for the reason) */
+static bool hotter(const struct sim_loop_info *a, const struct sim_loop_info *b, const char **reason)
+{
+	if (a->executed || b->executed) {
+		*reason = "the one the trace ran most instructions in";
+		return a->executed > b->executed;
+	}
+	if (a->nest_trips > 0 && b->nest_trips > 0 && a->nest_trips != b->nest_trips) {
+		*reason = "the one with the largest trip-count product of its nest";
+		return a->nest_trips > b->nest_trips;
+	}
+	if (a->depth != b->depth) {
+		*reason = "the deepest in the nest";
+		return a->depth > b->depth;
+	}
+	*reason = "the largest body of the deepest";
+	return a->insns > b->insns;
+}
+
+static size_t describe_loop(const struct sim_loop_info *l, char *buf, size_t len)
+{
+	int k = snprintf(buf, len, "0x%llx-0x%llx (depth %u, %zu instructions", (unsigned long long)l->loop.start,
+			 (unsigned long long)l->loop.end, l->depth, l->insns);
+	size_t o = k > 0 ? (size_t)k : 0;
+	if (l->trips > 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o, ", about %.0f iterations per entry", l->trips);
+	if (l->executed && o < len)
+		o += (size_t)snprintf(buf + o, len - o, ", %llu executed", (unsigned long long)l->executed);
+	if (o < len)
+		o += (size_t)snprintf(buf + o, len - o, ")");
+	return o < len ? o : len;
+}
+
+int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen)
+{
+	int best = -1;
+	const char *reason = "the only innermost loop";
+	size_t candidates = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].innermost)
+			continue;
+		candidates++;
+		const char *r;
+		if (best < 0) {
+			best = (int)i;
+		} else if (hotter(&l[i], &l[best], &r)) {
+			best = (int)i;
+			reason = r;
+		} else if (!hotter(&l[best], &l[i], &r)) {
+			/* alike: the first stays */
+		} else {
+			reason = r;
+		}
+	}
+	if (best < 0) {
+		snprintf(why, whylen, "no loop");
+		return -1;
+	}
+	size_t o = 0;
+	char d[256];
+	describe_loop(&l[best], d, sizeof d);
+	if (candidates > 1)
+		o += (size_t)snprintf(why + o, whylen - o, "%s, of %zu innermost loops %s", d, candidates, reason);
+	else
+		o += (size_t)snprintf(why + o, whylen - o, "%s, the only innermost loop", d);
+	bool first = true;
+	for (size_t i = 0; i < n && o < whylen; i++) {
+		if ((int)i == best)
+			continue;
+		describe_loop(&l[i], d, sizeof d);
+		o += (size_t)snprintf(why + o, whylen - o, "%s %s%s", first ? "; the others:" : ",", d,
+				      l[i].innermost ? "" : " (outer)");
+		first = false;
+	}
+	return best;
+}
+
 /* the weight that stands for "unlimited" for each kind of resource */
 static double unlimited_weight(enum sim_res_kind k)
 {

@@ -131,4 +131,23 @@ expect_usage "bad cache geometry" "must be a power of two" --machine "$TMP/geo.m
 check_status $st 1 "unwritable -o: exit 1"
 [ ! -e "$TMP/nodir/x.txt" ]; ok $? "no partial report left"
 
+# --function: the loop the function's time goes to, not the shortest one.
+# kernel_gemm's short C*=beta loop (depth 2) against its k/j loop (depth 3)
+nest="$WORKLOADS/loopnest"
+out=$("$GUS" sim --bin "$nest" --function kernel_gemm --json 2>&1); st=$?
+check_status $st 0 "--function kernel_gemm: exit 0"
+check_contains "$out" "of 2 innermost loops the deepest in the nest" "static: the deepest innermost loop, and why"
+check_contains "$out" "(depth 3, 7 instructions, about 32 iterations per entry)" "static: its depth, body and inferred trip count"
+check_contains "$out" "the others: " "static: the other loops listed"
+check_contains "$("$GUS" sim --bin "$nest" --function kernel_gemm 2>&1)" "addpd xmm" "static: the k/j loop's add is simulated (not the scaling loop alone)"
+out=$("$GUS" sim --trace --qemu --function kernel_gemm -- "$nest" 2>&1); st=$?
+check_status $st 0 "--trace --function kernel_gemm: exit 0"
+check_contains "$out" "of 2 innermost loops the one the trace ran most instructions in" \
+	"trace: the loop the trace ran most instructions in, and why"
+printf '%s\n' "$out" | grep -Eq "^loop: 0x[0-9a-f]+-0x[0-9a-f]+ \(depth 3, 7 instructions, about 32 iterations per entry, 752640 executed\)"
+ok $? "trace: the depth-3 loop, 56 x 60 entries of 224 instructions"
+check_contains "$out" "(depth 2, 6 instructions, 11520 executed)" "trace: the scaling loop's count beside it"
+out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
+check_lacks "$out" "loop: " "--whole: no loop chosen"
+
 done_testing

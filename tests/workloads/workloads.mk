@@ -21,14 +21,19 @@ phase_workloads = tests/workloads/phases tests/workloads/threads2
 # two hot functions, one divider-bound and one memory-bound: the measured
 # side per region
 region_workloads = tests/workloads/tworegions
+# loop nests of compiled kernels: the loop gus sim --function picks
+nest_workloads = tests/workloads/loopnest
 noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads) \
-	$(region_workloads)
+	$(region_workloads) $(nest_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
 dist_noinst_DATA = tests/workloads/README tests/workloads/wrapper.sh.in tests/workloads/libhot.c
 CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
 
 workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 
+tests_workloads_loopnest_SOURCES = tests/workloads/loopnest.c
+tests_workloads_loopnest_CFLAGS = $(workload_cflags)
+tests_workloads_loopnest_LDFLAGS =
 tests_workloads_fpchain_SOURCES = tests/workloads/fpchain.c
 tests_workloads_fpchain_CFLAGS = $(workload_cflags)
 tests_workloads_fpchain_LDFLAGS =
