@@ -287,7 +287,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr));
 	if (rc)
 		goto out;
-	recording_trace_pick_loop(&region, m, &tc);
+	recording_trace_settle(&to, &region, m, &tr, &tc);
 	if (tc.undecodable)
 		gus_warn("%llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)",
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);

@@ -103,6 +103,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <Zydis/Zydis.h>
+
 GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_version = GUS_QEMU_PLUGIN_API_VERSION;
 
 #define MAX_RANGES 64
@@ -742,12 +744,33 @@ static struct tbcount *tbcount_new(void)
 	return t;
 }
 
+/* are the LEN bytes at DATA one whole x86-64 instruction? */
+static bool whole_insn(const void *data, size_t len)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction in;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return true;
+	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, data, len, &in)) && in.length == len;
+}
+
 static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	uint64_t start = qemu_plugin_tb_vaddr(tb);
-
+	/* QEMU 7.2's x86 translator ends a block before an instruction that
+	 * crosses into the next page (unless it is the block's first) after
+	 * the plugin was told of it, with the bytes of the first page only:
+	 * that instruction runs as the next block's first, not in this one
+	 * (it would be sent twice per execution) */
+	if (n > 1) {
+		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+		uint64_t va = qemu_plugin_insn_vaddr(last);
+		size_t sz = qemu_plugin_insn_size(last);
+		if (((va + sz) & 0xfff) == 0 && !whole_insn(qemu_plugin_insn_data(last), sz))
+			n--;
+	}
 	pthread_mutex_lock(&lock);
 	bias_init();
 	if (counts_on) {

@@ -229,11 +229,14 @@ struct recording_trace_result {
  * logged. */
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,
 					      struct recording_trace_region *r);
-/* After a run of a region with PICK_LOOP: the function's innermost loop
+/* After a run of R into TC: with PICK_LOOP, the function's innermost loop
  * the trace executed most instructions in becomes the region (TC keeps
- * only its records, R's name, head and loop_note say which and why). */
-void recording_trace_pick_loop(struct recording_trace_region *r, const struct sim_machine *m,
-			       struct simrun_collect *tc);
+ * only its records; R's name, head and loop_note say which and why); a
+ * stream --max-insns cut (TR) loses its last, partial iteration or call
+ * (after the last execution of the region's head), said as a warning. */
+void recording_trace_settle(const struct recording_trace_opts *o, struct recording_trace_region *r,
+			    const struct sim_machine *m, const struct recording_trace_result *tr,
+			    struct simrun_collect *tc);
 /* Runs the source, every record in the region to SINK. RECORDING_OK or
  * the status, the message logged; losses, gaps and an abnormal exit of
  * the program are logged as warnings. */

@@ -235,8 +235,8 @@ static int find_in_objects(const struct recording_trace_opts *o, struct recordin
 	return rc;
 }
 
-void recording_trace_pick_loop(struct recording_trace_region *r, const struct sim_machine *m,
-			       struct simrun_collect *tc)
+/* the loop of a function where the trace spent the most */
+static void pick_loop(struct recording_trace_region *r, const struct sim_machine *m, struct simrun_collect *tc)
 {
 	char err[1024];
 	struct merge_code mc;
@@ -268,6 +268,40 @@ void recording_trace_pick_loop(struct recording_trace_region *r, const struct si
 	r->head = ls;
 	snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", r->function,
 		 (unsigned long long)loops[hot].loop.start, (unsigned long long)loops[hot].loop.end);
+}
+
+void recording_trace_settle(const struct recording_trace_opts *o, struct recording_trace_region *r,
+			    const struct sim_machine *m, const struct recording_trace_result *tr,
+			    struct simrun_collect *tc)
+{
+	pick_loop(r, m, tc);
+	bool cut = tr->qemu ? tr->qemu_stats.truncated : tr->truncated;
+	if (!cut || !r->restricted || !r->head)
+		return;
+	/* the records after the head's last execution are an iteration (or
+	 * call) the cut left unfinished: counting it would count a part */
+	size_t last = tc->n;
+	while (last > 0 && sim_code_insn(tc->code, tc->recs[last - 1].insn)->addr != r->head)
+		last--;
+	char what[sizeof r->name];
+	snprintf(what, sizeof what, "%s", r->name);
+	char *hint = strstr(what, " (--whole");
+	if (hint)
+		*hint = 0;
+	const char *unit = o->function && !r->loop_note[0] ? "call" : "iteration";
+	if (last <= 1) {
+		/* not one whole iteration or call: the records stand, but
+		 * nothing is counted per iteration */
+		r->head = 0;
+		rec_warn(&o->log, "--max-insns cut the stream before one whole %s of %s: the %zu instruction(s) are "
+			 "simulated, and no cycles per %s are given", unit, what, tc->n, unit);
+		return;
+	}
+	size_t partial = tc->n - (last - 1);
+	tc->n = last - 1;
+	tc->skipped += partial;
+	rec_warn(&o->log, "--max-insns cut the stream inside one %s of %s: its last %zu instruction(s), from the last "
+		 "start at 0x%llx, are left out", unit, what, partial, (unsigned long long)r->head);
 }
 
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,

@@ -23,6 +23,8 @@ phase_workloads = tests/workloads/phases tests/workloads/threads2
 region_workloads = tests/workloads/tworegions
 # loop nests of compiled kernels: the loop gus sim --function picks
 nest_workloads = tests/workloads/loopnest
+# an instruction across a page boundary: traced once per execution
+nest_workloads += tests/workloads/pagecross
 noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads) \
 	$(region_workloads) $(nest_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -31,6 +33,9 @@ CLEANFILES_WORKLOADS = tests/workloads/libhot.so tests/workloads/wrapper.sh
 
 workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 
+tests_workloads_pagecross_SOURCES = tests/workloads/pagecross.c
+tests_workloads_pagecross_CFLAGS = $(workload_cflags)
+tests_workloads_pagecross_LDFLAGS =
 tests_workloads_loopnest_SOURCES = tests/workloads/loopnest.c
 tests_workloads_loopnest_CFLAGS = $(workload_cflags)
 tests_workloads_loopnest_LDFLAGS =
