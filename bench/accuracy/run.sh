@@ -14,6 +14,8 @@
 #   --cpu N           CPU to pin the harness to (default: the last one)
 #   --only GLOB       only the kernels whose name matches GLOB
 #   --kernels FILE    kernel list (default: kernels.txt next to this script)
+#   --measured CSV    take the measurements of an earlier run (its --csv,
+#                     maybe from another machine) instead of timing here
 #
 # Environment:
 #   GUS           gus binary (default: <repo>/build/werror/gus)
@@ -60,6 +62,7 @@ budget=120
 cpu=
 only='*'
 kernels=$here/kernels.txt
+measured=
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() {
@@ -76,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--cpu) [ $# -ge 2 ] || usage; cpu=$2; shift 2 ;;
 	--only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
 	--kernels) [ $# -ge 2 ] || usage; kernels=$2; shift 2 ;;
+	--measured) [ $# -ge 2 ] || usage; measured=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "$prog: unknown argument: $1" >&2; usage ;;
 	esac
@@ -126,26 +130,29 @@ trim() {
 }
 
 # ------------------------------------------------------------ kernels.txt
-names=() cats=() strides=() bodies=() hexes=()
+names=() cats=() strides=() bodies=() hexes=() offsets=()
 declare -A seen=()
 lineno=0
 while IFS= read -r line || [ -n "$line" ]; do
 	lineno=$((lineno + 1))
 	case $(trim "$line") in ''|'#'*) continue ;; esac
-	IFS='|' read -r f_name f_cat f_stride f_body <<<"$line"
+	IFS='|' read -r f_name f_cat f_stride f_body f_offset <<<"$line"
 	name=$(trim "$f_name")
 	cat=$(trim "$f_cat")
 	stride=$(trim "$f_stride")
 	body=$(trim "${f_body:-}")
+	offset=$(trim "${f_offset:-0}")
 	case $name in ''|*[!A-Za-z0-9_]*) die "$kernels:$lineno: bad kernel name '$name'" ;; esac
 	case $cat in ''|*[!A-Za-z0-9_-]*) die "$kernels:$lineno: bad category '$cat'" ;; esac
 	case $stride in ''|*[!0-9]*) die "$kernels:$lineno: bad stride '$stride'" ;; esac
 	[ -n "$body" ] || die "$kernels:$lineno: empty body"
+	case $offset in ''|*[!0-9]*) die "$kernels:$lineno: bad offset '$offset'" ;; esac
+	[ "$offset" -lt 64 ] || die "$kernels:$lineno: offset $offset is not below 64"
 	[ -z "${seen[$name]:-}" ] || die "$kernels:$lineno: duplicate kernel '$name'"
 	seen[$name]=1
 	# shellcheck disable=SC2254
 	case $name in $only) ;; *) continue ;; esac
-	names+=("$name") cats+=("$cat") strides+=("$stride") bodies+=("$body")
+	names+=("$name") cats+=("$cat") strides+=("$stride") bodies+=("$body") offsets+=("$offset")
 done <"$kernels"
 [ ${#names[@]} -gt 0 ] || die "no kernels selected"
 
@@ -200,7 +207,10 @@ done
 	for i in "${!names[@]}"; do
 		[ -n "${hexes[$i]}" ] || continue
 		printf '\n# %s\n\t.globl bench_k%s\n\t.type bench_k%s, @function\n' "${names[$i]}" "$i" "$i"
-		printf '\t.p2align 6\nbench_k%s:\n\tBENCH_ENTER\n\t.p2align 6\n1:\n' "$i"
+		printf '\t.p2align 6\nbench_k%s:\n\tBENCH_ENTER\n\t.p2align 6\n' "$i"
+		# the loop OFFSET bytes past a 64-byte boundary (nops run once)
+		[ "${offsets[$i]}" -eq 0 ] || printf '\t.skip %s, 0x90\n' "${offsets[$i]}"
+		printf '1:\n'
 		body_lines "${bodies[$i]}" | sed 's/^/\t/'
 		printf '\tdec r15\n\tjnz 1b\n\tBENCH_LEAVE\n\t.size bench_k%s, .-bench_k%s\n' "$i" "$i"
 	done
@@ -234,10 +244,22 @@ $CC $cflags -o "$work/report" "$here/report.c" -lm || die "cannot build report"
 $CC $cflags -o "$work/jsonnum" "$here/jsonnum.c" || die "cannot build jsonnum"
 
 # ------------------------------------------------------------ measure
-echo "$prog: measuring ${#names[@]} kernels ($rounds rounds x $samples samples)" >&2
-hargs=(--rounds "$rounds" --samples "$samples" --budget "$budget")
-[ -z "$cpu" ] || hargs+=(--cpu "$cpu")
-"$work/harness" "${hargs[@]}" >"$work/measured.tsv" || die "timing harness failed"
+if [ -n "$measured" ]; then
+	# the measurements of an earlier run (its --csv), maybe on another
+	# machine: the predictors are run against them, nothing is timed
+	[ -r "$measured" ] || die "--measured: cannot read $measured"
+	echo "$prog: measurements from $measured (not timed here)" >&2
+	{
+		echo "# measured: taken from $measured"
+		awk -F, 'NR > 1 && $3 != "n/a" { split($9, k, "/"); printf "%s\t%s\t%s\t%s\t%s\n", $1, $3, $4, k[1], k[2] }' \
+			"$measured"
+	} >"$work/measured.tsv"
+else
+	echo "$prog: measuring ${#names[@]} kernels ($rounds rounds x $samples samples)" >&2
+	hargs=(--rounds "$rounds" --samples "$samples" --budget "$budget")
+	[ -z "$cpu" ] || hargs+=(--cpu "$cpu")
+	"$work/harness" "${hargs[@]}" >"$work/measured.tsv" || die "timing harness failed"
+fi
 declare -A meas=() spread=() nsamp=()
 while IFS=$'\t' read -r n v s kept taken _; do
 	case $n in '#'*) echo "$n"; continue ;; esac
@@ -262,7 +284,10 @@ for i in "${!names[@]}"; do
 	g=n/a c=n/a
 	if [ -n "$hex" ] && [ $have_gus = 1 ]; then
 		# shellcheck disable=SC2086
-		if timeout "$GUS_TIMEOUT" "$GUS" sim --hex "$hex" --json $GUS_SIM_ARGS \
+		# the loop's place in the fetch windows: its offset past 64 bytes
+		addr_arg=
+		[ "${offsets[$i]}" -eq 0 ] || addr_arg="--address $(printf '%x' "${offsets[$i]}")"
+		if timeout "$GUS_TIMEOUT" "$GUS" sim --hex "$hex" --json $GUS_SIM_ARGS $addr_arg \
 			>"$work/k/$n.gus.json" 2>"$work/k/$n.gus.err" &&
 		   v=$("$work/jsonnum" cycles_per_iteration <"$work/k/$n.gus.json"); then
 			g=$v

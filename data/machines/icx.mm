@@ -83,6 +83,10 @@ frontend 5                          # allocation/rename width: 5 fused-domain µ
 # deliver from one taken branch per cycle, so a loop never runs faster than
 # one iteration per cycle.
 taken-branch-rate 1
+# Two stores commit in one cycle only to one cache line (Intel's optimization
+# manual for Ice Lake: two stores per cycle to the same line; the rule
+# measured on Raptor Cove, see spr.mm).
+store-pairs-same-line
 # Ice Lake forwards a store to a later load of the same [base+displacement]
 # GPR location at rename, without the store-forwarding latency (Agner Fog,
 # Ice Lake / Tiger Lake chapter: zero-latency forwarding when the load uses

@@ -74,6 +74,17 @@ frontend 6                          # rename/allocate width: 6 fused-domain µop
 # One taken branch per cycle: measured loops here never run faster than one
 # iteration per cycle.
 taken-branch-rate 1
+# A loop whose branch straddles a 64-byte boundary runs at most one
+# iteration per 2 cycles: measured on an Emerald Rapids (Raptor Cove) guest,
+# five adds and dec/jnz at 1.00 cycles per iteration aligned, or with a
+# boundary between two instructions, and 2.00 when jnz crosses it; a
+# 2-cycle loop (ten adds) is not slowed (bench/accuracy/placement.txt).
+branch-window-cross 64 2
+# Two stores commit in one cycle only to one cache line: measured there,
+# two read-modify-writes to lines 64 bytes apart take 2.0 cycles, nine
+# stores over two lines 5.0 (placement.txt; Intel: two stores per cycle,
+# to the same line).
+store-pairs-same-line
 # Golden Cove forwards a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (about 0.8 cycles
 # measured for such a round trip, against 5-6 for indexed addresses).

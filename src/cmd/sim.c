@@ -14,7 +14,7 @@
 #include "recording.h"
 
 struct sim_opts {
-	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg;
+	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg, *address;
 	const char *machine_note;	/* why the default model */
 	const char *weights, *resources;
 	unsigned iterations, threads;
@@ -41,6 +41,8 @@ static void sim_usage(FILE *out)
 		"\n"
 		"      --hex HEX          loop body as hex bytes (repeated; a trailing backward\n"
 		"                         branch closes the loop)\n"
+		"      --address ADDR     where --hex's first byte sits (hex, default 0): the\n"
+		"                         loop's place in the fetch windows\n"
 		"      --bin FILE         x86-64 ELF file to read the code from, with\n"
 		"      --function SYM     the function SYM (mangled or demangled, or FILE+0xADDR\n"
 		"                         for code without a symbol; --trace: in the program,\n"
@@ -88,6 +90,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "hex", required_argument, NULL, 'H' },
+		{ "address", required_argument, NULL, 'A' },
 		{ "bin", required_argument, NULL, 'B' },
 		{ "function", required_argument, NULL, 'F' },
 		{ "range", required_argument, NULL, 'R' },
@@ -125,6 +128,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': o->hex = optarg; break;
+		case 'A': o->address = optarg; break;
 		case 'B': o->bin = optarg; break;
 		case 'F': o->function = optarg; break;
 		case 'R': o->range = optarg; break;
@@ -212,6 +216,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		return gus_usage_error("sim: --bin needs exactly one of --function SYM or --range START-END");
 	if (o->hex && (o->function || o->range))
 		return gus_usage_error("sim: --function and --range go with --bin");
+	if (o->address && !o->hex)
+		return gus_usage_error("sim: --address goes with --hex");
 	if (o->whole && !o->function)
 		return gus_usage_error("sim: --whole goes with --function");
 	return 0;
@@ -350,16 +356,13 @@ int cmd_sim(int argc, char **argv)
 		goto out;
 	}
 	if (o.hex) {
-		size_t len = 0;
-		if (sim_parse_hex(o.hex, &hexbytes, &len, err, sizeof err)) {
-			rc = gus_usage_error("--hex: %s", err);
+		if (simrun_hex_code(o.hex, o.address, &hexbytes, &mc.len, &mc.addr, err, sizeof err)) {
+			rc = gus_usage_error("%s", err);
 			goto out;
 		}
-		mc.addr = 0;
 		mc.bytes = hexbytes;
-		mc.len = len;
 		snprintf(source, sizeof source, "loop body %.48s%s (%zu bytes)", o.hex, strlen(o.hex) > 48 ? "..." : "",
-			 len);
+			 mc.len);
 	} else {
 		unsigned long long s = 0, e = 0;
 		char tail;

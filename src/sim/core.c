@@ -24,6 +24,7 @@ struct annot {
 	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
 	uint8_t ncells[2];
 	uint64_t key[2];	/* shadow-memory cell (address or expression) */
+	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
 
 struct model {
@@ -40,6 +41,11 @@ struct model {
 	double *sm_val;
 	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
 	double taken_gap, taken_avail;
+	double cross_gap;	/* taken-branch budget of a branch across the fetch window */
+	/* store commit: the last store's line and cycle, whether it is paired */
+	double sc_avail, sc_last;
+	uint64_t sc_line;
+	bool sc_open;
 	bool renaming;
 	struct sim_stats st;
 	bool fe_is_issue;
@@ -105,6 +111,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	/* the taken-branch rate is part of the front end's capacity */
 	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
 	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
+	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
 	md->renaming = m->mem_renaming;
 }
 
@@ -185,8 +192,12 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	if (md->recover > t_issue || (md->recover == t_issue && md->recover > t_fe))
 		t_issue = md->recover, cause = BY_RECOVERY;
-	if (a->taken && md->taken_gap > 0)
-		md->taken_avail = dmax(md->taken_avail, t_issue) + md->taken_gap;
+	if (a->taken && md->taken_gap > 0) {
+		/* a branch across the fetch window's boundary costs more of it */
+		bool cross = md->cross_gap > 0 &&
+			     (in->addr / m->cross_bytes) != ((in->addr + in->len - 1) / m->cross_bytes);
+		md->taken_avail = dmax(md->taken_avail, t_issue) + (cross ? md->cross_gap : md->taken_gap);
+	}
 	if (fused && t_issue > fe_avail) {
 		double lost = (t_issue - fe_avail) * md->width;
 		switch (cause) {
@@ -272,6 +283,25 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_exec = dmax(t_exec, res_start(md, in->exec[u]));
 	if (in->div > 0)
 		t_exec = dmax(t_exec, md->avail[m->r_div]);
+	/* stores commit two per cycle only to one line: a store to another
+	 * line than the previous one's waits for a cycle of its own */
+	if (m->store_pairs_same_line)
+		for (unsigned i = 0; i < in->nmem; i++) {
+			if (!in->mem[i].write)
+				continue;
+			double slot;
+			if (md->sc_open && a->line[i] == md->sc_line) {
+				slot = md->sc_last;
+				md->sc_open = false;
+			} else {
+				slot = dmax(md->sc_avail, t_issue);
+				md->sc_avail = slot + 1;
+				md->sc_last = slot;
+				md->sc_line = a->line[i];
+				md->sc_open = true;
+			}
+			t_exec = dmax(t_exec, slot);
+		}
 	double t_end = t_exec + in->lat * md->latw;
 	for (unsigned u = 0; u < in->nexec; u++)
 		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
@@ -339,6 +369,15 @@ static uint64_t expr_key(const struct sim_session *s, const struct sim_memop *mo
 	return (h >> 4) | (1ULL << 63);
 }
 
+/* the cache line of an unknown address: the expression with its
+ * displacement's 64-byte part (the base taken as line-aligned) */
+static uint64_t expr_line(const struct sim_session *s, const struct sim_memop *mo)
+{
+	struct sim_memop m2 = *mo;
+	m2.disp = mo->disp >= 0 ? mo->disp / 64 : -((-mo->disp + 63) / 64);
+	return expr_key(s, &m2) ^ 0x5bd1e995ULL;
+}
+
 static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
 	const struct sim_code *code = s->code;
@@ -382,9 +421,11 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				s->ev.level_hits[lvl]++;
 				uint64_t first = addr >> 3, last = (addr + (mo->bytes ? mo->bytes : 1) - 1) >> 3;
 				a->key[k] = first & ~(1ULL << 63);
+				a->line[k] = addr >> 6;
 				a->ncells[k] = (uint8_t)(last - first + 1 > 8 ? 8 : last - first + 1);
 			} else {
 				a->key[k] = expr_key(s, mo);
+				a->line[k] = expr_line(s, mo);
 				a->ncells[k] = 1;
 				s->ev.level_hits[0]++;
 			}

@@ -463,6 +463,21 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->taken_rate = d;
 		return 0;
 	}
+	if (!strcmp(k, "branch-window-cross")) {
+		double b;
+		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 16 || b > 4096 || d <= 0 ||
+		    d > 64 || ((unsigned)b & ((unsigned)b - 1)) || b != (unsigned)b)
+			goto bad;
+		m->cross_bytes = (unsigned)b;
+		m->cross_cycles = d;
+		return 0;
+	}
+	if (!strcmp(k, "store-pairs-same-line")) {
+		if (ntok != 1)
+			goto bad;
+		m->store_pairs_same_line = true;
+		return 0;
+	}
 	if (!strcmp(k, "memory-renaming")) {
 		if (ntok != 1)
 			goto bad;

@@ -70,6 +70,11 @@ struct sim_machine {
 	double frontend, penalty, store_forward, dividers;
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */
+	/* a taken branch whose bytes cross a CROSS_BYTES-aligned boundary
+	 * takes CROSS_CYCLES of the front end's taken-branch budget (0: no rule) */
+	unsigned cross_bytes;
+	double cross_cycles;
+	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
 	unsigned ncache, line;
 	uint64_t cache_size[3];

@@ -243,6 +243,12 @@ struct sim_loop {
 size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		      struct sim_loop *out, size_t max);
 
+/* gus sim --hex's code: HEX as bytes (sim_parse_hex) at ADDRESS (hex
+ * text, NULL for 0: where the body sits in the fetch windows). -1 with
+ * ERR ("--hex: ..." or "--address: ...") on bad text. */
+int simrun_hex_code(const char *hex, const char *address, uint8_t **bytes, size_t *len, uint64_t *addr, char *err,
+		    size_t errlen);
+
 /* Hex text ("4801d8 49ffcf", blanks between any digits) as bytes: *OUT
  * (malloc'ed) of *LEN bytes. -1 with ERR on a character that is not a hex
  * digit or a blank, no digits at all, or an odd number of digits. */

@@ -259,3 +259,17 @@ enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code
 	};
 	return SIMRUN_LOOP_OK;
 }
+
+int simrun_hex_code(const char *hex, const char *address, uint8_t **bytes, size_t *len, uint64_t *addr, char *err,
+		    size_t errlen)
+{
+	char e[256];
+	unsigned long long at = 0;
+	char tail;
+	if (address && sscanf(address, "%llx%c", &at, &tail) != 1)
+		return simrun_error(err, errlen, "--address: '%s' is not an address in hex", address);
+	if (sim_parse_hex(hex, bytes, len, e, sizeof e))
+		return simrun_error(err, errlen, "--hex: %s", e);
+	*addr = at;
+	return 0;
+}

@@ -150,4 +150,22 @@ check_contains "$out" "(depth 2, 6 instructions, 11520 executed)" "trace: the sc
 out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
 
+# the loop's place (--address): five adds and dec/jnz, whose jnz crosses a
+# 64-byte boundary at 0x28 (measured on Raptor Cove: 1.00 aligned, 2.00
+# across; bench/accuracy/placement.txt)
+alu5=4883c0014883c3014983c1014983c2014983c30149ffcf75e7
+cyc=$("$GUS" sim --arch spr --hex $alu5 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+cyc28=$("$GUS" sim --arch spr --hex $alu5 --address 28 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+cyc30=$("$GUS" sim --arch spr --hex $alu5 --address 30 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" -v b="$cyc28" -v c="$cyc30" 'BEGIN { exit !(b >= 1.99 && b <= 2.01 && a < 1.5 && c < 1.5) }'
+ok $? "spr: a branch across a 64-byte boundary, one iteration per 2 cycles ($cyc, at 0x28 $cyc28, at 0x30 $cyc30)"
+expect_usage "a bad --address" "--address: 'xyz' is not an address in hex" --hex 4801d8 --address xyz
+expect_usage "--address without --hex" "--address goes with --hex" --bin "$WORKLOAD" --function spin_loop --address 10
+# stores to two lines: one per cycle (two read-modify-writes 64 bytes
+# apart: 2.01 measured there), to one line two per cycle
+cyc=$("$GUS" sim --arch spr --hex 8307018347400149ffcf75f6 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "spr: stores to two lines, one a cycle ($cyc)"
+cyc=$("$GUS" sim --arch spr --hex 48890748894708488947104889471849ffcf75ec --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "spr: four stores to one line, two a cycle ($cyc)"
+
 done_testing
