@@ -382,7 +382,7 @@ int cmd_stat(int argc, char **argv)
 		rc = gus_exit_for(recording_print_tma_command(stdout, &tma, o.argv, o.user_only, gus_terminal_log()));
 		goto out;
 	}
-	if (!tma.use_pfm)
+	if (!tma.use_pfm && !tma.on_core_pmu)
 		gus_warn("the %s table is not for this CPU (libpfm4: %s); counting its public encodings as raw events",
 			 tma.table->id, tma.pmu);
 	if (tma.note[0])

@@ -212,6 +212,11 @@ struct collect_pt_stats {
 	int ncpus;
 };
 
+/* The perf type of the kernel's PMU named PMU (cpu_core, cpu_atom of a
+ * hybrid CPU), from /sys/bus/event_source/devices/PMU/type (GUS_SYSFS_PMUS
+ * names another directory, for tests); -1 when this machine has none. */
+int collect_pmu_type(const char *pmu);
+
 /* Reads the intel_pt PMU from SYSFS_DIR (NULL: /sys/bus/event_source/devices/intel_pt).
  * COLLECT_NO_PMU with an actionable message when the machine has none. */
 enum collect_status collect_pt_probe(const char *sysfs_dir, struct collect_pt_info *info,

@@ -33,16 +33,33 @@ static int plan_add(struct collect_plan *plan, const char *name, const struct pe
 	return 0;
 }
 
-static int encode_table_event(const struct td_event *ev, bool use_pfm, bool user_only,
+int collect_pmu_type(const char *pmu)
+{
+	const char *dir = getenv("GUS_SYSFS_PMUS");
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s/type", dir && *dir ? dir : "/sys/bus/event_source/devices", pmu);
+	FILE *f = fopen(path, "r");
+	int type = -1;
+	if (f) {
+		if (fscanf(f, "%d", &type) != 1 || type < 0)
+			type = -1;
+		fclose(f);
+	}
+	return type;
+}
+
+static int encode_table_event(const struct td_table *t, const struct td_event *ev, bool use_pfm, bool user_only,
 			      struct perf_event_attr *attr, char *err, size_t errlen)
 {
 	if (ev->pfm && use_pfm)
 		return collect_encode(ev->pfm, user_only, attr, err, errlen);
 	/* no libpfm4 name (PERF_METRICS fields, SLOTS), or a table for another
-	 * CPU than libpfm4 detected: the public encoding */
+	 * CPU than libpfm4 detected: the public encoding; on a hybrid CPU, on
+	 * the PMU of the table's core type, so that it counts only there */
+	int type = t->perf_pmu ? collect_pmu_type(t->perf_pmu) : -1;
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_RAW;
+	attr->type = type >= 0 ? (uint32_t)type : PERF_TYPE_RAW;
 	attr->config = ev->config;
 	attr->config1 = ev->config1;
 	attr->exclude_kernel = user_only;
@@ -72,19 +89,19 @@ int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, b
 	}
 	/* group 0: SLOTS leading the PERF_METRICS fields, with the fixed events */
 	if (metrics) {
-		if (encode_table_event(&t->events[slots], use_pfm, user_only, &attr, err, errlen) ||
+		if (encode_table_event(t, &t->events[slots], use_pfm, user_only, &attr, err, errlen) ||
 		    plan_add(plan, t->events[slots].name, &attr, 0))
 			goto fail;
 		plan->ev[plan->n - 1].group_read = true;
 		for (size_t e = 0; e < t->n_events; e++)
 			if (needed[e] && t->events[e].kind == TD_EV_METRICS)
-				if (encode_table_event(&t->events[e], use_pfm, user_only, &attr, err, errlen) ||
+				if (encode_table_event(t, &t->events[e], use_pfm, user_only, &attr, err, errlen) ||
 				    plan_add(plan, t->events[e].name, &attr, 0))
 					goto fail;
 	}
 	for (size_t e = 0; e < t->n_events; e++)
 		if (needed[e] && t->events[e].kind == TD_EV_FIXED && (int)e != slots)
-			if (encode_table_event(&t->events[e], use_pfm, user_only, &attr, err, errlen) ||
+			if (encode_table_event(t, &t->events[e], use_pfm, user_only, &attr, err, errlen) ||
 			    plan_add(plan, t->events[e].name, &attr, 0))
 				goto fail;
 	/* general events in table order, which keeps a node's events together */
@@ -96,7 +113,7 @@ int collect_plan_tma(const struct td_table *t, const bool *needed, int budget, b
 			group++;
 			used = 0;
 		}
-		if (encode_table_event(&t->events[e], use_pfm, user_only, &attr, err, errlen) ||
+		if (encode_table_event(t, &t->events[e], use_pfm, user_only, &attr, err, errlen) ||
 		    plan_add(plan, t->events[e].name, &attr, group))
 			goto fail;
 		used++;

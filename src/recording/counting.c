@@ -41,6 +41,16 @@ enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, 
 	/* another CPU's table: 4 general counters per thread, safe with SMT on
 	 * for every table shipped */
 	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note)) : 4;
+	/* a hybrid CPU: each core type has its PMU and its table; the events
+	 * count only while the program runs on the table's */
+	if (out->table->perf_pmu && collect_pmu_type(out->table->perf_pmu) >= 0) {
+		out->on_core_pmu = true;
+		size_t l = strlen(out->note);
+		snprintf(out->note + l, sizeof out->note - l,
+			 "%scounted on the %s PMU: only while the program ran on those cores (%s); the other core "
+			 "type has its own table (gus list)",
+			 l ? "; " : "", out->table->perf_pmu, out->table->full_name);
+	}
 	return RECORDING_OK;
 }
 
@@ -64,7 +74,9 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 		int e = td_table_find_event(t, ce->name);
 		const struct td_event *ev = &t->events[e];
 		fprintf(out, "%s%s", i && first ? "," : "", first ? "{" : ",");
-		if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
+		if (ev->kind != TD_EV_GENERAL && ev->n_aliases && t->perf_pmu) {
+			fprintf(out, "%s/%s/%s", t->perf_pmu, ev->aliases[0], user_only ? "u" : "");
+		} else if (ev->kind != TD_EV_GENERAL && ev->n_aliases) {
 			fprintf(out, "%s%s", ev->aliases[0], user_only ? ":u" : "");	/* slots, topdown-*, cycles */
 		} else {
 			uint64_t c = ev->config;
@@ -73,8 +85,9 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 			for (k = 0; ev->name[k] && k + 1 < sizeof(lower); k++)
 				lower[k] = (char)(ev->name[k] >= 'A' && ev->name[k] <= 'Z' ? ev->name[k] + 32 : ev->name[k]);
 			lower[k] = 0;
-			fprintf(out, "cpu/event=0x%02x,umask=0x%02x", (unsigned)(c & 0xff),
-				(unsigned)((c >> 8) & 0xff));
+			/* a hybrid CPU's table: its core type's PMU */
+			fprintf(out, "%s/event=0x%02x,umask=0x%02x", t->perf_pmu ? t->perf_pmu : "cpu",
+				(unsigned)(c & 0xff), (unsigned)((c >> 8) & 0xff));
 			if ((c >> 24) & 0xff)
 				fprintf(out, ",cmask=%u", (unsigned)((c >> 24) & 0xff));
 			if (c & (1ull << 18))
@@ -83,8 +96,10 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 				fprintf(out, ",any=1");
 			if (c & (1ull << 23))
 				fprintf(out, ",inv=1");
+			/* perf's generic term: frontend=, offcore_rsp= and ldlat=
+			 * are all config1 */
 			if (ev->config1)
-				fprintf(out, ",frontend=0x%llx", (unsigned long long)ev->config1);
+				fprintf(out, ",config1=0x%llx", (unsigned long long)ev->config1);
 			fprintf(out, ",name=%s/%s", lower, user_only ? "u" : "");
 		}
 		if (last)

@@ -276,7 +276,9 @@ struct recording_stat_tma {
 	/* which CPU chose the table, and how: "NAME (WHY)" ("" with ARCH) */
 	char cpu[sizeof(((struct collect_host_cpu *)0)->name) + sizeof(((struct collect_host_cpu *)0)->why) + 8];
 	char pmu[sizeof(((struct collect_pmu_info *)0)->name)];	/* libpfm4's PMU, "unknown" */
-	char note[256];		/* why fewer counters (the NMI watchdog holds one), "" */
+	char note[512];		/* why fewer counters (the NMI watchdog holds one), a hybrid
+				 * CPU's core type counted, "" */
+	bool on_core_pmu;	/* a hybrid CPU: the table's events open on its core type's PMU */
 };
 /* The table of ARCH or this CPU (COUNTING as recording_tma_table has it),
  * the nodes up to LEVEL and those of NODES, the events they need with SMT

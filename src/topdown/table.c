@@ -38,6 +38,7 @@ void td_table_free(struct td_table *t)
 	free_strv(t->aliases, t->n_aliases);
 	free_strv(t->pmus, t->n_pmus);
 	free_strv(t->omitted, t->n_omitted);
+	free(t->perf_pmu);
 	for (size_t i = 0; i < t->n_events; i++) {
 		free(t->events[i].name);
 		free(t->events[i].pfm);
@@ -435,6 +436,14 @@ static int parse_line(struct loader *ld, char *line)
 			return -1;
 		}
 		t->width = (int)v;
+	} else if (!strcmp(kw, "perfpmu")) {
+		/* the kernel's PMU of a hybrid CPU's core type: the events are
+		 * opened on it (its sysfs type), so that they count only there */
+		if (nw != 2 || t->perf_pmu || strchr(w[1], '/') || strchr(w[1], '.')) {
+			LERR(ld, "expected one 'perfpmu NAME' line (a PMU of /sys/bus/event_source/devices)");
+			return -1;
+		}
+		t->perf_pmu = td_strdup(w[1]);
 	} else if (!strcmp(kw, "omit")) {
 		/* a node of the source the table leaves out, and why */
 		if (nw != 3) {

@@ -59,6 +59,7 @@ struct td_table {
 	char **pmus;
 	size_t n_pmus;
 	char **omitted;		/* "NAME: why" of the nodes a generated table left out */
+	char *perf_pmu;		/* a hybrid CPU's core-type PMU (cpu_core, cpu_atom), NULL */
 	size_t n_omitted;
 	int width;
 	struct td_event *events;

@@ -127,4 +127,16 @@ out=$("$GUS" stat --print-events --arch clx -l 1 2>&1)
 contains "$out" "any=1"; test $? -ne 0; ok $? "without SMT, no AnyThread events (they need perf_event_paranoid <= 0)"
 out=$("$GUS" stat --print-events --arch spr -l 1 2>&1)
 check_contains "$out" "{slots,topdown-retiring" "spr: SLOTS leads the PERF_METRICS group"
+# a hybrid CPU: a table per core type, its events on that type's PMU
+if [ -n "${GUS_TMAGEN_DIR:-}" ]; then
+	out=$("$GUS" stat --print-events --arch adl-core -l 1 -- ./prog 2>&1)
+	check_contains "$out" "{cpu_core/slots/,cpu_core/topdown-retiring/" "adl-core: perf's cpu_core events"
+	printf '191281317,,cpu_core/topdown-retiring/,1000000000,100.00,,\n11363246,,cpu_core/topdown-bad-spec/,1000000000,100.00,,\n17044869,,cpu_core/topdown-fe-bound/,1000000000,100.00,,\n263248545,,cpu_core/topdown-be-bound/,1000000000,100.00,,\n482937977,,cpu_core/slots/,1000000000,100.00,,\n' >"$TMP/hyb.csv"
+	out=$("$GUS" stat --import "$TMP/hyb.csv" --arch adl-core -l 1 2>&1); st=$?
+	check_status $st 0 "adl-core: a cpu_core file imports"
+	check_contains "$out" "Retiring                              39.6 % slots" "adl-core: its tree"
+	out=$("$GUS" stat --print-events --arch adl-atom -l 1 -- ./prog 2>&1)
+	check_contains "$out" "cpu_atom/event=0x" "adl-atom: its events on cpu_atom"
+fi
+
 done_testing

@@ -6,6 +6,8 @@
 #include "topdown.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char err[COLLECT_ERRLEN], dir[1024];
 
@@ -86,6 +88,42 @@ int main(void)
 		free(sel);
 		sel = td_select_nodes(t, 1, "Nonsense_Bound", err, sizeof(err));
 		tap_ok(!sel && strstr(err, "Nonsense_Bound"), "an unknown node is named (%s)", err);
+		td_table_free(t);
+	}
+
+	/* a hybrid CPU's table: its events open on its core type's PMU (the
+	 * sysfs type), as raw events where this machine has no such PMU */
+	t = td_table_parse("table h \"hybrid\"\nperfpmu cpu_core\nwidth 6\nevent E code=0x3c umask=0x00\n"
+			   "node A parent=- unit=slots threshold=0.1 = E / 2\n", "h.tma", err, sizeof err);
+	if (tap_ok(t && t->perf_pmu && !strcmp(t->perf_pmu, "cpu_core"), "perfpmu is read (%s)", t ? "" : err)) {
+		bool needed[1] = { true };
+		char sys[] = "/tmp/gus-sysfs-XXXXXX";
+		struct collect_plan hp;
+		if (mkdtemp(sys)) {
+			char path[128];
+			snprintf(path, sizeof path, "%s/cpu_core", sys);
+			mkdir(path, 0755);
+			snprintf(path, sizeof path, "%s/cpu_core/type", sys);
+			FILE *f = fopen(path, "w");
+			if (f) {
+				fputs("8\n", f);
+				fclose(f);
+			}
+			setenv("GUS_SYSFS_PMUS", sys, 1);
+			bool made = collect_plan_tma(t, needed, 4, false, false, &hp, err, sizeof err) == 0 && hp.n == 1;
+			tap_ok(made && hp.ev[0].attr.type == 8 && hp.ev[0].attr.config == 0x3c,
+			       "on a hybrid CPU the events open on the core type's PMU (type %u)",
+			       made ? hp.ev[0].attr.type : 0);
+			collect_plan_free(&hp);
+			unlink(path);
+			snprintf(path, sizeof path, "%s/cpu_core", sys);
+			rmdir(path);
+			rmdir(sys);
+			made = collect_plan_tma(t, needed, 4, false, false, &hp, err, sizeof err) == 0 && hp.n == 1;
+			tap_ok(made && hp.ev[0].attr.type == PERF_TYPE_RAW, "without that PMU: raw events");
+			collect_plan_free(&hp);
+			unsetenv("GUS_SYSFS_PMUS");
+		}
 		td_table_free(t);
 	}
 

@@ -130,6 +130,8 @@ int main(void)
 	td_table_free(t);
 	expect_error("table t \"x\"\nevent E code=1\nomit A\nnode A parent=- unit=slots threshold=0.1 = E\n",
 		     "expected 'omit NAME");
+	expect_error("table t \"x\"\nperfpmu a/b\nevent E code=1\nnode A parent=- unit=slots threshold=0.1 = E\n",
+		     "expected one 'perfpmu NAME' line");
 	/* a table that declares no event (its events array is NULL): an
 	 * error naming the unknown name, not a NULL dereference */
 	expect_error("table x \"no events\"\npmu x\nwidth 4\n"

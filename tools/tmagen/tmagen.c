@@ -1362,6 +1362,9 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 			fputc(*p == ',' ? ' ' : *p, out);
 		fputc('\n', out);
 	}
+	/* a hybrid CPU's core type: its events open on the kernel's PMU of it */
+	if (c->unit)
+		fprintf(out, "perfpmu %s\n", c->unit);
 	fprintf(out, "width %d\n\n", c->width);
 	/* the nodes' text is written to a buffer first: events and metrics
 	 * are declared as the formulas name them */
