@@ -266,13 +266,16 @@ static double wait_quiet(void)
 	return p;
 }
 
+/* the calls' pseudo-random extra iterations (sample) */
+static uint64_t jit_state = 0x9e3779b97f4a7c15ull;
+
 /* K1, K2 and R of a kernel, after a warm-up */
 static void setup(struct kstate *ks)
 {
 	unsigned k2 = KMAX;
 	if (ks->kr->stride && DATA_BYTES / ks->kr->stride < k2)
 		k2 = DATA_BYTES / ks->kr->stride;
-	if (k2 < 8) {
+	if (k2 < 32) {
 		ks->fault = "stride too large";
 		return;
 	}
@@ -298,7 +301,20 @@ static void sample(struct kstate *ks, unsigned count)
 
 	for (int w = 0; w < 3; w++)	/* back in the caches and predictors */
 		kr->fn(k2, &bufs);
+	/* each call runs a few iterations more than K1 (or K2 - JITTER) by a
+	 * pseudo-random amount, the same for both batches: the loop's exit
+	 * cannot be predicted in either, so its misprediction cancels out (a
+	 * predictor learns the exit of a short fixed count and misses a long
+	 * one's: 30-odd cycles per call that would be charged to the kernel) */
+	enum { JITTER = 8 };
+	unsigned jit[64];
 	for (unsigned s = 0; s < count; s++) {
+		for (unsigned i = 0; i < 64; i++) {
+			jit_state ^= jit_state << 13;
+			jit_state ^= jit_state >> 7;
+			jit_state ^= jit_state << 17;
+			jit[i] = (unsigned)(jit_state % JITTER);
+		}
 		double before = wait_quiet();
 		/* one untimed call, so that both batches start in the kernel's
 		 * state (a change of clock licence or vector unit power-up when
@@ -307,16 +323,16 @@ static void sample(struct kstate *ks, unsigned count)
 		kr->fn(k1, &bufs);
 		uint64_t t0 = tsc_begin();
 		for (unsigned i = 0; i < r; i++)
-			kr->fn(k1, &bufs);
+			kr->fn(k1 + jit[i % 64], &bufs);
 		uint64_t t1 = tsc_end();
 		for (unsigned i = 0; i < r; i++)
-			kr->fn(k2, &bufs);
+			kr->fn(k2 - JITTER + jit[i % 64], &bufs);
 		uint64_t t2 = tsc_end();
 		bench_calib(CALIB_ITERS / 4);	/* absorbs that stall, untimed */
 		double tpc = ticks_per_cycle();
 		double after = probe(tpc);
 		double d = (double)(t2 - t1) - (double)(t1 - t0);
-		ks->val[ks->n] = d / ((double)r * (double)(k2 - k1)) / tpc;
+		ks->val[ks->n] = d / ((double)r * (double)(k2 - JITTER - k1)) / tpc;
 		ks->pb[ks->n] = before;
 		ks->pa[ks->n] = after;
 		ks->n++;

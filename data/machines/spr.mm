@@ -178,10 +178,12 @@ form adc|sbb m,* p06+p0156A+p23B+p78+p49 fused=4 # RMW adc/sbb: 6 µops (LLVM SP
 # LLVM SPR: 0 µops for ADD64ri8/INC64r). Not for r32 (measured 1 cycle), not
 # for immediates beyond ~12 bits (add rax,100000: 1 cycle), and the flags
 # still cost a cycle when a non-branch reads them (add + cmov: 2 cycles).
-# Modelled with latency 0 but with an ALU µop, so that `dec/sub + jcc` still
-# macro-fuses (the model fuses only an executing head).
-form add|sub r64,i p0156A lat=0 fuse
-form inc|dec r64 p0156A lat=0 fuse
+# They take no ALU port: twenty `add r64,1` and dec/jnz run at 3.50 cycles
+# per iteration on an Emerald Rapids guest (21 µops at 6 per cycle; five
+# ALUs would need 4.2), five at 1.00, ten at 2.00 (bench/accuracy/
+# placement.txt, results/). Before a jcc they fuse with it as usual.
+form add|sub r64,i p0156A rename fuse
+form inc|dec r64 p0156A rename fuse
 # Register forms (the memory-source versions are derived: + p23B, fused)
 form add|sub|and|cmp|test r,r p0156A fuse
 form add|sub|and|cmp|test r,i p0156A fuse

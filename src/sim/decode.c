@@ -298,6 +298,13 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		nu = 0;
 		in->lat = 0;
 	}
+	/* folded at rename (Golden Cove's add r64,imm): no port, no latency;
+	 * as the head of a fused jcc, the jcc's µop does its work */
+	if (flags & SIM_F_RENAME) {
+		in->folded = true;
+		nu = 0;
+		in->lat = 0;
+	}
 	in->serial = flags & SIM_F_SERIAL;
 	in->ports = sim_machine_portstr(m, uops, nu);
 	unsigned n_load = 0, n_sta = 0, n_std = 0, n_other = 0;
@@ -347,7 +354,7 @@ static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 		return;
 	if (head->branch != SIM_BR_NONE)
 		return;
-	if (!head->lat && !head->nexec)
+	if (!head->lat && !head->nexec && !head->folded)
 		return;
 	head->fuse_head = true;
 	head->nexec = 0;

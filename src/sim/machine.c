@@ -372,9 +372,11 @@ static int parse_form(struct sim_machine *m, char **tok, int ntok, bool category
 			f->flags |= SIM_F_NOMICROFUSE;
 		} else if (!strcmp(tok[i], "serial")) {
 			f->flags |= SIM_F_SERIAL;
+		} else if (!strcmp(tok[i], "rename")) {
+			f->flags |= SIM_F_RENAME;
 		} else {
 		bad:
-			merr(err, errlen, "%s: bad attribute '%s' (lat=N div=N fused=N zero-idiom elim fuse nomicrofuse serial)",
+			merr(err, errlen, "%s: bad attribute '%s' (lat=N div=N fused=N zero-idiom elim rename fuse nomicrofuse serial)",
 			     where, tok[i]);
 			free(names);
 			return -1;

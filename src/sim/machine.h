@@ -23,6 +23,7 @@ enum {
 	SIM_F_FUSE = 4,
 	SIM_F_NOMICROFUSE = 8,
 	SIM_F_SERIAL = 16,
+	SIM_F_RENAME = 32,	/* executed at rename: no port, unless it heads a fused jcc */
 };
 
 struct sim_form {

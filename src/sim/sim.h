@@ -91,6 +91,7 @@ struct sim_insn {
 	uint64_t target;	/* direct branch target */
 	/* model flags */
 	bool zero_idiom, eliminated, fusible, fuse_head, fused_jcc, serial;
+	bool folded;		/* executed at rename (a form's rename attribute) */
 	bool approx;		/* matched only a category rule */
 	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
 };
