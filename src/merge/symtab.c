@@ -33,6 +33,7 @@ struct merge_symtab {
 	Dwarf_CFI *cfi;		/* .eh_frame, NULL when the file has none */
 	Dwarf_Addr cfi_bias;	/* dwfl address - link-time address */
 	char *path, *base;
+	char real_base[256];	/* the file name a symbolic link leads to ("" when none) */
 	char build_id[2 * 64 + 1];
 	char debug_file[4096];	/* where the symbols came from when not PATH */
 	char source[16];	/* "symtab", "debuginfo", "dynsym", "none" */
@@ -196,6 +197,15 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 		abort();
 	const char *slash = strrchr(path, '/');
 	st->base = slash ? st->path + (slash + 1 - path) : st->path;
+	/* liblzma.so.5 -> liblzma.so.5.4.1: perf and gus name code without a
+	 * symbol by the mapped file, which is the link's target */
+	char *real = realpath(path, NULL);
+	if (real) {
+		const char *rs = strrchr(real, '/');
+		if (strcmp(rs ? rs + 1 : real, st->base))
+			snprintf(st->real_base, sizeof st->real_base, "%s", rs ? rs + 1 : real);
+		free(real);
+	}
 	snprintf(st->source, sizeof st->source, "none");
 	st->dwfl = dwfl_begin(&offline_callbacks);
 	if (!st->dwfl) {
@@ -407,9 +417,15 @@ int merge_symtab_by_name(const struct merge_symtab *st, const char *name, uint64
 				*mangled = st->v[i].mangled;
 			return 0;
 		}
-	/* perf's "OBJECT+0xADDR" or gus's own name of code without a symbol */
+	/* perf's "OBJECT+0xADDR" or gus's own name of code without a symbol
+	 * (OBJECT the file's name or that of its link's target) */
 	size_t bl = strlen(st->base);
-	if (!strncmp(name, st->base, bl) && !strncmp(name + bl, "+0x", 3)) {
+	if (!(!strncmp(name, st->base, bl) && !strncmp(name + bl, "+0x", 3)) && st->real_base[0]) {
+		bl = strlen(st->real_base);
+		if (strncmp(name, st->real_base, bl))
+			bl = (size_t)-1;
+	}
+	if (bl != (size_t)-1 && !strncmp(name + bl, "+0x", 3)) {
 		char *end;
 		unsigned long long a = strtoull(name + bl + 3, &end, 16);
 		struct merge_function f;

@@ -203,6 +203,7 @@ struct recording_trace_region {
 	/* a function's loop to be picked from the trace (recording_trace_pick_loop):
 	 * the whole function is traced */
 	bool pick_loop;
+	bool head_is_latch;	/* HEAD is the loop's backward branch, not its start */
 	char function[256];
 	char loop_note[2048];	/* which loop, why, the others ("" none) */
 };

@@ -263,9 +263,20 @@ static void pick_loop(struct recording_trace_region *r, const struct sim_machine
 		if (a >= ls && a < le)
 			tc->recs[w++] = tc->recs[i];
 	}
+	size_t total = tc->n;
 	tc->skipped += tc->n - w;
 	tc->n = w;
-	r->head = ls;
+	/* iterations are counted at the latch (the backward branch), which
+	 * every iteration runs once, also those entered past the loop's start
+	 * (overlapping loops of complex control flow) */
+	r->head = loops[hot].loop.latch + r->bias;
+	r->head_is_latch = true;
+	if (total && 2 * w < total) {
+		size_t l = strlen(r->loop_note);
+		snprintf(r->loop_note + l, sizeof r->loop_note - l,
+			 "; it holds only %.0f %% of the function's traced instructions (--whole for all of it)",
+			 100.0 * (double)w / (double)total);
+	}
 	snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", r->function,
 		 (unsigned long long)loops[hot].loop.start, (unsigned long long)loops[hot].loop.end);
 }
@@ -289,7 +300,10 @@ void recording_trace_settle(const struct recording_trace_opts *o, struct recordi
 	if (hint)
 		*hint = 0;
 	const char *unit = o->function && !r->loop_note[0] ? "call" : "iteration";
-	if (last <= 1) {
+	/* a latch head ends its iteration: the records after it are the
+	 * partial one; a start head begins it */
+	size_t keep = r->head_is_latch ? last : last - 1;
+	if (last <= 1 && !(r->head_is_latch && last == 1)) {
 		/* not one whole iteration or call: the records stand, but
 		 * nothing is counted per iteration */
 		r->head = 0;
@@ -297,11 +311,18 @@ void recording_trace_settle(const struct recording_trace_opts *o, struct recordi
 			 "simulated, and no cycles per %s are given", unit, what, tc->n, unit);
 		return;
 	}
-	size_t partial = tc->n - (last - 1);
-	tc->n = last - 1;
+	size_t partial = tc->n - keep;
+	if (!partial)
+		return;
+	tc->n = keep;
 	tc->skipped += partial;
-	rec_warn(&o->log, "--max-insns cut the stream inside one %s of %s: its last %zu instruction(s), from the last "
-		 "start at 0x%llx, are left out", unit, what, partial, (unsigned long long)r->head);
+	if (r->head_is_latch)
+		rec_warn(&o->log, "--max-insns cut the stream inside one %s of %s: its last %zu instruction(s), after "
+			 "the last pass through its backward branch at 0x%llx, are left out", unit, what, partial,
+			 (unsigned long long)r->head);
+	else
+		rec_warn(&o->log, "--max-insns cut the stream inside one %s of %s: its last %zu instruction(s), from "
+			 "the last start at 0x%llx, are left out", unit, what, partial, (unsigned long long)r->head);
 }
 
 enum recording_status recording_trace_resolve(const struct recording_trace_opts *o, const struct sim_machine *m,

@@ -81,6 +81,11 @@ fname=$($SQL strip.data "select name from regions where kind='function' and name
 out=$("$GUS" sim --bin walk-stripped --function "$fname" 2>&1); st=$?
 check_status $st 0 "stripped: gus sim --function takes the OBJECT+0xADDR name"
 check_contains "$out" "walk-stripped:$fname" "stripped: ... and simulates that function"
+# through a symbolic link (liblzma.so.5 -> liblzma.so.5.4.1): perf and gus
+# name the code by the mapped file, the link's target
+ln -sf walk-stripped walk-link
+out=$("$GUS" sim --bin walk-link --function "$fname" 2>&1); st=$?
+check_status $st 0 "stripped, through a link: the target's OBJECT+0xADDR name is taken"
 
 # the procedure linkage table's stubs are named as perf names them
 plt=$(objdump -d walk-stripped | sed -n 's/^[0-9a-f]* <\(.*@plt\)>:$/\1/p' | head -1)
