@@ -22,7 +22,7 @@ struct sim_opts {
 	bool search, whole;
 	enum merge_format fmt;
 	/* --trace: a real stream */
-	bool trace, qemu, no_mem;
+	bool trace, qemu, no_mem, ptrace;
 	const char *recording;	/* --recording, -i or --pt: a gus.data, Intel PT or QEMU */
 	char **argv;
 	unsigned long long max_insns;
@@ -56,6 +56,8 @@ static void sim_usage(FILE *out)
 		"                         what its QEMU tracer stored (--pt FILE: the same)\n"
 		"      --max-insns N      stream records to simulate (default 1000000)\n"
 		"      --no-mem           ignore QEMU's data addresses (as with PT)\n"
+		"      --ptrace           run natively, single-stepping the region with ptrace\n"
+		"                         (taken by itself when QEMU cannot run the code)\n"
 		"      --arch NAME        machine model (default: the host's, or the nearest;\n"
 		"                         see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
@@ -108,6 +110,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "recording", required_argument, NULL, 'P' },
 		{ "max-insns", required_argument, NULL, 'M' },
 		{ "no-mem", no_argument, NULL, 'N' },
+		{ "ptrace", no_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -155,6 +158,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'i':
 		case 'P': o->recording = optarg; o->trace = true; break;
 		case 'N': o->no_mem = true; break;
+		case 'p': o->ptrace = true; break;
 		case 'M': {
 			char *end;
 			errno = 0;
@@ -185,8 +189,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	if (o->trace) {
 		if (o->hex || o->bin)
 			return gus_usage_error("sim: --trace takes its code from the stream, not --hex or --bin");
+		o->qemu |= o->ptrace;	/* a live run too, natively */
 		if (!!o->qemu + !!o->recording != 1)
-			return gus_usage_error("sim: --trace needs exactly one of --qemu (with -- program) or --recording FILE");
+			return gus_usage_error("sim: --trace needs exactly one of --qemu or --ptrace (with -- program) or "
+					       "--recording FILE");
 		if (o->qemu && optind >= argc)
 			return gus_usage_error("sim: --qemu needs a program: gus sim --trace --qemu [options] -- program args");
 		if (o->recording && optind < argc)
@@ -198,16 +204,16 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		if (o->whole && !o->function)
 			return gus_usage_error("sim: --whole goes with --function");
 		o->argv = argv + optind;
-		if (!o->max_insns)
-			o->max_insns = 1000000;
+		if (!o->max_insns)	/* single steps are slow */
+			o->max_insns = o->ptrace ? 200000 : 1000000;
 		/* before the program runs under QEMU: a bad -o or --svg would
 		 * lose the run */
 		if (outfile_check(o->output) || outfile_check(o->svg))
 			return GUS_EXIT_ERROR;
 		return 0;
 	}
-	if (o->max_insns || o->no_mem)
-		return gus_usage_error("sim: --max-insns and --no-mem go with --trace");
+	if (o->max_insns || o->no_mem || o->ptrace)
+		return gus_usage_error("sim: --max-insns, --no-mem and --ptrace go with --trace");
 	if (optind < argc)
 		return gus_usage_error("sim: unexpected argument '%s'", argv[optind]);
 	if (!!o->hex + !!o->bin != 1)
@@ -281,6 +287,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
 	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
+					   .ptrace = o->ptrace,
 					   .range = o->range, .innermost = o->function && !o->whole,
 					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
 					   .log = *gus_terminal_log() };
@@ -312,7 +319,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 				       .stream = stream, .loop_note = region.loop_note };
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights);
 	/* the program's own failure is reported, the analysis stands */
-	if (!rc && tr.qemu && tr.exit_status)
+	if (!rc && (tr.qemu || tr.stepped) && tr.exit_status)
 		rc = tr.exit_status;
 out:
 	free(tc.recs);

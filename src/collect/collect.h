@@ -398,6 +398,39 @@ struct collect_qemu_object {
 	size_t nranges;
 };
 
+/* --------------------------------------------- the native stepper ---- */
+/* A region's stream from the program running natively, single-stepped
+ * with ptrace (step.c): for code QEMU cannot run (AVX-512 under QEMU
+ * 7.2). At each entry into [LINK_START, LINK_END) of OBJECT (placed by
+ * FILE_START, the file offset of LINK_START, in the process's mappings
+ * once its libraries are mapped) a window of up to WINDOW records (0:
+ * 20000) is stepped; calls out of the region run natively; after
+ * MAX_INSNS records the program runs on untraced. The program's first
+ * thread only. Records carry STREAM_ENTRY at each window's start and
+ * their data addresses (STREAM_HAS_MEM) unless a gather's vector index
+ * was needed. */
+struct collect_step_opts {
+	const char *object;
+	uint64_t link_start, link_end, file_start;
+	bool data_addresses;
+	uint64_t max_insns;
+	uint64_t window;
+	stream_sink sink;
+	void *ctx;
+	/* the region's runtime - link-time address, before the first record */
+	void (*placed)(void *ctx, uint64_t bias);
+};
+struct collect_step_stats {
+	uint64_t insns, steps, windows, entries;
+	uint64_t vsib;		/* records without data addresses (vector indexes) */
+	bool truncated;		/* MAX_INSNS reached */
+	bool never_reached;	/* OBJECT was never mapped where the region is */
+	double seconds;
+};
+enum collect_status collect_step_run(char *const argv[], const struct collect_step_opts *o,
+				     struct collect_step_stats *st, struct collect_result *res, char *err,
+				     size_t errlen);
+
 struct collect_qemu_opts {
 	const char *qemu;	/* NULL: $GUS_QEMU, else qemu-x86_64 from PATH */
 	const char *plugin;	/* NULL: $GUS_QEMU_PLUGIN, the build tree, or the installed one */

@@ -178,6 +178,9 @@ struct recording_trace_opts {
 	bool innermost;		/* a function: its innermost loop only */
 	bool data_addresses;	/* QEMU, live or recorded: the data address of every access */
 	uint64_t max_insns;	/* 0: no limit */
+	/* QEMU live: trace natively, single-stepped with ptrace (also taken
+	 * when QEMU cannot execute the program's instructions) */
+	bool ptrace;
 	struct recording_log log;
 };
 
@@ -219,6 +222,10 @@ struct recording_trace_result {
 	struct collect_result res;
 	struct collect_qemu_stats qemu_stats;
 	int exit_status;	/* gus's exit status for the program */
+	/* the native stepper (--ptrace, or QEMU could not run the code) */
+	bool stepped;
+	char step_why[160];	/* why it was used instead of QEMU ("" --ptrace) */
+	struct collect_step_stats step;
 	/* PT */
 	struct ipt_stats pt;
 	struct ipt_recording_stats rec;

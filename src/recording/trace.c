@@ -286,7 +286,7 @@ void recording_trace_settle(const struct recording_trace_opts *o, struct recordi
 			    struct simrun_collect *tc)
 {
 	pick_loop(r, m, tc);
-	bool cut = tr->qemu ? tr->qemu_stats.truncated : tr->truncated;
+	bool cut = tr->stepped ? tr->step.truncated : tr->qemu ? tr->qemu_stats.truncated : tr->truncated;
 	if (!cut || !r->restricted || !r->head)
 		return;
 	/* the records after the head's last execution are an iteration (or
@@ -653,6 +653,97 @@ static enum recording_status run_recorded_qemu(const struct recording_trace_opts
 	return 0;
 }
 
+/* the native stepper places the region once the process has mapped it */
+static void step_placed(void *ctx, uint64_t bias)
+{
+	struct recording_trace_region *r = ctx;
+	r->bias = bias;
+	r->run = (struct stream_range){ r->link.start + bias, r->link.end + bias };
+	r->head = r->run.start;
+}
+
+struct step_wrap {
+	struct recording_trace_region *r;
+	stream_sink sink;
+	void *ctx;
+	uint64_t records;
+};
+
+static int step_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct step_wrap *w = ctx;
+	w->records += n;
+	return w->sink(w->ctx, v, n);
+}
+
+static void step_wrap_placed(void *ctx, uint64_t bias)
+{
+	step_placed(((struct step_wrap *)ctx)->r, bias);
+}
+
+static enum recording_status run_step(const struct recording_trace_opts *o, struct recording_trace_region *r,
+				      stream_sink sink, void *ctx, struct recording_trace_result *tr)
+{
+	char err[COLLECT_ERRLEN];
+	uint64_t file_start;
+	if (!r->restricted) {
+		rec_error(&o->log, "--ptrace traces a function or a range (--function, --range), not all code");
+		return RECORDING_USAGE;
+	}
+	if (merge_elf_file_offset(r->program, r->link.start, &file_start, err, sizeof err)) {
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	struct step_wrap w = { r, sink, ctx, 0 };
+	struct collect_step_opts so = {
+		.object = r->program,
+		.link_start = r->link.start,
+		.link_end = r->link.end,
+		.file_start = file_start,
+		.data_addresses = o->data_addresses,
+		/* single steps are slow (tens of thousands a second): a
+		 * fallback from QEMU takes at most 200000 */
+		.max_insns = !o->max_insns ? 200000 : !o->ptrace && o->max_insns > 200000 ? 200000 : o->max_insns,
+		.sink = step_wrap_sink,
+		.ctx = &w,
+		.placed = step_wrap_placed,
+	};
+	tr->qemu = false;
+	tr->stepped = true;
+	enum collect_status st = collect_step_run(o->argv, &so, &tr->step, &tr->res, err, sizeof err);
+	tr->records = w.records;
+	if (st == COLLECT_EXEC_FAILED) {
+		rec_error(&o->log, "%s", err);
+		return tr->res.exec_errno == ENOENT ? RECORDING_NOT_FOUND : RECORDING_CANNOT_EXECUTE;
+	}
+	if (st != COLLECT_OK) {
+		rec_error(&o->log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	tr->exit_status = collect_exit_code(tr->res.wait_status);
+	warn_program_status(o, tr->res.wait_status, tr->res.interrupted);
+	if (tr->step.never_reached)
+		rec_warn(&o->log, "the program never mapped %s where %s is", r->program, r->name);
+	if (tr->step.truncated)
+		rec_warn(&o->log, "the stream stopped after %llu single-stepped instructions (--max-insns); the program "
+			 "ran on untraced", (unsigned long long)tr->step.insns);
+	return RECORDING_OK;
+}
+
+/* a stream sink that counts what passes */
+struct counting_sink {
+	stream_sink sink;
+	void *ctx;
+	uint64_t n;
+};
+
+static int counting_sink_fn(void *ctx, const struct stream_insn *v, size_t n)
+{
+	struct counting_sink *c = ctx;
+	c->n += n;
+	return c->sink(c->ctx, v, n);
+}
+
 enum recording_status recording_trace_run(const struct recording_trace_opts *o, struct recording_trace_region *r,
 					  stream_sink sink, void *ctx, struct recording_trace_result *tr)
 {
@@ -660,14 +751,37 @@ enum recording_status recording_trace_run(const struct recording_trace_opts *o, 
 	switch (r->source) {
 	case RECORDING_SOURCE_PT: return run_pt(o, r, sink, ctx, tr);
 	case RECORDING_SOURCE_QEMU_RECORDED: return run_recorded_qemu(o, r, sink, ctx, tr);
-	default: return run_qemu(o, r, sink, ctx, tr);
+	default:
+		break;
 	}
+	if (o->ptrace)
+		return run_step(o, r, sink, ctx, tr);
+	struct counting_sink cs = { sink, ctx, 0 };
+	enum recording_status st = run_qemu(o, r, counting_sink_fn, &cs, tr);
+	/* QEMU 7.2 cannot run AVX-512 and later extensions: the program dies
+	 * of SIGILL before the region's first record; it is then run natively
+	 * and the region single-stepped */
+	if (st == RECORDING_OK && cs.n == 0 && r->restricted && WIFSIGNALED(tr->res.wait_status) &&
+	    WTERMSIG(tr->res.wait_status) == SIGILL) {
+		rec_warn(&o->log, "QEMU cannot execute an instruction of %s (illegal instruction): %s is traced "
+			 "natively instead, single-stepped with ptrace", o->argv[0], r->name);
+		memset(tr, 0, sizeof *tr);
+		st = run_step(o, r, sink, ctx, tr);
+		snprintf(tr->step_why, sizeof tr->step_why, "QEMU 7.2 cannot execute its instructions");
+	}
+	return st;
 }
 
 void recording_trace_describe(const struct recording_trace_opts *o, const struct recording_trace_region *r,
 			      const struct recording_trace_result *tr, size_t records, char *out, size_t outlen)
 {
-	if (tr->qemu)
+	if (tr->stepped)
+		snprintf(out, outlen, "single-stepped natively with ptrace%s%s%s, %s, %zu instructions%s%s in %llu "
+			 "window(s), data addresses %s", tr->step_why[0] ? " (" : "", tr->step_why,
+			 tr->step_why[0] ? ")" : "", o->argv[0], records, tr->step.truncated ? " (--max-insns reached)" : "",
+			 r->restricted ? " in the region" : "", (unsigned long long)tr->step.windows,
+			 !r->data_addresses ? "not used" : tr->step.vsib ? "known (not for gathers and scatters)" : "known");
+	else if (tr->qemu)
 		snprintf(out, outlen, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0], records,
 			 tr->qemu_stats.truncated ? " (--max-insns reached)" : "",
 			 r->restricted ? " in the region" : "", r->data_addresses ? "known" : "not used");

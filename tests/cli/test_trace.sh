@@ -178,4 +178,29 @@ check_contains "$out" "--max-insns cut the stream before one whole call of lcg_c
 	"a cut call, the only one: said"
 check_lacks "$out" "cycles per iteration" "... and not divided by the call it did not finish"
 
+# the native stepper (--ptrace): the same stream as QEMU's on code both run
+outq=$("$GUS" sim --trace --qemu --function lcg_chain -- "$AW" "$TMP/aw" chain 1000 2>&1)
+outp=$("$GUS" sim --trace --ptrace --function lcg_chain -- "$AW" "$TMP/aw" chain 1000 2>&1); st=$?
+check_status $st 0 "--ptrace: exit 0"
+check_contains "$outp" "stream: single-stepped natively with ptrace, $AW, 5000 instructions in the region in 1 window(s), data addresses known" \
+	"--ptrace: the stream line says how it was traced"
+lq=$(printf '%s\n' "$outq" | grep -E "^loop: |cycles per iteration")
+lp=$(printf '%s\n' "$outp" | grep -E "^loop: |cycles per iteration")
+[ -n "$lq" ] && [ "$lq" = "$lp" ]; ok $? "--ptrace: the same loop, count and cycles as QEMU's stream ($lp)"
+"$GUS" sim --hex 4801d8 --ptrace >/dev/null 2>&1; check_status $? 2 "--ptrace without --trace: usage error"
+# code QEMU 7.2 cannot run (AVX-512): traced natively instead, said
+if grep -qw avx512f /proc/cpuinfo; then
+	out=$("$GUS" sim --trace --qemu --function sum16 --max-insns 50000 -- "$WORKLOADS/avx512" 2>&1); st=$?
+	check_status $st 0 "AVX-512: exit 0"
+	check_contains "$out" "QEMU cannot execute an instruction of $WORKLOADS/avx512 (illegal instruction): sum16 is traced natively instead" \
+		"AVX-512: the fallback is said"
+	check_contains "$out" "stream: single-stepped natively with ptrace (QEMU 7.2 cannot execute its instructions)" \
+		"AVX-512: ... and in the stream line"
+	printf '%s\n' "$out" | grep -Eq "^loop: 0x[0-9a-f]+-0x[0-9a-f]+ \(depth 1, 4 instructions, [0-9]+ executed\)"
+	ok $? "AVX-512: its loop of 4 instructions, simulated"
+	check_contains "$out" "window(s)" "AVX-512: several calls, several windows"
+else
+	echo "# this CPU has no AVX-512F: the QEMU fallback is not exercised"
+fi
+
 done_testing
