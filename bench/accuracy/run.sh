@@ -43,6 +43,7 @@ GUS=${GUS:-$repo/build/werror/gus}
 host_model=$(awk -F: '/^cpu family/ { f = $2 + 0 } /^model[ \t]*:/ { m = $2 + 0 } END { if (f == 6) print m }' /proc/cpuinfo 2>/dev/null || true)
 case "$host_model" in
 143 | 207) default_arch="--arch spr" ;;
+173 | 174) default_arch="--arch gnr" ;;
 85) default_arch="--arch skx" ;;
 *) default_arch="" ;;
 esac

@@ -109,8 +109,8 @@ static const struct known_model intel_models[] = {
 	{ 183, "Raptor Lake (client, hybrid)", "adl-core", "spr" },
 	{ 186, "Raptor Lake (client, hybrid)", "adl-core", "spr" },
 	{ 191, "Raptor Lake (client, hybrid)", "adl-core", "spr" },
-	{ 170, "Meteor Lake (client, hybrid)", "mtl-core", "spr" },
-	{ 172, "Meteor Lake (client, hybrid)", "mtl-core", "spr" },
+	{ 170, "Meteor Lake (client, hybrid)", "mtl-core", "gnr" },
+	{ 172, "Meteor Lake (client, hybrid)", "mtl-core", "gnr" },
 	{ 198, "Arrow Lake (client, hybrid)", "", "spr" },
 	{ 189, "Lunar Lake (client, hybrid)", "", "spr" },
 };

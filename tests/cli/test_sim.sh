@@ -168,4 +168,30 @@ awk -v a="$cyc" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "spr: stores t
 cyc=$("$GUS" sim --arch spr --hex 48890748894708488947104889471849ffcf75ec --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
 awk -v a="$cyc" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "spr: four stores to one line, two a cycle ($cyc)"
 
+# the Granite Rapids model (gnr, Redwood Cove): spr.mm with what Redwood
+# Cove changed. Intel's optimization manual: "3-cycle Floating Point
+# multiplication" (Golden Cove: 4); FMA and FP add unchanged (4 and 2)
+out=$("$GUS" sim --hex $LOADS --arch gnr 2>&1); st=$?
+check_status $st 0 "--arch gnr exits 0"
+check_contains "$out" "machine: gnr (Intel Granite Rapids" "--arch gnr loads the Granite Rapids model"
+check_contains "$out" "cycles per iteration               2.00" "gnr: six loads take 2 cycles on three load ports"
+check_contains "$out" "all instructions modelled from the machine's form table" "gnr: no approximation"
+for alias in graniterapids redwoodcove; do
+	check_contains "$("$GUS" sim --hex $LOADS --arch $alias 2>&1)" "machine: gnr (" "--arch $alias names the gnr model"
+done
+out=$(GUS_CPU=gnr "$GUS" sim --hex $LOADS 2>&1)
+check_contains "$out" "machine: gnr (" "a Granite Rapids host gets the gnr model without --arch"
+check_contains "$out" "(the host's: Granite Rapids (GUS_CPU=gnr)" "... as its own, not the nearest"
+# four dependent vmulpd xmm: 4 x 3 on gnr, 4 x 4 on spr
+fmul=c5f959c1c5f959c1c5f959c1c5f959c149ffcf75eb
+cyc=$("$GUS" sim --arch gnr --hex $fmul --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+cycs=$("$GUS" sim --arch spr --hex $fmul --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" -v b="$cycs" 'BEGIN { exit !(a >= 11.99 && a <= 12.01 && b >= 15.99 && b <= 16.01) }'
+ok $? "gnr: four dependent FP multiplies take 4 x 3 cycles ($cyc; spr $cycs)"
+# two dependent vfmadd231pd and four dependent vaddpd: as on spr
+cyc=$("$GUS" sim --arch gnr --hex c4e2f1b8c1c4e2f1b8c149ffcf75f4 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" 'BEGIN { exit !(a >= 7.99 && a <= 8.01) }'; ok $? "gnr: two dependent FMAs still take 2 x 4 cycles ($cyc)"
+cyc=$("$GUS" sim --arch gnr --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+awk -v a="$cyc" 'BEGIN { exit !(a >= 7.99 && a <= 8.01) }'; ok $? "gnr: four dependent FP adds still take 4 x 2 cycles ($cyc)"
+
 done_testing

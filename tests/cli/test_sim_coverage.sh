@@ -3,7 +3,8 @@
 # The skx machine model knows every instruction form that gcc (and clang,
 # when installed) emits for a corpus of typical code at -O2/-O3 with
 # -march=skylake-avx512: no instruction falls back to a category rule.
-# The Sapphire Rapids and Ice Lake-SP models cover the same forms.
+# The Sapphire Rapids, Granite Rapids and Ice Lake-SP models cover the same
+# forms.
 . "$TESTDIR/cli/lib.sh"
 
 text_range() {	# text_range FILE -> START-END of .text in hex
@@ -21,6 +22,7 @@ for cc in $compilers; do
 	for cfg in "-O2" "-O3 -ffast-math -mprefer-vector-width=512"; do
 		bad=""
 		bad_spr=""
+		bad_gnr=""
 		bad_icx=""
 		insns=0
 		for src in "$TESTDIR"/fixtures/sim-corpus/*.c; do
@@ -32,6 +34,9 @@ for cc in $compilers; do
 			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
 				--resources FRONTEND --no-search --json --arch spr 2>&1)
 			case "$out" in *'"approximate_instructions": 0,'*) ;; *) bad_spr="$bad_spr $name" ;; esac
+			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
+				--resources FRONTEND --no-search --json --arch gnr 2>&1)
+			case "$out" in *'"approximate_instructions": 0,'*) ;; *) bad_gnr="$bad_gnr $name" ;; esac
 			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
 				--resources FRONTEND --no-search --json --arch icx 2>&1)
 			case "$out" in *'"approximate_instructions": 0,'*) ;; *) bad_icx="$bad_icx $name" ;; esac
@@ -52,6 +57,8 @@ for cc in $compilers; do
 		[ -n "$bad" ] && echo "#  $bad"
 		[ -z "$bad_spr" ]; ok $? "$cc $cfg: the same corpus is known to spr"
 		[ -n "$bad_spr" ] && echo "#  $bad_spr"
+		[ -z "$bad_gnr" ]; ok $? "$cc $cfg: the same corpus is known to gnr"
+		[ -n "$bad_gnr" ] && echo "#  $bad_gnr"
 		[ -z "$bad_icx" ]; ok $? "$cc $cfg: the same corpus is known to icx"
 		[ -n "$bad_icx" ] && echo "#  $bad_icx"
 	done

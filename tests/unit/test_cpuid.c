@@ -95,10 +95,14 @@ int main(void)
 	static const char *const avail[] = { "skx", "spr" };
 	tap_streq(collect_nearest_core("spr", avail, 2), "spr", "nearest core: spr is there");
 	tap_streq(collect_nearest_core("icx", avail, 2), "spr", "nearest core of icx: spr (a tie, the newer)");
-	tap_streq(collect_nearest_core("gnr", avail, 2), "spr", "nearest core of gnr: spr");
+	tap_streq(collect_nearest_core("gnr", avail, 2), "spr", "nearest core of gnr, without gnr.mm: spr");
 	tap_streq(collect_nearest_core("skx", avail, 2), "skx", "nearest core of skx: itself");
 	tap_streq(collect_nearest_core("", avail, 2), "skx", "no core: the oldest, skx");
 	tap_ok(collect_nearest_core("spr", NULL, 0) == NULL, "nothing available: NULL");
+	/* the models data/machines ships: Granite Rapids has its own */
+	static const char *const shipped[] = { "gnr", "icx", "skx", "spr" };
+	tap_streq(collect_nearest_core("gnr", shipped, 4), "gnr", "nearest core of gnr, with gnr.mm: gnr itself");
+	tap_streq(collect_nearest_core("spr", shipped, 4), "spr", "... and spr stays spr beside it");
 
 	setenv("GUS_CPU", "icx", 1);
 	collect_host_cpu(&h);
