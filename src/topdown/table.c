@@ -705,7 +705,8 @@ static struct td_table *load_matching_in(const char *dir, bool (*match)(const st
 	}
 	closedir(d);
 	/* directory order is arbitrary: sort for a stable choice */
-	qsort(names, n, sizeof(*names), (int (*)(const void *, const void *))strcmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), (int (*)(const void *, const void *))strcmp);
 	struct td_table *found = NULL;
 	char path[4096];
 	for (size_t i = 0; i < n && !found; i++) {

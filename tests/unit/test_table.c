@@ -4,6 +4,7 @@
 #include "topdown.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static char err[TD_ERRLEN];
 
@@ -122,6 +123,20 @@ int main(void)
 	tap_ok(t && t->nodes[0].desc && !strcmp(t->nodes[0].desc, "a # b = c"),
 	       "quoted desc keeps '#' and ' = ' (%s)", t ? "parsed" : err);
 	td_table_free(t);
+	/* a directory without tables (the source tree's data/tma, whose tables
+	 * are in hand/): said, never a sort of nothing; in a path list the
+	 * next directory serves */
+	char empty[] = "/tmp/gus-tma-XXXXXX";
+	if (mkdtemp(empty)) {
+		t = td_table_load_arch(empty, "clx", err, sizeof err);
+		tap_ok(!t && strstr(err, "no TMA table in"), "an empty table directory: no table, said (%s)", err);
+		char list[1200];
+		snprintf(list, sizeof list, "%s:%s", empty, dir);
+		t = td_table_load_arch(list, "clx", err, sizeof err);
+		tap_ok(t && !strcmp(t->id, "clx"), "a path list: the next directory's table (%s)", t ? t->id : err);
+		td_table_free(t);
+		rmdir(empty);
+	}
 	/* a generated table says which nodes it left out, and why */
 	t = td_table_parse("table t \"x\"\nevent E code=1\nomit Remote_MEM \"level 5, TSC is not counted\"\n"
 			   "node A parent=- unit=slots threshold=0.1 = E / 2\n", "omit.tma", err, sizeof(err));
