@@ -268,9 +268,10 @@ static void pick_loop(struct recording_trace_region *r, const struct sim_machine
 	tc->n = w;
 	/* iterations are counted at the latch (the backward branch), which
 	 * every iteration runs once, also those entered past the loop's start
-	 * (overlapping loops of complex control flow) */
-	r->head = loops[hot].loop.latch + r->bias;
-	r->head_is_latch = true;
+	 * (overlapping loops of complex control flow); a loop with several
+	 * latches (a continue) counts at its start, which each passes */
+	r->head_is_latch = loops[hot].loop.latches == 1;
+	r->head = (r->head_is_latch ? loops[hot].loop.latch : loops[hot].loop.start) + r->bias;
 	if (total && 2 * w < total) {
 		size_t l = strlen(r->loop_note);
 		snprintf(r->loop_note + l, sizeof r->loop_note - l,

@@ -239,6 +239,7 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 struct sim_loop {
 	uint64_t start, end;	/* [target, end of the last latch) */
 	uint64_t latch;		/* the last backward branch */
+	unsigned latches;	/* backward branches to its start (a continue adds one) */
 	bool conditional;	/* closed by a conditional branch */
 };
 size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,

@@ -106,6 +106,7 @@ size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t 
 		for (k = 0; k < n && out[k].start != in->target; k++)
 			;
 		if (k < n) {	/* another latch of the same loop (a continue) */
+			out[k].latches++;
 			if (e > out[k].end) {
 				out[k].end = e;
 				out[k].latch = in->addr;
@@ -115,7 +116,7 @@ size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t 
 		}
 		if (n == max)
 			continue;
-		out[n++] = (struct sim_loop){ .start = in->target, .end = e, .latch = in->addr,
+		out[n++] = (struct sim_loop){ .start = in->target, .end = e, .latch = in->addr, .latches = 1,
 					      .conditional = in->branch == SIM_BR_COND };
 	}
 	sim_code_free(code);
