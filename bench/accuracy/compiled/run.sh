@@ -17,7 +17,7 @@
 #                     coreutils); the binaries stay in $BENCH_OUT/bin
 #   --measured CSV    no timing: the measurements of an earlier run's CSV
 #                     (maybe from another machine) are predicted
-#   --binaries DIR    the kernels' binaries to predict (compiled-O2,
+#   --binaries DIR    the kernels' binaries to measure or predict (compiled-O2,
 #                     compiled-O3native), e.g. $BENCH_OUT/bin copied back
 #                     from the machine that measured (default: build them
 #                     here)
@@ -55,7 +55,7 @@ CC=${CC:-gcc}
 
 # the builds: name and flags of kernels.c (measure.c always -O2)
 builds=(O2 O3native)
-declare -A bflags=([O2]="-O2" [O3native]="-O3 -march=native")
+declare -A bflags=([O2]="-O2" [O3native]="-O3 -march=${MARCH:-native}")
 
 csv=
 cpu=
