@@ -14,7 +14,8 @@ if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt con
 	autoreconf -fi >/dev/null || exit 1
 fi
 mkdir -p build/quickstart
-( cd build/quickstart && { [ -f Makefile ] || "$top/configure" -q; } && make -j"$(nproc)" -s gus gus-qemu-plugin.so gus-qemu-exec.so tests/workloads/divide ) || exit 1
+( cd build/quickstart && { [ -f Makefile ] || "$top/configure" -q; } && make -j"$(nproc)" -s gus gus-qemu-plugin.so gus-qemu-exec.so tests/workloads/divide &&
+	{ ! grep -q '^tma-gen.stamp:' Makefile || make -s tma-gen.stamp >/dev/null; } ) || exit 1
 gus=$top/build/quickstart/gus
 workload=$top/build/quickstart/tests/workloads/divide
 out=$top/build/quickstart/run
