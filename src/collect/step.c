@@ -40,8 +40,6 @@ struct stepper {
 	struct stream_insn batch[STEP_BATCH];
 	size_t nbatch;
 	int sink_rc;
-	char *err;
-	size_t errlen;
 };
 
 static double now_s(void)
@@ -187,10 +185,12 @@ static bool step_window(struct stepper *s, struct collect_result *res)
 	uint64_t n = 0;
 	bool entry = true;
 	s->st->windows++;
+	/* the registers after one step are those of the next: one read per
+	 * step (a system call each) */
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, s->pid, NULL, &regs))
+		return false;
 	while (n < window && s->st->insns < o->max_insns && !s->sink_rc) {
-		struct user_regs_struct regs;
-		if (ptrace(PTRACE_GETREGS, s->pid, NULL, &regs))
-			return false;
 		bool is_call = false;
 		struct stream_insn *rec = &s->batch[s->nbatch];
 		bool inside = regs.rip >= s->start && regs.rip < s->end;
@@ -212,6 +212,7 @@ static bool step_window(struct stepper *s, struct collect_result *res)
 		struct user_regs_struct after;
 		if (ptrace(PTRACE_GETREGS, s->pid, NULL, &after))
 			return false;
+		regs = after;
 		if (after.rip != next)
 			rec->flags |= STREAM_TAKEN;
 		s->nbatch++;
@@ -260,6 +261,8 @@ static bool step_window(struct stepper *s, struct collect_result *res)
 				}
 			}
 			ptrace(PTRACE_POKETEXT, s->pid, (void *)ret, (void *)w);
+			if (ptrace(PTRACE_GETREGS, s->pid, NULL, &regs))
+				return false;
 			entry = true;
 		}
 	}
@@ -319,7 +322,7 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 {
 	memset(st, 0, sizeof *st);
 	memset(res, 0, sizeof *res);
-	struct stepper s = { .o = o, .st = st, .err = err, .errlen = errlen };
+	struct stepper s = { .o = o, .st = st };
 	ZydisDecoderInit(&s.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC)) {

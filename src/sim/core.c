@@ -425,7 +425,10 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				a->ncells[k] = (uint8_t)(last - first + 1 > 8 ? 8 : last - first + 1);
 			} else {
 				a->key[k] = expr_key(s, mo);
-				a->line[k] = expr_line(s, mo);
+				/* the line of an unknown address only matters to the
+				 * store-pairing rule */
+				if (s->m->store_pairs_same_line)
+					a->line[k] = expr_line(s, mo);
 				a->ncells[k] = 1;
 				s->ev.level_hits[0]++;
 			}
