@@ -41,7 +41,8 @@ json=$("$GUS" report -i ph.data --json 2>/dev/null)
 check_contains "$json" '"windows": {"picked": ' "JSON: the windows of each region"
 check_contains "$json" '"phases": [{"from_record": ' "JSON: the phases"
 csv=$("$GUS" report -i ph.data --csv 2>/dev/null)
-check_contains "$csv" "windows,6,summary," "CSV: the windows' summary rows"
+# (the hot loop's rank among the regions depends on where the samples fell)
+printf '%s\n' "$csv" | grep -Eq '^windows,[0-9]+,summary,'; ok $? "CSV: the windows' summary rows"
 # cached: the second report reads the windows from the recording
 out2=$("$GUS" report -i ph.data --region 'hot loop' 2>&1)
 check_contains "$out2" "(cached simulation)" "the second report reads the cache"
