@@ -19,7 +19,7 @@ struct sim_opts {
 	const char *weights, *resources;
 	unsigned iterations, threads;
 	double threshold;
-	bool search, whole;
+	bool search, whole, alone;
 	enum merge_format fmt;
 	/* --trace: a real stream */
 	bool trace, qemu, no_mem, ptrace;
@@ -50,6 +50,8 @@ static void sim_usage(FILE *out)
 		"      --range START-END  the addresses [START, END) (hex, as in objdump)\n"
 		"      --whole            simulate the whole function, not the innermost loop\n"
 		"                         its time goes to (by the nest, or the trace's counts)\n"
+		"      --alone            simulate that loop by itself, not inside the code\n"
+		"                         around it (its parent loop, or the traced function)\n"
 		"      --trace            simulate a real instruction stream, from\n"
 		"      --qemu             the program after -- run under the QEMU tracer, or\n"
 		"  -i, --recording FILE   the stream of a recording (gus record): its Intel PT or\n"
@@ -104,6 +106,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "threshold", required_argument, NULL, 't' },
 		{ "no-search", no_argument, NULL, 'S' },
 		{ "whole", no_argument, NULL, 'W' },
+		{ "alone", no_argument, NULL, 'L' },
 		{ "trace", no_argument, NULL, 'X' },
 		{ "qemu", no_argument, NULL, 'Q' },
 		{ "pt", required_argument, NULL, 'P' },
@@ -153,6 +156,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		}
 		case 'S': o->search = false; break;
 		case 'W': o->whole = true; break;
+		case 'L': o->alone = true; break;
 		case 'X': o->trace = true; break;
 		case 'Q': o->qemu = o->trace = true; break;
 		case 'i':
@@ -201,8 +205,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return gus_usage_error("sim: give --function or --range, not both");
 		if (o->iterations)
 			return gus_usage_error("sim: --iterations is for --hex and --bin; use --max-insns with --trace");
-		if (o->whole && !o->function)
-			return gus_usage_error("sim: --whole goes with --function");
+		if ((o->whole || o->alone) && !o->function)
+			return gus_usage_error("sim: --whole and --alone go with --function");
+		if (o->whole && o->alone)
+			return gus_usage_error("sim: give --whole or --alone, not both");
 		o->argv = argv + optind;
 		if (!o->max_insns)	/* single steps are slow */
 			o->max_insns = o->ptrace ? 200000 : 1000000;
@@ -224,8 +230,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		return gus_usage_error("sim: --function and --range go with --bin");
 	if (o->address && !o->hex)
 		return gus_usage_error("sim: --address goes with --hex");
-	if (o->whole && !o->function)
-		return gus_usage_error("sim: --whole goes with --function");
+	if ((o->whole || o->alone) && !o->function)
+		return gus_usage_error("sim: --whole and --alone go with --function");
+	if (o->whole && o->alone)
+		return gus_usage_error("sim: give --whole or --alone, not both");
 	return 0;
 }
 
@@ -288,7 +296,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 {
 	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
 					   .ptrace = o->ptrace,
-					   .range = o->range, .innermost = o->function && !o->whole,
+					   .range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
 					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
 					   .log = *gus_terminal_log() };
 	struct recording_trace_region region;
@@ -311,7 +319,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		goto out;
 	}
 	/* the first quarter warms caches, predictor and window up */
-	struct sim_source src = simrun_source(&tc, region.restricted ? region.head : 0);
+	struct sim_source src = simrun_source(&tc, region.restricted ? region.head : 0, region.focus);
 	char source[PATH_MAX + 512], stream[PATH_MAX + 512];
 	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
 	recording_trace_describe(&to, &region, &tr, tc.n, stream, sizeof stream);
@@ -389,7 +397,8 @@ int cmd_sim(int argc, char **argv)
 
 	struct sim_code *code = sim_code_new(m);
 	struct simrun_loop lp;
-	enum simrun_loop_status ls = simrun_loop(m, code, mc.addr, mc.bytes, mc.len, o.iterations, &lp, err,
+	const struct sim_nest *nest = mc.nest.len && !o.alone ? &mc.nest : NULL;
+	enum simrun_loop_status ls = simrun_loop(m, code, mc.addr, mc.bytes, mc.len, nest, o.iterations, &lp, err,
 						 sizeof err);
 	if (ls == SIMRUN_LOOP_TOO_LONG)
 		rc = gus_usage_error("--iterations: %u iterations of %zu instructions is more than %u million to simulate",
@@ -404,6 +413,16 @@ int cmd_sim(int argc, char **argv)
 	if (ls != SIMRUN_LOOP_OK) {
 		sim_code_free(code);
 		goto out;
+	}
+	if (nest) {
+		size_t l = strlen(loop_note);
+		if (lp.in_nest)
+			snprintf(loop_note + l, sizeof loop_note - l,
+				 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry (--alone: by "
+				 "itself)", (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len),
+				 nest->trips);
+		else
+			snprintf(loop_note + l, sizeof loop_note - l, "; simulated by itself: %s", lp.nest_why);
 	}
 	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
 				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,

@@ -191,6 +191,35 @@ void merge_code_free(struct merge_code *c)
 {
 	free(c->bytes);
 	c->bytes = NULL;
+	free((void *)c->nest.bytes);
+	c->nest = (struct sim_nest){ 0 };
+}
+
+/* the parent of LOOPS[HOT] (the smallest loop around it) and its trips,
+ * when the code tells them: the nest its time is simulated in */
+static void set_nest(struct merge_code *c, const struct sim_loop_info *loops, size_t n, int hot)
+{
+	const struct sim_loop *l = &loops[hot].loop;
+	double trips = loops[hot].trips;
+	if (!(trips >= 2 && trips <= 1e5) || !l->conditional || l->latches != 1)
+		return;
+	int parent = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct sim_loop *p = &loops[k].loop;
+		if ((int)k == hot || p->start > l->start || p->end < l->end || p->end - p->start <= l->end - l->start)
+			continue;
+		if (parent < 0 || p->end - p->start < loops[parent].loop.end - loops[parent].loop.start)
+			parent = (int)k;
+	}
+	if (parent < 0 || loops[parent].loop.latches != 1)
+		return;
+	const struct sim_loop *p = &loops[parent].loop;
+	uint8_t *b = malloc((size_t)(p->end - p->start));
+	if (!b)
+		abort();
+	memcpy(b, c->bytes + (p->start - c->addr), (size_t)(p->end - p->start));
+	c->nest = (struct sim_nest){ .addr = p->start, .bytes = b, .len = (size_t)(p->end - p->start),
+				     .parent_latch = p->latch, .latch = l->latch, .trips = (unsigned)trips };
 }
 
 int merge_elf_sim_code(const char *path, const char *function, uint64_t start, uint64_t end,
@@ -219,6 +248,7 @@ int merge_elf_sim_code(const char *path, const char *function, uint64_t start, u
 	uint64_t ls = loops[hot].loop.start, le = loops[hot].loop.end;
 	if (ls == out->addr && le == out->addr + out->len)
 		return 0;
+	set_nest(out, loops, n, hot);
 	memmove(out->bytes, out->bytes + (ls - out->addr), (size_t)(le - ls));
 	out->len = (size_t)(le - ls);
 	out->addr = ls;

@@ -48,6 +48,10 @@ struct merge_code {
 	uint8_t *bytes;
 	size_t len;
 	char name[256];
+	/* merge_elf_sim_code's loop inside its parent: the parent's code
+	 * (NEST.BYTES malloc'ed), latches and the loop's inferred trips;
+	 * NEST.LEN 0 when the loop has no parent or no known trip count */
+	struct sim_nest nest;
 };
 int merge_elf_function(const char *path, const char *sym, struct merge_code *out, char *err, size_t errlen);
 int merge_elf_range(const char *path, uint64_t start, uint64_t end, struct merge_code *out, char *err,

@@ -176,6 +176,7 @@ struct recording_trace_opts {
 	const char *function;	/* restrict to this function of the program or an object of it */
 	const char *range;	/* or to START-END, link-time addresses in hex */
 	bool innermost;		/* a function: its innermost loop only */
+	bool alone;		/* that loop's records only, not the function's around it */
 	bool data_addresses;	/* QEMU, live or recorded: the data address of every access */
 	uint64_t max_insns;	/* 0: no limit */
 	/* QEMU live: trace natively, single-stepped with ptrace (also taken
@@ -207,6 +208,9 @@ struct recording_trace_region {
 	 * the whole function is traced */
 	bool pick_loop;
 	bool head_is_latch;	/* HEAD is the loop's backward branch, not its start */
+	/* the picked loop's runtime [start, end): the function's stream is
+	 * simulated whole, the loop's instructions' time is its time */
+	struct stream_range focus;
 	char function[256];
 	char loop_note[2048];	/* which loop, why, the others ("" none) */
 };
@@ -239,7 +243,8 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 					      struct recording_trace_region *r);
 /* After a run of R into TC: with PICK_LOOP, the function's innermost loop
  * the trace executed most instructions in becomes the region (TC keeps
- * only its records; R's name, head and loop_note say which and why); a
+ * the whole function's records, around it; R's focus, name, head and
+ * loop_note say which and why); a
  * stream --max-insns cut (TR) loses its last, partial iteration or call
  * (after the last execution of the region's head), said as a warning. */
 void recording_trace_settle(const struct recording_trace_opts *o, struct recording_trace_region *r,

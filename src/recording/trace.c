@@ -236,7 +236,8 @@ static int find_in_objects(const struct recording_trace_opts *o, struct recordin
 }
 
 /* the loop of a function where the trace spent the most */
-static void pick_loop(struct recording_trace_region *r, const struct sim_machine *m, struct simrun_collect *tc)
+static void pick_loop(const struct recording_trace_opts *o, struct recording_trace_region *r,
+		      const struct sim_machine *m, struct simrun_collect *tc)
 {
 	char err[1024];
 	struct merge_code mc;
@@ -257,15 +258,25 @@ static void pick_loop(struct recording_trace_region *r, const struct sim_machine
 		return;
 	}
 	uint64_t ls = loops[hot].loop.start + r->bias, le = loops[hot].loop.end + r->bias;
-	size_t w = 0;
+	size_t w = 0, total = tc->n;
 	for (size_t i = 0; i < tc->n; i++) {
 		uint64_t a = sim_code_insn(tc->code, tc->recs[i].insn)->addr;
-		if (a >= ls && a < le)
-			tc->recs[w++] = tc->recs[i];
+		if (a < ls || a >= le)
+			continue;
+		if (o->alone)
+			tc->recs[w] = tc->recs[i];
+		w++;
 	}
-	size_t total = tc->n;
-	tc->skipped += tc->n - w;
-	tc->n = w;
+	if (o->alone) {
+		tc->skipped += tc->n - w;
+		tc->n = w;
+	} else {
+		/* the rest of the function stays in the stream: what runs
+		 * around the loop (a chain restarted per row, the next row's
+		 * start overlapping this one's end) shapes its time; the loop's
+		 * own instructions' retirement time is its time */
+		r->focus = (struct stream_range){ ls, le };
+	}
 	/* iterations are counted at the latch (the backward branch), which
 	 * every iteration runs once, also those entered past the loop's start
 	 * (overlapping loops of complex control flow); a loop with several
@@ -286,7 +297,7 @@ void recording_trace_settle(const struct recording_trace_opts *o, struct recordi
 			    const struct sim_machine *m, const struct recording_trace_result *tr,
 			    struct simrun_collect *tc)
 {
-	pick_loop(r, m, tc);
+	pick_loop(o, r, m, tc);
 	bool cut = tr->stepped ? tr->step.truncated : tr->qemu ? tr->qemu_stats.truncated : tr->truncated;
 	if (!cut || !r->restricted || !r->head)
 		return;

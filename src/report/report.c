@@ -901,7 +901,7 @@ static void simulate_threads(struct report *rp, struct region_view *v)
 		struct sim_analysis_opts ao = { .weights = rp->weights, .nweights = rp->nweights, .resources = res,
 						.nresources = nres, .threshold = 0.01, .search = true,
 						.threads = rp->o->threads };
-		struct sim_source src = simrun_source(&tc, v->r.head + v->bias);
+		struct sim_source src = simrun_source(&tc, v->r.head + v->bias, (struct stream_range){ 0, 0 });
 		if (sim_analyze(rp->m, tc.code, &src, &ao, &an, err, sizeof err)) {
 			snprintf(model, sizeof v->thread_model[0], "the simulation failed: %.150s", err);
 			goto next;
@@ -1022,7 +1022,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
 		.threshold = 0.01, .search = true, .threads = rp->o->threads,
 	};
-	struct sim_source src = simrun_source(&tc, v->r.head + v->bias);
+	struct sim_source src = simrun_source(&tc, v->r.head + v->bias, (struct stream_range){ 0, 0 });
 	if (sim_analyze(rp->m, tc.code, &src, &ao, &v->an, err, sizeof err)) {
 		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", err);
 		goto out;

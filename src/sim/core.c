@@ -47,6 +47,7 @@ struct model {
 	uint64_t sc_line;
 	bool sc_open;
 	bool renaming;
+	uint64_t focus_lo, focus_hi;
 	struct sim_stats st;
 	bool fe_is_issue;
 };
@@ -335,6 +336,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		md->reg[in->writes[i]] = t_end;
 
 	double r = dmax(t_end, md->last_retire);
+	if (in->addr - md->focus_lo < md->focus_hi - md->focus_lo)
+		md->st.focus_cycles += r - md->last_retire;
 	md->last_retire = r;
 	for (unsigned k = 0; k < fused && k < md->window; k++) {
 		md->ring[md->pos] = r;
@@ -560,6 +563,15 @@ void sim_session_mark(struct sim_session *s)
 	for (size_t c = 0; c < s->ncfg; c++) {
 		s->models[c].st.mark_cycles = s->models[c].last_retire;
 		s->models[c].st.mark_insns = s->models[c].st.insns;
+		s->models[c].st.mark_focus_cycles = s->models[c].st.focus_cycles;
+	}
+}
+
+void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi)
+{
+	for (size_t c = 0; c < s->ncfg; c++) {
+		s->models[c].focus_lo = lo;
+		s->models[c].focus_hi = hi > lo ? hi : lo;
 	}
 }
 

@@ -137,6 +137,10 @@ struct sim_config {
 struct sim_stats {
 	double cycles;		/* until the last instruction retired */
 	double mark_cycles;	/* at sim_session_mark */
+	/* cycles in which the focus's instructions retired (each instruction
+	 * is charged the time from the previous retirement to its own), and
+	 * their value at the mark */
+	double focus_cycles, mark_focus_cycles;
 	uint64_t insns, mark_insns, fused, uops;
 	/* simulated Top-Down, in issue slots */
 	double slots, retiring, frontend, bad_spec, backend_mem, backend_core;
@@ -161,6 +165,8 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
 				    char *err, size_t errlen);
 void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n);
+/* charge to focus_cycles the retirement time of instructions in [LO, HI) */
+void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi);
 /* remember the current time of every model (end of warm-up) */
 void sim_session_mark(struct sim_session *s);
 /* results: NCFG stats, and the configuration-independent events */
@@ -203,6 +209,7 @@ struct sim_analysis {
 	struct sim_events events;
 	double units;		/* iterations (or instructions) after the mark */
 	double cycles_per_unit;
+	double stream_cycles_per_unit;	/* with a focus: all of the stream's cycles per unit */
 	size_t nweights;
 	double *weights;
 	size_t nsens;
@@ -216,6 +223,10 @@ struct sim_source {
 	size_t n;
 	size_t mark;		/* records before the mark (warm-up) */
 	double units;		/* iterations after the mark, or 0 for instructions */
+	/* a loop simulated inside its surroundings: its own instructions'
+	 * retirement time [focus_lo, focus_hi) is the time per unit (0 0:
+	 * all of it) */
+	uint64_t focus_lo, focus_hi;
 };
 
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code,
@@ -231,6 +242,25 @@ void sim_analysis_free(struct sim_analysis *a);
 int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, size_t len,
 		    unsigned iter, struct sim_rec **recs, size_t *n, size_t *per_iter, char *err,
 		    size_t errlen);
+
+/* A loop inside its parent loop: the parent's code [ADDR, ADDR+LEN), its
+ * closing branch PARENT_LATCH, and the loop's closing branch LATCH taken
+ * TRIPS-1 times per entry. */
+struct sim_nest {
+	uint64_t addr;
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t parent_latch, latch;
+	unsigned trips;
+};
+/* The stream of NEST's parent run until the loop has done MIN_INNER
+ * iterations, ending at a pass through the parent's latch: other
+ * conditional branches fall through, direct jumps inside the parent are
+ * followed. *INNER_OUT gets the loop's iterations. -1 with ERR when the
+ * walk leaves the parent (a call, a return, an indirect jump), a pass
+ * through the parent misses the loop, or MAX_RECS is reached first. */
+int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t min_inner, size_t max_recs,
+		    struct sim_rec **recs, size_t *n, size_t *inner_out, char *err, size_t errlen);
 
 /* The loops of a function's code: every backward branch (conditional, or
  * a jmp) to an address inside [addr, addr+len) closes one; branches to the
@@ -273,6 +303,11 @@ struct sim_loop_info {
 	double nest_trips;	/* its trips times those of the loops around it;
 				 * 0 when one of them is unknown */
 	uint64_t executed;	/* instructions a trace executed in it (0: no trace) */
+	/* what tells a hot loop from a cold one without a trace */
+	bool after_return;	/* placed after the function's last return, where
+				 * compilers put the paths they expect to be rare */
+	unsigned stores;	/* store instructions in its range */
+	bool overlaps;		/* shares code with another innermost loop */
 };
 #define SIM_MAX_LOOPS 64
 size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
@@ -280,9 +315,12 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 
 /* The innermost loop where a function's time goes (an index of L, -1 when
  * there is no loop): the one a trace executed most instructions in; else
- * the one with the largest inferred trip-count product; else the deepest;
- * then the largest body. WHY gets the reason and the other loops, in
- * words. */
+ * the one with the largest inferred trip-count product; else one not
+ * placed after the function's last return; else, of two innermost loops
+ * sharing code (two paths back to the top), the one with fewer stores (a
+ * path around a store is the likely one: Ball and Larus's store
+ * heuristic); else the deepest; then the largest body. WHY gets the
+ * reason and the other loops, in words. */
 int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen);
 
 /* ------------------------------------------- real instruction streams --- */
@@ -314,8 +352,9 @@ size_t simrun_default_resources(const struct sim_machine *m, const struct sim_co
 
 /* The replayable source of a collected stream: the first quarter warms
  * caches, predictor and window; after it, executions of HEAD count the
- * units (iterations), or instructions when HEAD is 0. */
-struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head);
+ * units (iterations), or instructions when HEAD is 0; a FOCUS range (0 0:
+ * none) is the loop whose instructions' retirement time is the time. */
+struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head, struct stream_range focus);
 
 /* --weights: FROM:TO:STEP or a list into a malloc'ed *OUT; -1 with ERR
  * naming the bad part */
@@ -347,6 +386,10 @@ struct simrun_loop {
 	unsigned warmup;	/* of them warm-up */
 	unsigned needed;	/* iterations whose quarter fills the window twice */
 	bool short_warmup;	/* ITERATIONS < NEEDED: the warm-up is cut to half of them */
+	/* run inside its parent loop (NEST given and walkable): ITERATIONS
+	 * and WARMUP are the loop's in it; else NEST_WHY says why not */
+	bool in_nest;
+	char nest_why[256];
 };
 
 enum simrun_loop_status {
@@ -358,9 +401,13 @@ enum simrun_loop_status {
 /* The stream of the loop body [ADDR, ADDR+LEN) decoded into CODE:
  * ITERATIONS iterations of it (0: enough for M's instruction window to fill
  * twice during the warm-up, at least 200), the warm-up a quarter of them
- * and at least two window fills (at most half of them). */
+ * and at least two window fills (at most half of them). With NEST (may be
+ * NULL), the loop runs inside its parent for at least that many
+ * iterations and eight entries, its instructions' time being its time:
+ * what the parent does between entries (a chain restarted, the next
+ * entry's start overlapping this one's end) shapes it. */
 enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code *code, uint64_t addr,
-				    const uint8_t *bytes, size_t len, unsigned iterations, struct simrun_loop *out,
-				    char *err, size_t errlen);
+				    const uint8_t *bytes, size_t len, const struct sim_nest *nest, unsigned iterations,
+				    struct simrun_loop *out, char *err, size_t errlen);
 
 #endif

@@ -101,14 +101,15 @@ void simrun_collect_free(struct simrun_collect *c)
 	c->n = c->cap = 0;
 }
 
-struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head)
+struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head, struct stream_range focus)
 {
 	size_t mark = c->n / 4;
 	double units = 0;
 	if (head)
 		for (size_t i = mark; i < c->n; i++)
 			units += sim_code_insn(c->code, c->recs[i].insn)->addr == head;
-	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units };
+	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units,
+				    .focus_lo = focus.start, .focus_hi = focus.end };
 }
 
 static int simrun_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -223,9 +224,42 @@ int simrun_parse_resources(const struct sim_machine *m, const char *list, uint8_
 	return rc;
 }
 
+/* the loop [ADDR, ADDR+LEN) run inside its parent (NEST) for OUT's
+ * iterations at least, whole parent iterations: 0 with OUT's stream, or -1
+ * with OUT->nest_why (the loop is then simulated alone) */
+static int in_nest(struct sim_code *code, uint64_t addr, size_t len, const struct sim_nest *nest,
+		   struct simrun_loop *out)
+{
+	size_t min_inner = out->iterations;
+	if (min_inner < 8 * (size_t)nest->trips)
+		min_inner = 8 * (size_t)nest->trips;
+	size_t nrec = 0, inner = 0;
+	if (sim_stream_nest(code, nest, min_inner, SIMRUN_MAX_RECORDS, &out->recs, &nrec, &inner, out->nest_why,
+			    sizeof out->nest_why))
+		return -1;
+	/* the warm-up: the same share of the loop's iterations as alone,
+	 * counted at its latch; the time is its instructions' own */
+	size_t warm = (size_t)((double)inner * out->warmup / out->iterations), seen = 0, mark = 0;
+	for (size_t i = 0; i < nrec && seen < warm; i++)
+		if (sim_code_insn(code, out->recs[i].insn)->addr == nest->latch && ++seen == warm)
+			mark = i + 1;
+	out->iterations = (unsigned)inner;
+	out->warmup = (unsigned)warm;
+	out->in_nest = true;
+	out->src = (struct sim_source){
+		.recs = out->recs,
+		.n = nrec,
+		.mark = mark,
+		.units = (double)(inner - warm),
+		.focus_lo = addr,
+		.focus_hi = addr + len,
+	};
+	return 0;
+}
+
 enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code *code, uint64_t addr,
-				    const uint8_t *bytes, size_t len, unsigned iterations, struct simrun_loop *out,
-				    char *err, size_t errlen)
+				    const uint8_t *bytes, size_t len, const struct sim_nest *nest, unsigned iterations,
+				    struct simrun_loop *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	size_t nrec = 0;
@@ -249,6 +283,8 @@ enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code
 		out->warmup = out->iterations / 2;
 		out->short_warmup = true;
 	}
+	if (nest && !in_nest(code, addr, len, nest, out))
+		return SIMRUN_LOOP_OK;
 	if (sim_stream_loop(code, addr, bytes, len, out->iterations, &out->recs, &nrec, &out->per_iter, err, errlen))
 		return SIMRUN_LOOP_UNDECODABLE;
 	out->src = (struct sim_source){

@@ -81,6 +81,120 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 	return 0;
 }
 
+int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t min_inner, size_t max_recs,
+		    struct sim_rec **recs_out, size_t *n_out, size_t *inner_out, char *err, size_t errlen)
+{
+	if (!nest->trips || nest->latch < nest->addr || nest->latch >= nest->addr + nest->len ||
+	    nest->parent_latch < nest->addr || nest->parent_latch >= nest->addr + nest->len) {
+		snprintf(err, errlen, "the loop's latch or its parent's is outside the parent's code");
+		return -1;
+	}
+	/* the code index of each byte offset, decoded on first visit */
+	long *at = malloc(nest->len * sizeof *at);
+	size_t cap = 4096, n = 0, inner = 0;
+	struct sim_rec *recs = malloc(cap * sizeof *recs);
+	if (!at || !recs)
+		abort();
+	for (size_t i = 0; i < nest->len; i++)
+		at[i] = -1;
+	uint64_t pc = nest->addr;
+	unsigned pass = 0;
+	int rc = -1;
+	for (;;) {
+		if (pc < nest->addr || pc >= nest->addr + nest->len) {
+			snprintf(err, errlen, "the walk through the parent loop left it at 0x%llx",
+				 (unsigned long long)pc);
+			break;
+		}
+		size_t off = (size_t)(pc - nest->addr);
+		if (at[off] < 0 && (at[off] = sim_code_add(code, pc, nest->bytes + off, nest->len - off, err, errlen)) < 0)
+			break;
+		const struct sim_insn *in = sim_code_insn(code, (size_t)at[off]);
+		if (n == cap) {
+			cap *= 2;
+			recs = realloc(recs, cap * sizeof *recs);
+			if (!recs)
+				abort();
+		}
+		struct sim_rec *r = &recs[n++];
+		memset(r, 0, sizeof *r);
+		r->insn = (uint32_t)at[off];
+		uint64_t next = pc + in->len;
+		bool parent_pass = false;
+		if (in->branch == SIM_BR_COND && pc == nest->latch) {
+			/* the loop's latch: taken TRIPS-1 times per entry */
+			inner++;
+			if (++pass < nest->trips) {
+				r->taken = 1;
+				next = r->target = in->target;
+			} else {
+				pass = 0;
+			}
+		} else if (in->branch == SIM_BR_COND && pc == nest->parent_latch) {
+			r->taken = 1;
+			next = r->target = in->target;
+			parent_pass = true;
+		} else if (in->branch == SIM_BR_DIRECT && in->has_target && in->target >= nest->addr &&
+			   in->target < nest->addr + nest->len) {
+			/* a jump inside the nest (a call leaves it) */
+			r->taken = 1;
+			next = r->target = in->target;
+			parent_pass = pc == nest->parent_latch;
+		} else if (in->branch != SIM_BR_NONE && in->branch != SIM_BR_COND) {
+			snprintf(err, errlen, "the parent loop leaves its code at 0x%llx (%s)", (unsigned long long)pc,
+				 in->text);
+			break;
+		}
+		/* other conditional branches fall through: the path of the
+		 * nest's steady state as far as the code tells */
+		if (parent_pass && inner >= min_inner) {
+			rc = 0;
+			break;
+		}
+		if (n >= max_recs) {
+			snprintf(err, errlen, "more than %zu records for %zu iterations of the loop in its parent", max_recs,
+				 min_inner);
+			break;
+		}
+		if (parent_pass && !inner) {
+			snprintf(err, errlen, "a pass through the parent loop does not enter the loop");
+			break;
+		}
+		pc = next;
+	}
+	free(at);
+	if (rc) {
+		free(recs);
+		return -1;
+	}
+	*recs_out = recs;
+	*n_out = n;
+	*inner_out = inner;
+	return 0;
+}
+
+/* does the code at AT run into a return before any other branch (within
+ * [ADDR, ADDR+LEN), 64 instructions at most) */
+static bool reaches_return(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len, uint64_t at)
+{
+	struct sim_code *code = sim_code_new(m);
+	char err[256];
+	bool ret = false;
+	for (size_t off = (size_t)(at - addr), i = 0; off < len && i < 64; i++) {
+		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
+		if (idx < 0)
+			break;
+		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
+		if (in->branch != SIM_BR_NONE) {
+			ret = in->branch == SIM_BR_RET;
+			break;
+		}
+		off += in->len;
+	}
+	sim_code_free(code);
+	return ret;
+}
+
 size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		      struct sim_loop *out, size_t max)
 {
@@ -100,6 +214,10 @@ size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t 
 			    (in->branch == SIM_BR_COND ||
 			     (in->branch == SIM_BR_DIRECT && in->len >= 2 && in->bytes[0] != 0xe8));
 		if (!back)
+			continue;
+		/* a jump back to a block that returns is the way home of code
+		 * placed out of line (a rare path after the return), not a loop */
+		if (in->branch == SIM_BR_DIRECT && reaches_return(m, addr, bytes, len, in->target))
 			continue;
 		uint64_t e = in->addr + in->len;
 		size_t k;
@@ -242,7 +360,26 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 			o->insns += a >= loops[i].start && a < loops[i].end;
 		}
 		o->trips = infer_trips(code, ninsn, &loops[i]);
+		uint64_t last_ret = 0;
+		for (size_t k = 0; k < ninsn; k++) {
+			const struct sim_insn *in = sim_code_insn(code, k);
+			if (in->branch == SIM_BR_RET)
+				last_ret = in->addr + 1;
+			if (in->addr < loops[i].start || in->addr >= loops[i].end)
+				continue;
+			for (unsigned mo = 0; mo < in->nmem; mo++)
+				if (in->mem[mo].write) {
+					o->stores++;
+					break;
+				}
+		}
+		o->after_return = last_ret && loops[i].start >= last_ret;
 	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n; k++)
+			if (k != i && out[i].innermost && out[k].innermost && out[i].loop.start < out[k].loop.end &&
+			    out[k].loop.start < out[i].loop.end)
+				out[i].overlaps = true;
 	for (size_t i = 0; i < n; i++) {
 		double p = out[i].trips;
 		for (size_t k = 0; k < n && p > 0; k++)
@@ -265,6 +402,15 @@ static bool hotter(const struct sim_loop_info *a, const struct sim_loop_info *b,
 	if (a->nest_trips > 0 && b->nest_trips > 0 && a->nest_trips != b->nest_trips) {
 		*reason = "the one with the largest trip-count product of its nest";
 		return a->nest_trips > b->nest_trips;
+	}
+	if (a->after_return != b->after_return) {
+		*reason = "the one not placed after the function's return (where compilers put rare paths)";
+		return !a->after_return;
+	}
+	if (a->overlaps && b->overlaps && a->loop.start < b->loop.end && b->loop.start < a->loop.end &&
+	    a->stores != b->stores) {
+		*reason = "of two paths back to one loop's top, the one around a store (the likely one)";
+		return a->stores < b->stores;
 	}
 	if (a->depth != b->depth) {
 		*reason = "the deepest in the nest";
@@ -362,6 +508,8 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	if (!s)
 		return -1;
 	size_t mark = src->mark <= src->n ? src->mark : src->n;
+	if (src->focus_hi > src->focus_lo)
+		sim_session_focus(s, src->focus_lo, src->focus_hi);
 	sim_session_feed(s, src->recs, mark);
 	sim_session_mark(s);
 	sim_session_feed(s, src->recs + mark, src->n - mark);
@@ -372,6 +520,8 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 
 static double time_of(const struct sim_stats *st, const struct sim_source *src)
 {
+	if (src->units > 0 && src->focus_hi > src->focus_lo)
+		return (st->focus_cycles - st->mark_focus_cycles) / src->units;
 	if (src->units > 0)
 		return (st->cycles - st->mark_cycles) / src->units;
 	return st->cycles - st->mark_cycles;
@@ -520,6 +670,7 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	double base = time_of(&a->base, src);
 	a->units = src->units;
 	a->cycles_per_unit = base;
+	a->stream_cycles_per_unit = src->units > 0 ? (a->base.cycles - a->base.mark_cycles) / src->units : base;
 	double dc = a->base.cycles - a->base.mark_cycles;
 	a->ipc = dc > 0 ? (double)(a->base.insns - a->base.mark_insns) / dc : 0;
 	a->nweights = o->nweights;

@@ -149,6 +149,50 @@ ok $? "trace: the depth-3 loop, 56 x 60 entries of 224 instructions"
 check_contains "$out" "(depth 2, 6 instructions, 11520 executed)" "trace: the scaling loop's count beside it"
 out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
+# the trace: the function's whole stream is simulated, the loop's own
+# instructions' time is its time; --alone keeps the loop's records only
+out=$("$GUS" sim --trace --qemu --function kernel_gemm --json -- "$nest" 2>/dev/null)
+all=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
+cyc=$(printf '%s\n' "$out" | sed -n 's/^  "cycles_per_iteration": \(.*\),/\1/p')
+stream=$(printf '%s\n' "$out" | sed -n 's/^  "stream_cycles_per_iteration": \(.*\),/\1/p')
+[ "$all" = 795004 ]; ok $? "trace: all of kernel_gemm's instructions are simulated ($all)"
+awk -v c="$cyc" -v s="$stream" 'BEGIN { exit !(c > 0.9 && c < 1.2 && s > c && s < c * 1.2) }'
+ok $? "trace: the loop's time, and the function's per iteration a little more ($cyc, $stream)"
+out=$("$GUS" sim --trace --qemu --function kernel_gemm --alone --json -- "$nest" 2>/dev/null)
+alone=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
+[ "$alone" = 752640 ]; ok $? "trace --alone: the loop's records only ($alone)"
+
+# a chain restarted per row (kernel_rowsums: 32 dependent adds per row,
+# the rows independent): inside its parent the next row's chain overlaps
+# this one's, alone it is one endless chain of 2-cycle adds
+out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums --csv 2>&1); st=$?
+check_status $st 0 "--function kernel_rowsums: exit 0"
+# (the source field holds a comma: the value is the last field)
+cyc=$(printf '%s\n' "$out" | grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
+stream=$(printf '%s\n' "$out" | grep '^summary,.*,stream_cycles_per_iteration,' | awk -F, '{ print $NF }')
+alone=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums --alone --csv 2>/dev/null |
+	grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
+awk -v a="$alone" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "--alone: one endless chain, 2 cycles per add ($alone)"
+awk -v c="$cyc" 'BEGIN { exit !(c > 0.5 && c < 1.5) }'; ok $? "in its parent: the rows' chains overlap ($cyc)"
+awk -v c="$cyc" -v s="$stream" 'BEGIN { exit !(s >= c && s < c * 1.5) }'
+ok $? "the function's time per iteration is the loop's and a little more ($stream, $cyc)"
+out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums 2>&1)
+check_contains "$out" "simulated inside its parent loop 0x" "the loop note says it ran inside its parent"
+check_contains "$out" "32 iterations per entry (--alone: by itself)" "... with the inferred trips"
+check_contains "$out" "with the code around it" "the text gives the function's time too"
+expect_usage "--alone without --function" "--whole and --alone go with --function" --hex 4801d8 --alone
+expect_usage "--alone with --whole" "give --whole or --alone, not both" --bin "$nest" --function kernel_gemm --alone --whole
+
+# loops the code tells are cold: one after the return (reached out of
+# line, back by a jump to the return: not a loop), and of one loop's two
+# paths back to its top, the one through a store
+out=$("$GUS" sim --bin "$nest" --function kernel_coldtail 2>&1)
+check_contains "$out" "(depth 1, 3 instructions, about 100 iterations per entry), of 2 innermost loops the one not placed after the function's return" \
+	"the loop before the return, not the larger one after it"
+check_lacks "$out" "(outer)" "a jump back to the return closes no loop"
+out=$("$GUS" sim --bin "$nest" --function kernel_skipstore 2>&1)
+check_contains "$out" "(depth 1, 6 instructions, about 64 iterations per entry), of 2 innermost loops of two paths back to one loop's top, the one around a store" \
+	"the path around the store (Ball and Larus's store heuristic)"
 
 # the loop's place (--address): five adds and dec/jnz, whose jnz crosses a
 # 64-byte boundary at 0x28 (measured on Raptor Cove: 1.00 aligned, 2.00

@@ -4,6 +4,12 @@
  * 1 % of the time) before its k/j loops (the rest): the loop that
  * `gus sim --function` must pick is the deeper one, not the shorter one.
  * kernel_minplus is a min-plus relaxation over a matrix (three deep).
+ * Three functions in assembly, for `gus sim --bin` only (their layout is
+ * the point, so no compiler may change it): kernel_rowsums, a sum chain
+ * restarted per row (simulated inside its parent loop, rows overlap);
+ * kernel_coldtail, whose larger loop sits after the return, where
+ * compilers put rare paths; kernel_skipstore, one loop with two paths back
+ * to its top, the likely one around a store.
  * Usage: loopnest [REPEAT] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +42,59 @@ __attribute__((noinline)) void kernel_minplus(void)
 				dist[i][j] = dist[i][j] < via ? dist[i][j] : via;
 			}
 }
+
+__asm__(".text\n"
+	".globl kernel_rowsums\n"
+	".type kernel_rowsums, @function\n"
+	"kernel_rowsums:\n"		/* rdi: 64 rows of 32 doubles, rsi: 64 sums */
+	"	xor %ecx, %ecx\n"
+	"1:	pxor %xmm1, %xmm1\n"
+	"	xor %eax, %eax\n"
+	"2:	addsd (%rdi,%rax,8), %xmm1\n"
+	"	add $1, %rax\n"
+	"	cmp $32, %rax\n"
+	"	jne 2b\n"
+	"	movsd %xmm1, (%rsi,%rcx,8)\n"
+	"	add $256, %rdi\n"
+	"	add $1, %rcx\n"
+	"	cmp $64, %rcx\n"
+	"	jne 1b\n"
+	"	ret\n"
+	".size kernel_rowsums, .-kernel_rowsums\n"
+	".globl kernel_coldtail\n"
+	".type kernel_coldtail, @function\n"
+	"kernel_coldtail:\n"		/* rdi: a count whose sign picks the loop */
+	"	xor %eax, %eax\n"
+	"	test %rdi, %rdi\n"
+	"	js 3f\n"
+	"1:	add $1, %rax\n"
+	"	cmp $100, %rax\n"
+	"	jne 1b\n"
+	"2:	ret\n"
+	"3:	add $1, %rax\n"
+	"	nop\n"
+	"	nop\n"
+	"	cmp $100, %rax\n"
+	"	jne 3b\n"
+	"	jmp 2b\n"
+	".size kernel_coldtail, .-kernel_coldtail\n"
+	".globl kernel_skipstore\n"
+	".type kernel_skipstore, @function\n"
+	"kernel_skipstore:\n"		/* rdi: 64 ints, esi: their upper bound */
+	"	xor %eax, %eax\n"
+	"	jmp 2f\n"
+	"1:	add $1, %rax\n"
+	"	cmp $64, %rax\n"
+	"	je 3f\n"
+	"2:	mov (%rdi,%rax,4), %edx\n"
+	"	cmp %esi, %edx\n"
+	"	jl 1b\n"
+	"	mov %esi, (%rdi,%rax,4)\n"
+	"	add $1, %rax\n"
+	"	cmp $64, %rax\n"
+	"	jne 2b\n"
+	"3:	ret\n"
+	".size kernel_skipstore, .-kernel_skipstore\n");
 
 int main(int argc, char **argv)
 {
