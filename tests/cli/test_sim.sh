@@ -151,7 +151,7 @@ out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
 # the trace: the function's whole stream is simulated, the loop's own
 # instructions' time is its time; --alone keeps the loop's records only
-out=$("$GUS" sim --trace --qemu --function kernel_gemm --json -- "$nest" 2>/dev/null)
+out=$("$GUS" sim --arch spr --trace --qemu --function kernel_gemm --json -- "$nest" 2>/dev/null)
 all=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
 cyc=$(printf '%s\n' "$out" | sed -n 's/^  "cycles_per_iteration": \(.*\),/\1/p')
 stream=$(printf '%s\n' "$out" | sed -n 's/^  "stream_cycles_per_iteration": \(.*\),/\1/p')
