@@ -114,6 +114,10 @@ branch-window-cross 64 2
 # per cycle, to the same line; measured on Raptor Cove, see spr.mm). Kept:
 # no public fact of a change in Redwood Cove's store path.
 store-pairs-same-line
+# Loads and 32-byte stores across a cache line: as spr.mm (measured on
+# Raptor Cove; Redwood Cove keeps the load/store unit).
+split-load 2
+split-store 32 1.3
 # Forwarding of a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (measured on Golden
 # Cove, see spr.mm). Kept: [CC-RWC] reports the backend unchanged apart from

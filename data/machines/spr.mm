@@ -85,6 +85,15 @@ branch-window-cross 64 2
 # stores over two lines 5.0 (placement.txt; Intel: two stores per cycle,
 # to the same line).
 store-pairs-same-line
+# A load across a cache line takes the load ports three times: three ymm
+# loads per iteration, one crossing a line every other iteration, run at
+# 1.70 cycles per iteration against 1.11 aligned, two crossing at 1.85, two
+# loads both crossing at 1.28 (bench/accuracy/memprobe.txt). A 32-byte
+# store across a line costs 1.3 more cycles of the store commit (1.66 per
+# iteration, one split store every other one); 16- and 8-byte ones cost
+# nothing measurable. Both need the data address (a trace).
+split-load 2
+split-store 32 1.3
 # Golden Cove forwards a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (about 0.8 cycles
 # measured for such a round trip, against 5-6 for indexed addresses).

@@ -23,6 +23,7 @@ struct annot {
 	uint8_t level[2];	/* 0 L1 ... 3 memory */
 	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
 	uint8_t ncells[2];
+	uint8_t split;		/* bit K: memory operand K crosses a cache line (known address) */
 	uint64_t key[2];	/* shadow-memory cell (address or expression) */
 	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
@@ -242,8 +243,13 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		double slot = t_addr;
 		for (unsigned u = 0; u < in->nload; u++)
 			slot = dmax(slot, res_start(md, in->load[u]));
+		/* a load across a line takes the load ports more than once */
+		unsigned uses = 1;
+		for (unsigned i = 0; i < in->nmem && m->split_load_uses; i++)
+			if (in->mem[i].read && (a->split >> i & 1))
+				uses += m->split_load_uses;
 		for (unsigned u = 0; u < in->nload; u++)
-			res_take(md, in->load[u], t_issue, md->gap[in->load[u]]);
+			res_take(md, in->load[u], t_issue, uses * md->gap[in->load[u]]);
 		double lat = md->load_lat[in->load_lat_class];
 		double t_data = 0;
 		for (unsigned i = 0; i < in->nmem; i++) {
@@ -286,20 +292,24 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_exec = dmax(t_exec, md->avail[m->r_div]);
 	/* stores commit two per cycle only to one line: a store to another
 	 * line than the previous one's waits for a cycle of its own */
-	if (m->store_pairs_same_line)
+	if (m->store_pairs_same_line || m->split_store_bytes)
 		for (unsigned i = 0; i < in->nmem; i++) {
 			if (!in->mem[i].write)
 				continue;
+			/* a wide store across two lines commits in more cycles */
+			bool split = m->split_store_bytes && (a->split >> i & 1) && in->mem[i].bytes >= m->split_store_bytes;
 			double slot;
-			if (md->sc_open && a->line[i] == md->sc_line) {
+			if (m->store_pairs_same_line && !split && md->sc_open && a->line[i] == md->sc_line) {
 				slot = md->sc_last;
 				md->sc_open = false;
-			} else {
+			} else if (m->store_pairs_same_line || split) {
 				slot = dmax(md->sc_avail, t_issue);
-				md->sc_avail = slot + 1;
+				md->sc_avail = slot + 1 + (split ? m->split_store_cycles : 0);
 				md->sc_last = slot;
 				md->sc_line = a->line[i];
-				md->sc_open = true;
+				md->sc_open = m->store_pairs_same_line && !split;
+			} else {
+				continue;
 			}
 			t_exec = dmax(t_exec, slot);
 		}
@@ -425,6 +435,8 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				uint64_t first = addr >> 3, last = (addr + (mo->bytes ? mo->bytes : 1) - 1) >> 3;
 				a->key[k] = first & ~(1ULL << 63);
 				a->line[k] = addr >> 6;
+				if ((addr & 63) + mo->bytes > 64)
+					a->split |= (uint8_t)(1u << k);
 				a->ncells[k] = (uint8_t)(last - first + 1 > 8 ? 8 : last - first + 1);
 			} else {
 				a->key[k] = expr_key(s, mo);

@@ -474,6 +474,21 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->cross_cycles = d;
 		return 0;
 	}
+	if (!strcmp(k, "split-load")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16 || d != (unsigned)d)
+			goto bad;
+		m->split_load_uses = (unsigned)d;
+		return 0;
+	}
+	if (!strcmp(k, "split-store")) {
+		double b;
+		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||
+		    b != (unsigned)b || d < 0 || d > 64)
+			goto bad;
+		m->split_store_bytes = (unsigned)b;
+		m->split_store_cycles = d;
+		return 0;
+	}
 	if (!strcmp(k, "store-pairs-same-line")) {
 		if (ntok != 1)
 			goto bad;

@@ -76,6 +76,9 @@ struct sim_machine {
 	unsigned cross_bytes;
 	double cross_cycles;
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
+	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
+	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
+	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
 	unsigned ncache, line;
 	uint64_t cache_size[3];

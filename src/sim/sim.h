@@ -317,7 +317,8 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
  * there is no loop): the one a trace executed most instructions in; else
  * the one with the largest inferred trip-count product; else one not
  * placed after the function's last return; else, of two innermost loops
- * sharing code (two paths back to the top), the one with fewer stores (a
+ * sharing code with the same inferred trips (two paths back to one top,
+ * one counter), the one with fewer stores (a
  * path around a store is the likely one: Ball and Larus's store
  * heuristic); else the deepest; then the largest body. WHY gets the
  * reason and the other loops, in words. */

@@ -304,6 +304,9 @@ static double infer_trips(const struct sim_code *code, size_t ninsn, const struc
 		if (reg_imm(in->text, "cmp", r, sizeof r, &v)) {
 			snprintf(reg, sizeof reg, "%s", r);
 			bound = v;
+		} else if (!strncmp(in->text, "cmp ", 4)) {
+			/* a later compare with a register decides: unknown */
+			reg[0] = 0;
 		}
 	}
 	if (!reg[0] || bound <= 0)
@@ -408,7 +411,7 @@ static bool hotter(const struct sim_loop_info *a, const struct sim_loop_info *b,
 		return !a->after_return;
 	}
 	if (a->overlaps && b->overlaps && a->loop.start < b->loop.end && b->loop.start < a->loop.end &&
-	    a->stores != b->stores) {
+	    a->trips > 0 && a->trips == b->trips && a->stores != b->stores) {
 		*reason = "of two paths back to one loop's top, the one around a store (the likely one)";
 		return a->stores < b->stores;
 	}
