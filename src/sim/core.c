@@ -63,6 +63,10 @@ struct sim_session {
 	struct sim_cache cache;
 	struct sim_bpred bp;
 	uint32_t ver[NREGS];
+	/* without data addresses: each GPR's offset from a value taken as
+	 * line-aligned when it was set (pointers and indices start aligned
+	 * and advance by their constant steps) */
+	int64_t ptr_off[16];
 	struct annot *ann;
 	const struct sim_rec *chunk;
 	size_t chunk_n;
@@ -446,7 +450,21 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 					a->line[k] = expr_line(s, mo);
 				a->ncells[k] = 1;
 				s->ev.level_hits[0]++;
+				/* where in its line, as far as the pointers' steps tell */
+				if (mo->base >= 0 && mo->base < 16 && mo->index < 16) {
+					int64_t off = s->ptr_off[mo->base] + mo->disp +
+						      (mo->index >= 0 ? s->ptr_off[mo->index] * mo->scale : 0);
+					if ((uint64_t)(off & 63) + mo->bytes > 64)
+						a->split |= (uint8_t)(1u << k);
+				}
 			}
+		}
+		if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16) {
+			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + in->ptr_add;
+		} else {
+			for (unsigned w = 0; w < in->nwrites; w++)
+				if (in->writes[w] < 16)
+					s->ptr_off[in->writes[w]] = 0;
 		}
 		for (unsigned w = 0; w < in->nwrites; w++)
 			s->ver[in->writes[w]]++;

@@ -151,6 +151,7 @@ static struct sim_insn *new_insn(struct sim_code *c, uint64_t addr)
 	struct sim_insn *in = &c->insn[c->n];
 	memset(in, 0, sizeof *in);
 	in->addr = addr;
+	in->ptr_dst = -1;
 	return in;
 }
 
@@ -364,6 +365,52 @@ static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 	jcc->fused = 0;
 }
 
+/* a step of a 64-bit pointer register by a constant, or its copy: what
+ * lets a stream without data addresses follow where its pointers are
+ * within a cache line */
+static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops)
+{
+	in->ptr_dst = -1;
+	if (zi->operand_count_visible < 1 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR64)
+		return;
+	int dst = reg_id(ops[0].reg.value);
+	const ZydisDecodedOperand *src = zi->operand_count_visible > 1 ? &ops[1] : NULL;
+	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_ADD:
+	case ZYDIS_MNEMONIC_SUB:
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_IMMEDIATE || src->imm.value.s > INT32_MAX ||
+		    src->imm.value.s < -INT32_MAX)
+			return;
+		in->ptr_src = (int8_t)dst;
+		in->ptr_add = (int32_t)(zi->mnemonic == ZYDIS_MNEMONIC_ADD ? src->imm.value.s : -src->imm.value.s);
+		break;
+	case ZYDIS_MNEMONIC_INC:
+	case ZYDIS_MNEMONIC_DEC:
+		in->ptr_src = (int8_t)dst;
+		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+		break;
+	case ZYDIS_MNEMONIC_LEA:
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY || src->mem.index != ZYDIS_REGISTER_NONE ||
+		    ZydisRegisterGetClass(src->mem.base) != ZYDIS_REGCLASS_GPR64 || src->mem.disp.value > INT32_MAX ||
+		    src->mem.disp.value < -INT32_MAX)
+			return;
+		in->ptr_src = (int8_t)reg_id(src->mem.base);
+		in->ptr_add = (int32_t)src->mem.disp.value;
+		break;
+	case ZYDIS_MNEMONIC_MOV:
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    ZydisRegisterGetClass(src->reg.value) != ZYDIS_REGCLASS_GPR64)
+			return;
+		in->ptr_src = (int8_t)reg_id(src->reg.value);
+		in->ptr_add = 0;
+		break;
+	default:
+		return;
+	}
+	in->ptr_dst = (int8_t)dst;
+}
+
 long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_t avail, char *err,
 		  size_t errlen)
 {
@@ -563,6 +610,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	default:
 		break;
 	}
+	pointer_step(in, &zi, ops);
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
 	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg);

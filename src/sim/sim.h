@@ -93,6 +93,10 @@ struct sim_insn {
 	bool zero_idiom, eliminated, fusible, fuse_head, fused_jcc, serial;
 	bool folded;		/* executed at rename (a form's rename attribute) */
 	bool approx;		/* matched only a category rule */
+	/* a pointer step: after it, GPR PTR_DST = GPR PTR_SRC + PTR_ADD
+	 * (add/sub/inc/dec, lea [reg+disp], mov reg, reg); PTR_DST -1: none */
+	int8_t ptr_dst, ptr_src;
+	int32_t ptr_add;
 	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
 };
 

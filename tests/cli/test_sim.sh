@@ -238,4 +238,22 @@ awk -v a="$cyc" 'BEGIN { exit !(a >= 7.99 && a <= 8.01) }'; ok $? "gnr: two depe
 cyc=$("$GUS" sim --arch gnr --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
 awk -v a="$cyc" 'BEGIN { exit !(a >= 7.99 && a <= 8.01) }'; ok $? "gnr: four dependent FP adds still take 4 x 2 cycles ($cyc)"
 
+# accesses across a cache line (spr: measured in bench/accuracy/memprobe.txt).
+# Without data addresses the pointers are taken as line-aligned when set
+# and followed through their constant steps: a 32-byte store at +4 that
+# advances by 32 crosses a line every other iteration
+cpi() { "$GUS" sim --arch "$1" --hex "$2" --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }'; }
+split_st=$(cpi spr c5fc114407044883c02049ffcf75f1)
+al_st=$(cpi spr c5fc114407004883c02049ffcf75f1)
+awk -v s="$split_st" -v a="$al_st" 'BEGIN { exit !(s >= 1.6 && s <= 1.7 && a >= 0.99 && a <= 1.01) }'
+ok $? "spr: a 32-byte store split every other iteration, 1.65 per iteration; aligned 1.00 ($split_st, $al_st)"
+split_ld=$(cpi spr c5fc102406c5fc106c0604c5fc10b406800000004883c02049ffcf75e3)
+al_ld=$(cpi spr c5fc102406c5fc106c0600c5fc10b406800000004883c02049ffcf75e3)
+awk -v s="$split_ld" -v a="$al_ld" 'BEGIN { exit !(s >= 1.3 && s <= 1.37 && a >= 0.99 && a <= 1.01) }'
+ok $? "spr: three ymm loads, one split every other iteration, take the load ports 8 times per 2 ($split_ld, $al_ld)"
+icx_st=$(cpi icx c5fc114407044883c02049ffcf75f1)
+awk -v s="$icx_st" 'BEGIN { exit !(s >= 0.99 && s <= 1.01) }'; ok $? "icx (no split rule): the split store is free ($icx_st)"
+printf 'machine t\nports 0 1\nsplit-load -1\n' > "$TMP/split.mm"
+expect_usage "a negative split-load" "split.mm" --machine "$TMP/split.mm" --hex 4801d8
+
 done_testing
