@@ -118,6 +118,7 @@ store-pairs-same-line
 # Raptor Cove; Redwood Cove keeps the load/store unit).
 split-load 2
 split-store 32 1.3
+l1-transfer 3                       # lines in and out of the L1 take its load ports: as spr.mm
 # Forwarding of a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (measured on Golden
 # Cove, see spr.mm). Kept: [CC-RWC] reports the backend unchanged apart from

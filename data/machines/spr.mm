@@ -94,6 +94,13 @@ store-pairs-same-line
 # nothing measurable. Both need the data address (a trace).
 split-load 2
 split-store 32 1.3
+# A line moved between the L1 and the L2 (filled on a miss, or a dirty
+# line written back) takes the L1's load ports for a cycle: fitted to the
+# compiled axpy at -O3 (2.29 cycles per 8 floats from L2, 1.30 without this
+# rule), it gives jacobi1d 3.17 (measured 2.94), heat 4.55 (4.37), jacobi2d
+# 71 (61) per iteration (bench/accuracy/compiled/; needs the trace's
+# addresses).
+l1-transfer 3
 # Golden Cove forwards a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (about 0.8 cycles
 # measured for such a round trip, against 5-6 for indexed addresses).

@@ -24,6 +24,7 @@ struct annot {
 	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
 	uint8_t ncells[2];
 	uint8_t split;		/* bit K: memory operand K crosses a cache line (known address) */
+	uint8_t writebacks;	/* dirty L1 lines its accesses evicted */
 	uint64_t key[2];	/* shadow-memory cell (address or expression) */
 	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
@@ -49,6 +50,9 @@ struct model {
 	bool sc_open;
 	bool renaming;
 	uint64_t focus_lo, focus_hi;
+	/* the load ports' resources (what L1 line transfers take) */
+	uint8_t load_res[SIM_MAX_LOAD_USES];
+	unsigned nload_res;
 	struct sim_stats st;
 	bool fe_is_issue;
 };
@@ -119,6 +123,8 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
 	md->renaming = m->mem_renaming;
+	if (m->nload_uop)
+		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
 }
 
 static void model_free(struct model *md)
@@ -249,9 +255,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			slot = dmax(slot, res_start(md, in->load[u]));
 		/* a load across a line takes the load ports more than once */
 		unsigned uses = 1;
-		for (unsigned i = 0; i < in->nmem && m->split_load_uses; i++)
-			if (in->mem[i].read && (a->split >> i & 1))
+		for (unsigned i = 0; i < in->nmem; i++) {
+			if (!in->mem[i].read)
+				continue;
+			if (a->split >> i & 1)
 				uses += m->split_load_uses;
+			/* a line filled into the L1 takes its ports too */
+			if (a->level[i] > 0)
+				uses += m->l1_transfer_uses;
+		}
 		for (unsigned u = 0; u < in->nload; u++)
 			res_take(md, in->load[u], t_issue, uses * md->gap[in->load[u]]);
 		double lat = md->load_lat[in->load_lat_class];
@@ -323,6 +335,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	if (in->div > 0)
 		md->avail[m->r_div] = dmax(md->avail[m->r_div], t_exec) + in->div * md->gap[m->r_div];
 
+	/* lines a store fetched for ownership, and dirty lines written back
+	 * to the L2, pass through the L1's ports */
+	if (m->l1_transfer_uses && md->nload_res) {
+		unsigned lines = a->writebacks;
+		for (unsigned i = 0; i < in->nmem; i++)
+			lines += in->mem[i].write && !in->mem[i].read && a->level[i] > 0;
+		for (unsigned u = 0; lines && u < md->nload_res; u++)
+			res_take(md, md->load_res[u], t_issue, lines * m->l1_transfer_uses * md->gap[md->load_res[u]]);
+	}
 	for (unsigned i = 0; i < in->nmem; i++) {
 		const struct sim_memop *mo = &in->mem[i];
 		if (!mo->write)
@@ -427,7 +448,14 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 			if (k < rec->nmem || mo->base == -2) {
 				uint64_t addr = k < rec->nmem ? rec->mem[k] : (uint64_t)mo->disp;
 				bool seq = false;
+				uint64_t wb0 = s->cache.nlevels ? s->cache.lvl[0].writebacks : 0;
 				int lvl = sim_cache_access(&s->cache, in->addr, addr, mo->bytes, &seq);
+				if (mo->write)
+					sim_cache_write(&s->cache, addr, mo->bytes);
+				if (s->cache.nlevels) {
+					uint64_t wb = s->cache.lvl[0].writebacks - wb0 + a->writebacks;
+					a->writebacks = (uint8_t)(wb > 255 ? 255 : wb);
+				}
 				/* the cache says nlevels for memory, whatever its depth */
 				if (lvl < 0)
 					lvl = 0;

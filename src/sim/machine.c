@@ -480,6 +480,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->split_load_uses = (unsigned)d;
 		return 0;
 	}
+	if (!strcmp(k, "l1-transfer")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16 || d != (unsigned)d)
+			goto bad;
+		m->l1_transfer_uses = (unsigned)d;
+		return 0;
+	}
 	if (!strcmp(k, "split-store")) {
 		double b;
 		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||

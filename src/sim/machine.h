@@ -77,6 +77,7 @@ struct sim_machine {
 	double cross_cycles;
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
 	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
+	unsigned l1_transfer_uses;	/* load-port uses per line filled into the L1 or written back from it */
 	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */

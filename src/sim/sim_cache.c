@@ -14,8 +14,10 @@ static void level_free(struct sim_cache_level *l)
 {
 	free(l->tags);
 	free(l->mru);
+	free(l->dirty);
 	l->tags = NULL;
 	l->mru = NULL;
+	l->dirty = NULL;
 }
 
 static int level_init(struct sim_cache_level *l, uint64_t size, unsigned ways, unsigned line)
@@ -36,7 +38,8 @@ static int level_init(struct sim_cache_level *l, uint64_t size, unsigned ways, u
 	l->line_shift = (unsigned)__builtin_ctz(line);
 	l->tags = calloc((size_t)sets * ways, sizeof(*l->tags));
 	l->mru = calloc((size_t)sets * ways, sizeof(*l->mru));
-	if (!l->tags || !l->mru) {
+	l->dirty = calloc((size_t)sets * ways, sizeof(*l->dirty));
+	if (!l->tags || !l->mru || !l->dirty) {
 		level_free(l);
 		return -1;
 	}
@@ -118,8 +121,29 @@ static void level_fill(struct sim_cache_level *l, uint64_t lineno)
 			}
 		}
 	}
+	if (t[victim] && l->dirty[base + victim])
+		l->writebacks++;
+	l->dirty[base + victim] = 0;
 	t[victim] = lineno + 1;
 	plru_touch(l, base, victim);
+}
+
+void sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len)
+{
+	if (!c->nlevels)
+		return;
+	struct sim_cache_level *l = &c->lvl[0];
+	uint64_t end = addr + (len ? len - 1 : 0);
+	if (end < addr)
+		end = UINT64_MAX;
+	for (uint64_t ln = addr >> l->line_shift;; ln++) {
+		size_t base = (size_t)(ln & (l->sets - 1)) * l->ways;
+		for (unsigned w = 0; w < l->ways; w++)
+			if (l->tags[base + w] == ln + 1)
+				l->dirty[base + w] = 1;
+		if (ln == end >> l->line_shift)
+			break;
+	}
 }
 
 /* Returns the level that served LINENO and fills every level above it. */

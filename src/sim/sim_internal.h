@@ -23,7 +23,9 @@ struct sim_cache_level {
 	unsigned line_shift;
 	uint64_t *tags;		/* sets * ways; 0 = empty, else line number + 1 */
 	uint8_t *mru;		/* sets * ways */
+	uint8_t *dirty;		/* sets * ways: written since filled */
 	uint64_t accesses, misses;
+	uint64_t writebacks;	/* dirty lines evicted */
 };
 
 /* Inclusive-fill hierarchy: a miss at level k fills every level < k. */
@@ -40,6 +42,10 @@ struct sim_cache {
 int sim_cache_init(struct sim_cache *c, unsigned nlevels, const uint64_t size[],
 		   const unsigned ways[], unsigned line);
 void sim_cache_free(struct sim_cache *c);
+/* a store to [addr, addr+len): its lines in the L1 become dirty (call
+ * after sim_cache_access); an L1 line evicted dirty is counted in
+ * lvl[0].writebacks */
+void sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len);
 /* Access every line of [addr, addr+len). Returns the deepest level that
  * served any line: 0 = L1 hit, 1 = L2, 2 = L3, 3 = memory. *sequential
  * is set when the miss continues an ascending line stream seen from the

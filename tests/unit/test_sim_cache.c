@@ -370,8 +370,47 @@ static void test_sequential(void)
 	sim_cache_free(&c);
 }
 
+/* Dirty lines: a store's line in the L1 is written back when evicted,
+ * a line only read is not; a write to a line the L1 lacks marks nothing */
+static void test_writebacks(void)
+{
+	struct sim_cache c;
+	hierarchy(&c);
+	/* one set of the 8-way L1 (4 KiB apart): four stored, four loaded */
+	for (unsigned i = 0; i < 8; i++) {
+		sim_cache_access(&c, PC, i * 4096ull, 8, NULL);
+		if (i < 4)
+			sim_cache_write(&c, i * 4096ull, 8);
+	}
+	tap_ok(c.lvl[0].writebacks == 0, "nothing written back while the set holds its lines (%llu)",
+	       (unsigned long long)c.lvl[0].writebacks);
+	/* eight more lines evict all eight: the four dirty ones go back */
+	for (unsigned i = 8; i < 16; i++)
+		sim_cache_access(&c, PC, i * 4096ull, 8, NULL);
+	tap_ok(c.lvl[0].writebacks == 4, "the four stored lines are written back when evicted (%llu)",
+	       (unsigned long long)c.lvl[0].writebacks);
+	/* a refill of a written-back line is clean again */
+	sim_cache_access(&c, PC, 0, 8, NULL);
+	for (unsigned i = 16; i < 24; i++)
+		sim_cache_access(&c, PC, i * 4096ull, 8, NULL);
+	tap_ok(c.lvl[0].writebacks == 4, "a line read back after its write-back is clean (%llu)",
+	       (unsigned long long)c.lvl[0].writebacks);
+	/* a store across two lines dirties both */
+	sim_cache_access(&c, PC, 0x100000 + 60, 8, NULL);
+	sim_cache_write(&c, 0x100000 + 60, 8);
+	uint64_t before = c.lvl[0].writebacks;
+	for (unsigned i = 0; i < 16; i++)
+		sim_cache_access(&c, PC, 0x200000 + i * 4096ull, 8, NULL);
+	for (unsigned i = 0; i < 16; i++)
+		sim_cache_access(&c, PC, 0x200040 + i * 4096ull, 8, NULL);
+	tap_ok(c.lvl[0].writebacks - before == 2, "a split store dirties both of its lines (%llu)",
+	       (unsigned long long)(c.lvl[0].writebacks - before));
+	sim_cache_free(&c);
+}
+
 int main(void)
 {
+	test_writebacks();
 	test_working_sets();
 	test_plru();
 	test_counts();
