@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -18,6 +19,7 @@ struct sim_opts {
 	const char *machine_note;	/* why the default model */
 	const char *weights, *resources;
 	unsigned iterations, threads;
+	int data_level;		/* --data-in: 0 L1 ... 3 memory, -1 not given */
 	double threshold;
 	bool search, whole, alone;
 	enum merge_format fmt;
@@ -52,6 +54,10 @@ static void sim_usage(FILE *out)
 		"                         its time goes to (by the nest, or the trace's counts)\n"
 		"      --alone            simulate that loop by itself, not inside the code\n"
 		"                         around it (its parent loop, or the traced function)\n"
+		"      --data-in LEVEL    --hex, --bin: where the loop's data lives, L1 (the\n"
+		"                         default), L2, L3 or mem; its accesses are placed by\n"
+		"                         their pointers' steps and what the L1 lacks comes\n"
+		"                         from LEVEL (a trace has the real addresses)\n"
 		"      --trace            simulate a real instruction stream, from\n"
 		"      --qemu             the program after -- run under the QEMU tracer, or\n"
 		"  -i, --recording FILE   the stream of a recording (gus record): its Intel PT or\n"
@@ -107,6 +113,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "no-search", no_argument, NULL, 'S' },
 		{ "whole", no_argument, NULL, 'W' },
 		{ "alone", no_argument, NULL, 'L' },
+		{ "data-in", required_argument, NULL, 'D' },
 		{ "trace", no_argument, NULL, 'X' },
 		{ "qemu", no_argument, NULL, 'Q' },
 		{ "pt", required_argument, NULL, 'P' },
@@ -123,6 +130,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof *o);
+	o->data_level = -1;
 	o->arch = NULL;		/* the host's model, or the nearest */
 	o->iterations = 0;	/* automatic: at least 200, and enough to fill the window */
 	o->threshold = 0.01;
@@ -157,6 +165,13 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'S': o->search = false; break;
 		case 'W': o->whole = true; break;
 		case 'L': o->alone = true; break;
+		case 'D':
+			o->data_level = !strcasecmp(optarg, "L1") ? 0 : !strcasecmp(optarg, "L2") ? 1 :
+					!strcasecmp(optarg, "L3") ? 2 :
+					!strcasecmp(optarg, "mem") || !strcasecmp(optarg, "memory") ? 3 : -2;
+			if (o->data_level == -2)
+				return gus_usage_error("sim: --data-in: '%s' is not L1, L2, L3 or mem", optarg);
+			break;
 		case 'X': o->trace = true; break;
 		case 'Q': o->qemu = o->trace = true; break;
 		case 'i':
@@ -193,6 +208,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	if (o->trace) {
 		if (o->hex || o->bin)
 			return gus_usage_error("sim: --trace takes its code from the stream, not --hex or --bin");
+		if (o->data_level >= 0)
+			return gus_usage_error("sim: --data-in is for --hex and --bin: a trace's accesses have their "
+					       "addresses (--no-mem drops them)");
 		o->qemu |= o->ptrace;	/* a live run too, natively */
 		if (!!o->qemu + !!o->recording != 1)
 			return gus_usage_error("sim: --trace needs exactly one of --qemu or --ptrace (with -- program) or "
@@ -413,6 +431,12 @@ int cmd_sim(int argc, char **argv)
 	if (ls != SIMRUN_LOOP_OK) {
 		sim_code_free(code);
 		goto out;
+	}
+	if (o.data_level > 0) {
+		static const char *const lv[] = { "L1", "L2", "L3", "memory" };
+		lp.src.data_level = (unsigned)o.data_level;
+		size_t l = strlen(source);
+		snprintf(source + l, sizeof source - l, ", data in %s (--data-in)", lv[o.data_level]);
 	}
 	if (nest) {
 		size_t l = strlen(loop_note);

@@ -69,8 +69,14 @@ struct sim_session {
 	uint32_t ver[NREGS];
 	/* without data addresses: each GPR's offset from a value taken as
 	 * line-aligned when it was set (pointers and indices start aligned
-	 * and advance by their constant steps) */
+	 * and advance by their constant steps), and which setting (0: an
+	 * address or number the code names, so OFF is the value) */
 	int64_t ptr_off[16];
+	uint32_t ptr_gen[16], gens;
+	/* where data without addresses lives (0 L1 ... 3 memory): above 0,
+	 * the accesses are placed by the pointers and run through the caches,
+	 * what the L1 lacks coming from this level */
+	unsigned data_level;
 	struct annot *ann;
 	const struct sim_rec *chunk;
 	size_t chunk_n;
@@ -416,6 +422,34 @@ static uint64_t expr_line(const struct sim_session *s, const struct sim_memop *m
 	return expr_key(s, &m2) ^ 0x5bd1e995ULL;
 }
 
+/* an access without a data address placed by its pointers (OFF from the
+ * base's setting; each setting its own region) and run through the
+ * caches: the level that serves it, no deeper than the data's level */
+static int place_access(struct sim_session *s, const struct sim_insn *in, const struct sim_memop *mo, int64_t off,
+			struct annot *a, unsigned k)
+{
+	uint32_t gen = mo->base >= 0 ? s->ptr_gen[mo->base] : s->ptr_gen[mo->index];
+	uint64_t addr = ((uint64_t)gen << 40) + (uint64_t)off;
+	bool seq = false;
+	int lvl = sim_cache_access(&s->cache, in->addr, addr, mo->bytes, &seq);
+	/* a line a store dirties goes back to where the data lives, in the
+	 * steady state of a loop over more data than the L1 holds: charged
+	 * when dirtied, as a stream this short may end before its eviction */
+	if (mo->write) {
+		unsigned wb = sim_cache_write(&s->cache, addr, mo->bytes) + a->writebacks;
+		a->writebacks = (uint8_t)(wb > 255 ? 255 : wb);
+	}
+	/* a line the model has not seen yet is where the data lives: the
+	 * stream starts cold, the data does not */
+	if (lvl < 0)
+		lvl = 0;
+	if (lvl > (int)s->data_level)
+		lvl = (int)s->data_level;
+	a->level[k] = (uint8_t)lvl;
+	a->seq[k] = seq;
+	return lvl;
+}
+
 static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
 	const struct sim_code *code = s->code;
@@ -477,22 +511,32 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				if (s->m->store_pairs_same_line)
 					a->line[k] = expr_line(s, mo);
 				a->ncells[k] = 1;
-				s->ev.level_hits[0]++;
 				/* where in its line, as far as the pointers' steps tell */
-				if (mo->base >= 0 && mo->base < 16 && mo->index < 16) {
-					int64_t off = s->ptr_off[mo->base] + mo->disp +
+				int lvl = 0;
+				if ((mo->base >= 0 || mo->index >= 0) && mo->base < 16 && mo->index < 16) {
+					int64_t off = (mo->base >= 0 ? s->ptr_off[mo->base] : 0) + mo->disp +
 						      (mo->index >= 0 ? s->ptr_off[mo->index] * mo->scale : 0);
 					if ((uint64_t)(off & 63) + mo->bytes > 64)
 						a->split |= (uint8_t)(1u << k);
+					if (s->data_level)
+						lvl = place_access(s, in, mo, off, a, k);
 				}
+				s->ev.level_hits[lvl]++;
 			}
 		}
 		if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16) {
 			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + in->ptr_add;
+			s->ptr_gen[in->ptr_dst] = s->ptr_gen[in->ptr_src];
+		} else if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src == -2) {
+			s->ptr_off[in->ptr_dst] = in->ptr_add;
+			s->ptr_gen[in->ptr_dst] = 0;
 		} else {
+			/* a zero idiom names 0; any other value is a new one */
 			for (unsigned w = 0; w < in->nwrites; w++)
-				if (in->writes[w] < 16)
+				if (in->writes[w] < 16) {
 					s->ptr_off[in->writes[w]] = 0;
+					s->ptr_gen[in->writes[w]] = in->zero_idiom ? 0 : ++s->gens;
+				}
 		}
 		for (unsigned w = 0; w < in->nwrites; w++)
 			s->ver[in->writes[w]]++;
@@ -545,6 +589,10 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 	s->m = m;
 	s->code = code;
 	s->ncfg = ncfg;
+	/* registers the stream did not set hold values of their own */
+	for (unsigned r = 0; r < 16; r++)
+		s->ptr_gen[r] = r + 1;
+	s->gens = 16;
 	s->models = calloc(ncfg, sizeof *s->models);
 	s->ann = calloc(CHUNK, sizeof *s->ann);
 	if (!s->models || !s->ann)
@@ -623,6 +671,11 @@ void sim_session_mark(struct sim_session *s)
 		s->models[c].st.mark_insns = s->models[c].st.insns;
 		s->models[c].st.mark_focus_cycles = s->models[c].st.focus_cycles;
 	}
+}
+
+void sim_session_data_level(struct sim_session *s, unsigned level)
+{
+	s->data_level = level > 3 ? 3 : level;
 }
 
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi)

@@ -365,14 +365,22 @@ static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 	jcc->fused = 0;
 }
 
+static bool gpr3264(ZydisRegister r)
+{
+	ZydisRegisterClass c = ZydisRegisterGetClass(r);
+	return c == ZYDIS_REGCLASS_GPR64 || c == ZYDIS_REGCLASS_GPR32;
+}
+
 /* a step of a 64-bit pointer register by a constant, or its copy: what
  * lets a stream without data addresses follow where its pointers are
  * within a cache line */
 static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops)
 {
 	in->ptr_dst = -1;
+	/* 32-bit writes zero-extend: an index counted in a 32-bit register
+	 * steps as well */
 	if (zi->operand_count_visible < 1 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
-	    ZydisRegisterGetClass(ops[0].reg.value) != ZYDIS_REGCLASS_GPR64)
+	    !gpr3264(ops[0].reg.value))
 		return;
 	int dst = reg_id(ops[0].reg.value);
 	const ZydisDecodedOperand *src = zi->operand_count_visible > 1 ? &ops[1] : NULL;
@@ -383,7 +391,7 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 		    src->imm.value.s < -INT32_MAX)
 			return;
 		in->ptr_src = (int8_t)dst;
-		in->ptr_add = (int32_t)(zi->mnemonic == ZYDIS_MNEMONIC_ADD ? src->imm.value.s : -src->imm.value.s);
+		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_ADD ? src->imm.value.s : -src->imm.value.s;
 		break;
 	case ZYDIS_MNEMONIC_INC:
 	case ZYDIS_MNEMONIC_DEC:
@@ -391,16 +399,26 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
 		break;
 	case ZYDIS_MNEMONIC_LEA:
-		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY || src->mem.index != ZYDIS_REGISTER_NONE ||
-		    ZydisRegisterGetClass(src->mem.base) != ZYDIS_REGCLASS_GPR64 || src->mem.disp.value > INT32_MAX ||
-		    src->mem.disp.value < -INT32_MAX)
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY || src->mem.index != ZYDIS_REGISTER_NONE)
+			return;
+		if (src->mem.base == ZYDIS_REGISTER_RIP) {
+			/* an address the code names: known */
+			in->ptr_src = -2;
+			in->ptr_add = (int64_t)(in->addr + zi->length) + src->mem.disp.value;
+			break;
+		}
+		if (!gpr3264(src->mem.base))
 			return;
 		in->ptr_src = (int8_t)reg_id(src->mem.base);
-		in->ptr_add = (int32_t)src->mem.disp.value;
+		in->ptr_add = src->mem.disp.value;
 		break;
 	case ZYDIS_MNEMONIC_MOV:
-		if (!src || src->type != ZYDIS_OPERAND_TYPE_REGISTER ||
-		    ZydisRegisterGetClass(src->reg.value) != ZYDIS_REGCLASS_GPR64)
+		if (src && src->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			in->ptr_src = -2;
+			in->ptr_add = src->imm.value.s;
+			break;
+		}
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr3264(src->reg.value))
 			return;
 		in->ptr_src = (int8_t)reg_id(src->reg.value);
 		in->ptr_add = 0;

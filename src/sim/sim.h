@@ -94,9 +94,10 @@ struct sim_insn {
 	bool folded;		/* executed at rename (a form's rename attribute) */
 	bool approx;		/* matched only a category rule */
 	/* a pointer step: after it, GPR PTR_DST = GPR PTR_SRC + PTR_ADD
-	 * (add/sub/inc/dec, lea [reg+disp], mov reg, reg); PTR_DST -1: none */
+	 * (add/sub/inc/dec, lea [reg+disp], mov reg, reg), or = PTR_ADD when
+	 * PTR_SRC is -2 (lea [rip+disp], mov reg, imm); PTR_DST -1: none */
 	int8_t ptr_dst, ptr_src;
-	int32_t ptr_add;
+	int64_t ptr_add;
 	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
 };
 
@@ -169,6 +170,10 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
 				    char *err, size_t errlen);
 void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n);
+/* where the data of accesses without addresses lives (0 L1, 1 L2, 2 L3,
+ * 3 memory; default 0): above L1 they are placed by their pointers' steps
+ * and run through the caches, what the L1 lacks coming from LEVEL */
+void sim_session_data_level(struct sim_session *s, unsigned level);
 /* charge to focus_cycles the retirement time of instructions in [LO, HI) */
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi);
 /* remember the current time of every model (end of warm-up) */
@@ -231,6 +236,7 @@ struct sim_source {
 	 * retirement time [focus_lo, focus_hi) is the time per unit (0 0:
 	 * all of it) */
 	uint64_t focus_lo, focus_hi;
+	unsigned data_level;	/* sim_session_data_level's */
 };
 
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code,

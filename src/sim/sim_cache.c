@@ -128,10 +128,11 @@ static void level_fill(struct sim_cache_level *l, uint64_t lineno)
 	plru_touch(l, base, victim);
 }
 
-void sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len)
+unsigned sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len)
 {
+	unsigned fresh = 0;
 	if (!c->nlevels)
-		return;
+		return 0;
 	struct sim_cache_level *l = &c->lvl[0];
 	uint64_t end = addr + (len ? len - 1 : 0);
 	if (end < addr)
@@ -139,11 +140,14 @@ void sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len)
 	for (uint64_t ln = addr >> l->line_shift;; ln++) {
 		size_t base = (size_t)(ln & (l->sets - 1)) * l->ways;
 		for (unsigned w = 0; w < l->ways; w++)
-			if (l->tags[base + w] == ln + 1)
+			if (l->tags[base + w] == ln + 1) {
+				fresh += !l->dirty[base + w];
 				l->dirty[base + w] = 1;
+			}
 		if (ln == end >> l->line_shift)
 			break;
 	}
+	return fresh;
 }
 
 /* Returns the level that served LINENO and fills every level above it. */

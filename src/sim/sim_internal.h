@@ -44,8 +44,8 @@ int sim_cache_init(struct sim_cache *c, unsigned nlevels, const uint64_t size[],
 void sim_cache_free(struct sim_cache *c);
 /* a store to [addr, addr+len): its lines in the L1 become dirty (call
  * after sim_cache_access); an L1 line evicted dirty is counted in
- * lvl[0].writebacks */
-void sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len);
+ * lvl[0].writebacks. Returns how many lines were clean before. */
+unsigned sim_cache_write(struct sim_cache *c, uint64_t addr, unsigned len);
 /* Access every line of [addr, addr+len). Returns the deepest level that
  * served any line: 0 = L1 hit, 1 = L2, 2 = L3, 3 = memory. *sequential
  * is set when the miss continues an ascending line stream seen from the

@@ -513,6 +513,7 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	size_t mark = src->mark <= src->n ? src->mark : src->n;
 	if (src->focus_hi > src->focus_lo)
 		sim_session_focus(s, src->focus_lo, src->focus_hi);
+	sim_session_data_level(s, src->data_level);
 	sim_session_feed(s, src->recs, mark);
 	sim_session_mark(s);
 	sim_session_feed(s, src->recs + mark, src->n - mark);

@@ -290,6 +290,12 @@ if [ $measure_only = 0 ]; then
 	# with the code around it that gus simulated (the parent loop, the
 	# traced function), as the timing measures the whole kernel; a gus
 	# without that field gives the loop's own
+	# gus sim --data-in (gus from 2026-11-26 on): static predictions are
+	# given the kernel's data level
+	static_data=
+	if "$GUS" sim --help 2>&1 | grep -q -- --data-in; then
+		static_data=1
+	fi
 	gus_cpi() {
 		"$work/jsonnum" stream_cycles_per_iteration <"$1" 2>/dev/null ||
 			"$work/jsonnum" cycles_per_iteration <"$1"
@@ -359,7 +365,10 @@ for b in "${builds[@]}"; do
 			base=$work/p/$b-$n
 			if [ $have_gus = 1 ]; then
 				# shellcheck disable=SC2086
+				# statically, told where the kernel's data lives (the
+				# kernel table's column), as an ECM-style prediction is
 				if timeout "$GUS_TIMEOUT" "$GUS" sim --bin "$exe" --function "k_$n" --json $GUS_SIM_ARGS \
+					${static_data:+--data-in "${kdata[$n]}"} \
 					>"$base.static.json" 2>"$base.static.err" &&
 				   x=$(gus_cpi "$base.static.json"); then
 					gs=$x
