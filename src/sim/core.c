@@ -25,6 +25,7 @@ struct annot {
 	uint8_t ncells[2];
 	uint8_t split;		/* bit K: memory operand K crosses a cache line (known address) */
 	uint8_t writebacks;	/* dirty L1 lines its accesses evicted */
+	uint8_t wb_level;	/* down to which level they are written (1: the L2) */
 	uint64_t key[2];	/* shadow-memory cell (address or expression) */
 	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
@@ -312,6 +313,13 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_exec = dmax(t_exec, res_start(md, in->exec[u]));
 	if (in->div > 0)
 		t_exec = dmax(t_exec, md->avail[m->r_div]);
+	/* a store that missed waits for its line's bandwidth like a load
+	 * (the line is fetched for ownership): a store stream beyond the L1
+	 * runs at the rate its lines come in */
+	for (unsigned i = 0; i < in->nmem; i++)
+		if (in->mem[i].write && !in->mem[i].read)
+			for (unsigned l = 1; l <= a->level[i]; l++)
+				t_exec = dmax(t_exec, md->avail[level_thr(m, l)]);
 	/* stores commit two per cycle only to one line: a store to another
 	 * line than the previous one's waits for a cycle of its own */
 	if (m->store_pairs_same_line || m->split_store_bytes)
@@ -341,6 +349,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	if (in->div > 0)
 		md->avail[m->r_div] = dmax(md->avail[m->r_div], t_exec) + in->div * md->gap[m->r_div];
 
+	/* dirty lines written back take the bandwidth down to where they go */
+	for (unsigned l = 1; a->writebacks && l <= a->wb_level; l++) {
+		unsigned r = level_thr(m, l);
+		res_take(md, r, t_issue, a->writebacks * md->gap[r]);
+	}
 	/* lines a store fetched for ownership, and dirty lines written back
 	 * to the L2, pass through the L1's ports */
 	if (m->l1_transfer_uses && md->nload_res) {
@@ -438,6 +451,7 @@ static int place_access(struct sim_session *s, const struct sim_insn *in, const 
 	if (mo->write) {
 		unsigned wb = sim_cache_write(&s->cache, addr, mo->bytes) + a->writebacks;
 		a->writebacks = (uint8_t)(wb > 255 ? 255 : wb);
+		a->wb_level = (uint8_t)s->data_level;
 	}
 	/* a line the model has not seen yet is where the data lives: the
 	 * stream starts cold, the data does not */
@@ -489,6 +503,8 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				if (s->cache.nlevels) {
 					uint64_t wb = s->cache.lvl[0].writebacks - wb0 + a->writebacks;
 					a->writebacks = (uint8_t)(wb > 255 ? 255 : wb);
+					if (wb)
+						a->wb_level = 1;
 				}
 				/* the cache says nlevels for memory, whatever its depth */
 				if (lvl < 0)

@@ -253,6 +253,19 @@ awk -v s="$split_ld" -v a="$al_ld" 'BEGIN { exit !(s >= 1.3 && s <= 1.37 && a >=
 ok $? "spr: three ymm loads, one split every other iteration, take the load ports 8 times per 2 ($split_ld, $al_ld)"
 icx_st=$(cpi icx c5fc114407044883c02049ffcf75f1)
 awk -v s="$icx_st" 'BEGIN { exit !(s >= 0.99 && s <= 1.01) }'; ok $? "icx (no split rule): the split store is free ($icx_st)"
+# --data-in: a load from one place and two ymm stores filling a line per
+# iteration; with the data beyond the L1 each line is fetched for
+# ownership and written back dirty, through that level's bandwidth
+st2=c5fc100ec5fc1107c5fc1147204883c74049ffcf75ea
+cpi_in() { "$GUS" sim --arch spr --hex $st2 --data-in "$1" --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }'; }
+l1=$(cpi_in L1) l2=$(cpi_in L2) l3=$(cpi_in L3) mem=$(cpi_in mem)
+awk -v a="$l1" -v b="$l2" -v c="$l3" -v d="$mem" 'BEGIN { exit !(a >= 0.99 && a <= 1.01 && b >= 2.55 && b <= 2.65 && c >= 7.9 && c <= 8.1 && d >= 23.9 && d <= 24.1) }'
+ok $? "--data-in: a line in and out per iteration: L1 1, L2 2 x 1.3, L3 2 x 4, memory 2 x 12 cycles ($l1 $l2 $l3 $mem)"
+check_contains "$("$GUS" sim --arch spr --hex $st2 --data-in L2 2>&1)" "data in L2 (--data-in)" "--data-in is said in the report"
+expect_usage "--data-in L5" "--data-in: 'L5' is not L1, L2, L3 or mem" --hex 4801d8 --data-in L5
+"$GUS" sim --trace --qemu --data-in L2 -- /bin/true >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 2 "--data-in with --trace: usage error"
+check_contains "$(cat "$TMP/e")" "--data-in is for --hex and --bin" "... saying why"
 printf 'machine t\nports 0 1\nsplit-load -1\n' > "$TMP/split.mm"
 expect_usage "a negative split-load" "split.mm" --machine "$TMP/split.mm" --hex 4801d8
 
