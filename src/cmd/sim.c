@@ -442,9 +442,10 @@ int cmd_sim(int argc, char **argv)
 		size_t l = strlen(loop_note);
 		if (lp.in_nest)
 			snprintf(loop_note + l, sizeof loop_note - l,
-				 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry (--alone: by "
+				 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry%s (--alone: by "
 				 "itself)", (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len),
-				 nest->trips);
+				 nest->trips,
+				 nest->nsiblings ? ", the parent's other loops too (their inferred trips, else as many)" : "");
 		else
 			snprintf(loop_note + l, sizeof loop_note - l, "; simulated by itself: %s", lp.nest_why);
 	}

@@ -220,6 +220,17 @@ static void set_nest(struct merge_code *c, const struct sim_loop_info *loops, si
 	memcpy(b, c->bytes + (p->start - c->addr), (size_t)(p->end - p->start));
 	c->nest = (struct sim_nest){ .addr = p->start, .bytes = b, .len = (size_t)(p->end - p->start),
 				     .parent_latch = p->latch, .latch = l->latch, .trips = (unsigned)trips };
+	/* the parent's other innermost loops take their time too: a loop
+	 * between two entries fills the window as on the hardware */
+	for (size_t k = 0; k < n && c->nest.nsiblings < SIM_NEST_SIBLINGS; k++) {
+		const struct sim_loop *o = &loops[k].loop;
+		if ((int)k == hot || !loops[k].innermost || !o->conditional || o->start < p->start || o->end > p->end ||
+		    (o->start < l->end && l->start < o->end))
+			continue;
+		double t = loops[k].trips >= 2 && loops[k].trips <= 1e5 ? loops[k].trips : trips;
+		c->nest.sibling_latch[c->nest.nsiblings] = o->latch;
+		c->nest.sibling_trips[c->nest.nsiblings++] = (unsigned)t;
+	}
 }
 
 int merge_elf_sim_code(const char *path, const char *function, uint64_t start, uint64_t end,

@@ -256,12 +256,18 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 /* A loop inside its parent loop: the parent's code [ADDR, ADDR+LEN), its
  * closing branch PARENT_LATCH, and the loop's closing branch LATCH taken
  * TRIPS-1 times per entry. */
+#define SIM_NEST_SIBLINGS 8
 struct sim_nest {
 	uint64_t addr;
 	const uint8_t *bytes;
 	size_t len;
 	uint64_t parent_latch, latch;
 	unsigned trips;
+	/* the parent's other innermost loops, run TRIPS times per entry too
+	 * (their own inferred trips, else the loop's) */
+	unsigned nsiblings;
+	uint64_t sibling_latch[SIM_NEST_SIBLINGS];
+	unsigned sibling_trips[SIM_NEST_SIBLINGS];
 };
 /* The stream of NEST's parent run until the loop has done MIN_INNER
  * iterations, ending at a pass through the parent's latch: other

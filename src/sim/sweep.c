@@ -81,6 +81,14 @@ int sim_stream_loop(struct sim_code *code, uint64_t addr, const uint8_t *bytes, 
 	return 0;
 }
 
+static int sibling(const struct sim_nest *nest, uint64_t pc)
+{
+	for (unsigned k = 0; k < nest->nsiblings && k < SIM_NEST_SIBLINGS; k++)
+		if (nest->sibling_latch[k] == pc)
+			return (int)k;
+	return -1;
+}
+
 int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t min_inner, size_t max_recs,
 		    struct sim_rec **recs_out, size_t *n_out, size_t *inner_out, char *err, size_t errlen)
 {
@@ -98,7 +106,7 @@ int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t m
 	for (size_t i = 0; i < nest->len; i++)
 		at[i] = -1;
 	uint64_t pc = nest->addr;
-	unsigned pass = 0;
+	unsigned pass = 0, spass[SIM_NEST_SIBLINGS] = { 0 };
 	int rc = -1;
 	for (;;) {
 		if (pc < nest->addr || pc >= nest->addr + nest->len) {
@@ -129,6 +137,14 @@ int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t m
 				next = r->target = in->target;
 			} else {
 				pass = 0;
+			}
+		} else if (in->branch == SIM_BR_COND && sibling(nest, pc) >= 0) {
+			unsigned k = (unsigned)sibling(nest, pc);
+			if (++spass[k] < nest->sibling_trips[k]) {
+				r->taken = 1;
+				next = r->target = in->target;
+			} else {
+				spass[k] = 0;
 			}
 		} else if (in->branch == SIM_BR_COND && pc == nest->parent_latch) {
 			r->taken = 1;
