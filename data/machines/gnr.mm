@@ -100,6 +100,7 @@ alias graniterapids redwoodcove rwc
 # changed from Golden Cove, and [ORM] lists no new port or unit.
 ports 0 1 2 3 4 5 6 7 8 9 A B       # A = port 10, B = port 11. ALU 0 1 5 6 A, load AGU 2 3 B, store AGU 7 8, store data 4 9 (as spr.mm)
 window 512                          # reorder buffer entries (as spr.mm; unchanged per [CC-RWC])
+scheduler 97                        # math scheduler entries (as spr.mm)
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (as spr.mm; unchanged per [CC-RWC])
 # One taken branch per cycle (as spr.mm, measured on Golden/Raptor Cove):
 # [CC-RWC] measures the same 128-entry L1 BTB with one taken branch per

@@ -51,6 +51,10 @@ struct model {
 	bool sc_open;
 	bool renaming;
 	uint64_t focus_lo, focus_hi;
+	/* the scheduler: a min-heap of the dispatch times of the math µops
+	 * allocated and not yet dispatched (as far as issue has come) */
+	double *rs;
+	unsigned rs_n, rs_cap;
 	/* the load ports' resources (what L1 line transfers take) */
 	uint8_t load_res[SIM_MAX_LOAD_USES];
 	unsigned nload_res;
@@ -132,6 +136,64 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->renaming = m->mem_renaming;
 	if (m->nload_uop)
 		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
+	if (m->scheduler) {
+		/* the scheduler grows with the window in the sensitivity
+		 * analysis: both are the instruction window */
+		double c = floor(m->scheduler * ww + 1e-9);
+		md->rs_cap = c < 1 ? 1 : c > 1e6 ? 1000000 : (unsigned)c;
+		md->rs = malloc(md->rs_cap * sizeof *md->rs);
+		if (!md->rs)
+			abort();
+	}
+}
+
+static void rs_pop(struct model *md)
+{
+	double *h = md->rs;
+	unsigned n = --md->rs_n, i = 0;
+	double v = h[n];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+}
+
+static void rs_push(struct model *md, double t)
+{
+	double *h = md->rs;
+	unsigned i = md->rs_n++;
+	while (i) {
+		unsigned p = (i - 1) / 2;
+		if (h[p] <= t)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = t;
+}
+
+/* the issue time of E math µops at or after T: the scheduler's entries
+ * dispatched by then are free, and while it lacks E free ones the issue
+ * waits for the next dispatch */
+static double rs_issue(struct model *md, double t, unsigned e)
+{
+	while (md->rs_n && md->rs[0] <= t)
+		rs_pop(md);
+	if (e > md->rs_cap)
+		e = md->rs_cap;
+	while (md->rs_n + e > md->rs_cap) {
+		t = dmax(t, md->rs[0]);
+		rs_pop(md);
+	}
+	return t;
 }
 
 static void model_free(struct model *md)
@@ -141,6 +203,7 @@ static void model_free(struct model *md)
 	free(md->sm_key);
 	free(md->sm_val);
 	free(md->sm_ren);
+	free(md->rs);
 }
 
 static inline size_t sm_slot(uint64_t k)
@@ -211,6 +274,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	if (md->recover > t_issue || (md->recover == t_issue && md->recover > t_fe))
 		t_issue = md->recover, cause = BY_RECOVERY;
+	if (md->rs && in->math_uops) {
+		double t_rs = rs_issue(md, t_issue, in->math_uops);
+		if (t_rs > t_issue)
+			t_issue = t_rs, cause = BY_WINDOW;
+	}
 	if (a->taken && md->taken_gap > 0) {
 		/* a branch across the fetch window's boundary costs more of it */
 		bool cross = md->cross_gap > 0 &&
@@ -346,6 +414,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double t_end = t_exec + in->lat * md->latw;
 	for (unsigned u = 0; u < in->nexec; u++)
 		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
+	for (unsigned u = 0; md->rs && u < in->math_uops && u < md->rs_cap; u++)
+		rs_push(md, t_exec);
 	if (in->div > 0)
 		md->avail[m->r_div] = dmax(md->avail[m->r_div], t_exec) + in->div * md->gap[m->r_div];
 

@@ -326,6 +326,7 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 							     SIM_MAX_USES - in->nexec);
 	}
 	in->uops = (uint8_t)nu;
+	in->math_uops = (uint8_t)n_other;
 	if (f && f->fused >= 0) {
 		in->fused = (uint8_t)f->fused;
 	} else {
@@ -359,6 +360,7 @@ static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 		return;
 	head->fuse_head = true;
 	head->nexec = 0;
+	head->math_uops = 0;
 	head->ports = "";
 	head->lat = 0;
 	jcc->fused_jcc = true;

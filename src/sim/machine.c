@@ -459,6 +459,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		}
 		return 0;
 	}
+	if (!strcmp(k, "scheduler")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d < 1 || d > 4096 || d != (unsigned)d)
+			goto bad;
+		m->scheduler = (unsigned)d;
+		return 0;
+	}
 	if (!strcmp(k, "taken-branch-rate")) {
 		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0)
 			goto bad;

@@ -68,6 +68,7 @@ struct sim_machine {
 	unsigned nports;
 	char portname[SIM_MAX_PORTS][4];
 	unsigned window;
+	unsigned scheduler;	/* math µops allocated and not yet dispatched (0: no limit but the window) */
 	double frontend, penalty, store_forward, dividers;
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */

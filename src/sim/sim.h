@@ -81,6 +81,7 @@ struct sim_insn {
 	uint8_t load[SIM_MAX_LOAD_USES];
 	uint8_t fused;		/* fused-domain µops (front end, window) */
 	uint8_t uops;		/* unfused µops that execute */
+	uint8_t math_uops;	/* of them, neither loads nor stores: the math scheduler's */
 	float lat;		/* operation latency (without the load) */
 	float div;		/* divider cycles */
 	uint8_t load_lat_class;	/* 0 GPR, 1 xmm, 2 ymm, 3 zmm */

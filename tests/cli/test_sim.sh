@@ -176,6 +176,14 @@ awk -v a="$alone" 'BEGIN { exit !(a >= 1.99 && a <= 2.01) }'; ok $? "--alone: on
 awk -v c="$cyc" 'BEGIN { exit !(c > 0.5 && c < 1.5) }'; ok $? "in its parent: the rows' chains overlap ($cyc)"
 awk -v c="$cyc" -v s="$stream" 'BEGIN { exit !(s >= c && s < c * 1.5) }'
 ok $? "the function's time per iteration is the loop's and a little more ($stream, $cyc)"
+# a math scheduler of 4 entries: the next row's adds cannot wait in it
+# while this row's chain runs, so the rows hardly overlap
+sed 's/^scheduler 97/scheduler 4/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/rs4.mm"
+rs4=$("$GUS" sim --machine "$TMP/rs4.mm" --bin "$nest" --function kernel_rowsums --csv 2>/dev/null |
+	grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
+awk -v c="$rs4" 'BEGIN { exit !(c > 1.7 && c < 2.05) }'; ok $? "scheduler 4: the chains barely overlap ($rs4)"
+sed 's/^scheduler 97/scheduler 0/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/rs0.mm"
+expect_usage "scheduler 0" "bad 'scheduler' statement" --machine "$TMP/rs0.mm" --hex 4801d8
 out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums 2>&1)
 check_contains "$out" "simulated inside its parent loop 0x" "the loop note says it ran inside its parent"
 check_contains "$out" "32 iterations per entry (--alone: by itself)" "... with the inferred trips"
