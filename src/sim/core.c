@@ -759,6 +759,19 @@ void sim_session_mark(struct sim_session *s)
 	}
 }
 
+void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_rec *rec = &recs[i];
+		const struct sim_insn *in = sim_code_insn(s->code, rec->insn);
+		for (unsigned k = 0; k < rec->nmem && k < in->nmem; k++) {
+			sim_cache_access(&s->cache, in->addr, rec->mem[k], in->mem[k].bytes, NULL);
+			if (in->mem[k].write)
+				sim_cache_write(&s->cache, rec->mem[k], in->mem[k].bytes);
+		}
+	}
+}
+
 void sim_session_data_level(struct sim_session *s, unsigned level)
 {
 	s->data_level = level > 3 ? 3 : level;

@@ -171,6 +171,11 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
 				    char *err, size_t errlen);
 void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n);
+/* the caches after a pass over RECS's data addresses: a hot region runs
+ * again and again, so the timed pass starts with what the stream touches
+ * in the caches, as far as they hold it (a stream shorter than one pass
+ * over its data would otherwise see only cold misses) */
+void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n);
 /* where the data of accesses without addresses lives (0 L1, 1 L2, 2 L3,
  * 3 memory; default 0): above L1 they are placed by their pointers' steps
  * and run through the caches, what the L1 lacks coming from LEVEL */
@@ -238,6 +243,7 @@ struct sim_source {
 	 * all of it) */
 	uint64_t focus_lo, focus_hi;
 	unsigned data_level;	/* sim_session_data_level's */
+	bool warm;		/* sim_session_warm over the records first */
 };
 
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code,

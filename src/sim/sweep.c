@@ -530,6 +530,8 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	if (src->focus_hi > src->focus_lo)
 		sim_session_focus(s, src->focus_lo, src->focus_hi);
 	sim_session_data_level(s, src->data_level);
+	if (src->warm)
+		sim_session_warm(s, src->recs, src->n);
 	sim_session_feed(s, src->recs, mark);
 	sim_session_mark(s);
 	sim_session_feed(s, src->recs + mark, src->n - mark);
