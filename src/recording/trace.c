@@ -289,7 +289,8 @@ static void pick_loop(const struct recording_trace_opts *o, struct recording_tra
 			 "; it holds only %.0f %% of the function's traced instructions (--whole for all of it)",
 			 100.0 * (double)w / (double)total);
 	}
-	snprintf(r->name, sizeof r->name, "%s, innermost loop 0x%llx-0x%llx (--whole for all of it)", r->function,
+	snprintf(r->name, sizeof r->name, "%s, %sloop 0x%llx-0x%llx (--whole for all of it)", r->function,
+		 loops[hot].innermost ? "innermost " : "",
 		 (unsigned long long)loops[hot].loop.start, (unsigned long long)loops[hot].loop.end);
 }
 

@@ -343,8 +343,10 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
  * sharing code with the same inferred trips (two paths back to one top,
  * one counter), the one with fewer stores (a
  * path around a store is the likely one: Ball and Larus's store
- * heuristic); else the deepest; then the largest body. WHY gets the
- * reason and the other loops, in words. */
+ * heuristic); else the deepest; then the largest body. With a trace, an
+ * outer loop whose own instructions (in no loop inside it) ran more than
+ * that innermost loop's is chosen instead. WHY gets the reason and the
+ * other loops, in words. */
 int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen);
 
 /* ------------------------------------------- real instruction streams --- */

@@ -453,6 +453,12 @@ static size_t describe_loop(const struct sim_loop_info *l, char *buf, size_t len
 	return o < len ? o : len;
 }
 
+/* is loop A strictly inside loop B */
+static bool inside(const struct sim_loop *a, const struct sim_loop *b)
+{
+	return b->start <= a->start && a->end <= b->end && b->end - b->start > a->end - a->start;
+}
+
 int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen)
 {
 	int best = -1;
@@ -478,20 +484,53 @@ int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whyl
 		snprintf(why, whylen, "no loop");
 		return -1;
 	}
+	/* with a trace, an outer loop whose own instructions (those in no
+	 * loop inside it) ran more than the best innermost loop's is where
+	 * the time goes: an inner loop that rarely iterates (a match scan
+	 * that stops at the first byte) does not stand for it */
+	int outer = -1;
+	uint64_t outer_own = 0;
+	for (size_t i = 0; i < n && l[best].executed; i++) {
+		if (l[i].innermost)
+			continue;
+		uint64_t inner = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!inside(&l[j].loop, &l[i].loop))
+				continue;
+			bool direct = true;
+			for (size_t k = 0; k < n && direct; k++)
+				direct = !(inside(&l[j].loop, &l[k].loop) && inside(&l[k].loop, &l[i].loop));
+			if (direct)
+				inner += l[j].executed;
+		}
+		uint64_t own = l[i].executed > inner ? l[i].executed - inner : 0;
+		if (own > l[best].executed && own > outer_own) {
+			outer = (int)i;
+			outer_own = own;
+		}
+	}
 	size_t o = 0;
 	char d[256];
-	describe_loop(&l[best], d, sizeof d);
-	if (candidates > 1)
+	if (outer >= 0) {
+		best = outer;
+		describe_loop(&l[best], d, sizeof d);
+		o += (size_t)snprintf(why + o, whylen - o,
+				      "%s, an outer loop: its own instructions (%llu, in no loop inside it) ran more than "
+				      "any innermost loop's", d, (unsigned long long)outer_own);
+	} else if (candidates > 1) {
+		describe_loop(&l[best], d, sizeof d);
 		o += (size_t)snprintf(why + o, whylen - o, "%s, of %zu innermost loops %s", d, candidates, reason);
-	else
+	} else {
+		describe_loop(&l[best], d, sizeof d);
 		o += (size_t)snprintf(why + o, whylen - o, "%s, the only innermost loop", d);
+	}
 	bool first = true;
 	for (size_t i = 0; i < n && o < whylen; i++) {
 		if ((int)i == best)
 			continue;
 		describe_loop(&l[i], d, sizeof d);
 		o += (size_t)snprintf(why + o, whylen - o, "%s %s%s", first ? "; the others:" : ",", d,
-				      l[i].innermost ? "" : " (outer)");
+				      l[i].innermost ? "" : inside(&l[best].loop, &l[i].loop) ? " (outer)" : " (not innermost)");
 		first = false;
 	}
 	return best;

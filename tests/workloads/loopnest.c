@@ -9,7 +9,9 @@
  * restarted per row (simulated inside its parent loop, rows overlap);
  * kernel_coldtail, whose larger loop sits after the return, where
  * compilers put rare paths; kernel_skipstore, one loop with two paths back
- * to its top, the likely one around a store.
+ * to its top, the likely one around a store; kernel_rarescan (run, too),
+ * whose inner scan loop starts at one byte in 64 and runs 9 iterations: the
+ * outer loop's own instructions are where the time goes.
  * Usage: loopnest [REPEAT] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +96,30 @@ __asm__(".text\n"
 	"	cmp $64, %rax\n"
 	"	jne 2b\n"
 	"3:	ret\n"
-	".size kernel_skipstore, .-kernel_skipstore\n");
+	".size kernel_skipstore, .-kernel_skipstore\n"
+	".globl kernel_rarescan\n"
+	".type kernel_rarescan, @function\n"
+	"kernel_rarescan:\n"		/* rdi: bytes, rsi: their count; a 0xff starts a scan */
+	"	xor %eax, %eax\n"
+	"	xor %ecx, %ecx\n"
+	"1:	movzbl (%rdi,%rcx), %edx\n"
+	"	add %rdx, %rax\n"
+	"	imul $3, %rax, %rax\n"
+	"	cmp $0xff, %edx\n"
+	"	jne 3f\n"
+	"2:	add $1, %rdx\n"
+	"	cmp $0x108, %rdx\n"
+	"	jne 2b\n"
+	"	add %rdx, %rax\n"
+	"3:	add $1, %rcx\n"
+	"	cmp %rsi, %rcx\n"
+	"	jne 1b\n"
+	"	ret\n"
+	".size kernel_rarescan, .-kernel_rarescan\n");
+
+long kernel_rarescan(const unsigned char *bytes, long n);
+static unsigned char scan_bytes[4096];
+static volatile long scan_sink;
 
 int main(int argc, char **argv)
 {
@@ -108,9 +133,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N; i++)
 		for (int j = 0; j < N; j++)
 			dist[i][j] = (i * j) % 7 + 1;
+	for (int i = 0; i < 4096; i++)
+		scan_bytes[i] = i % 64 == 5 ? 0xff : (unsigned char)(i & 0x7f);
 	for (int r = 0; r < repeat; r++) {
 		kernel_gemm(1.5, 0.5);
 		kernel_minplus();
+		scan_sink = kernel_rarescan(scan_bytes, 4096);
 	}
 	printf("%f %d\n", C[1][2], dist[3][4]);
 	return 0;
