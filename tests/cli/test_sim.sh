@@ -158,6 +158,14 @@ stream=$(printf '%s\n' "$out" | sed -n 's/^  "stream_cycles_per_iteration": \(.*
 [ "$all" = 795004 ]; ok $? "trace: all of kernel_gemm's instructions are simulated ($all)"
 awk -v c="$cyc" -v s="$stream" 'BEGIN { exit !(c > 0.9 && c < 1.2 && s > c && s < c * 1.2) }'
 ok $? "trace: the loop's time, and the function's per iteration a little more ($cyc, $stream)"
+# an inner loop that rarely runs (kernel_rarescan: a 9-iteration scan at
+# one byte in 64) does not stand for the function: the outer loop, whose
+# own instructions ran most, is chosen, and its time is the imul+add chain
+out=$("$GUS" sim --arch spr --trace --qemu --function kernel_rarescan -- "$nest" 2>&1)
+check_contains "$out" "(depth 1, 12 instructions, 34560 executed), an outer loop: its own instructions (32832, in no loop inside it) ran more than any innermost loop's" \
+	"trace: the outer loop whose own instructions ran most, and why"
+check_contains "$out" "kernel_rarescan, loop 0x" "trace: named a loop, not an innermost one"
+check_contains "$out" "cycles per iteration               4.01" "trace: the outer loop's chain, imul 3 + add 1"
 out=$("$GUS" sim --trace --qemu --function kernel_gemm --alone --json -- "$nest" 2>/dev/null)
 alone=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
 [ "$alone" = 752640 ]; ok $? "trace --alone: the loop's records only ($alone)"
