@@ -159,7 +159,7 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "  %-28s %10llu of %llu conditional, %llu indirect\n", "branch mispredictions",
 			(unsigned long long)a->events.mispredicts, (unsigned long long)a->events.cond_branches,
 			(unsigned long long)a->events.indirect);
-	if (a->events.level_hits[1] + a->events.level_hits[2] + a->events.level_hits[3])
+	if (a->events.level_hits[0] + a->events.level_hits[1] + a->events.level_hits[2] + a->events.level_hits[3])
 		fprintf(out, "  %-28s L1 %llu, L2 %llu, L3 %llu, memory %llu\n", "memory accesses served by",
 			(unsigned long long)a->events.level_hits[0], (unsigned long long)a->events.level_hits[1],
 			(unsigned long long)a->events.level_hits[2], (unsigned long long)a->events.level_hits[3]);

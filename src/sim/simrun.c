@@ -109,7 +109,7 @@ struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head, s
 		for (size_t i = mark; i < c->n; i++)
 			units += sim_code_insn(c->code, c->recs[i].insn)->addr == head;
 	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units,
-				    .focus_lo = focus.start, .focus_hi = focus.end, .warm = c->data_addresses };
+				    .focus_lo = focus.start, .focus_hi = focus.end, .warm = true };
 }
 
 static int simrun_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
