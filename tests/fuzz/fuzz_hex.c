@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus sim --hex: the text of the option (sim_parse_hex), the bytes
  * decoded by the model's x86 decoder (sim_stream_loop, sim_find_loops,
- * sim_innermost_loop) and a few iterations simulated on the Skylake-SP
- * model (4 iterations) when that stream is short, with a sensitivity
- * analysis when it is very short: the simulation, not the parsing, is
- * what costs time. */
+ * sim_innermost_loop) and a few iterations simulated on the Sapphire
+ * Rapids model (4 iterations: its scheduler, splits, L1 transfers) when
+ * that stream is short, with a sensitivity analysis when it is very short,
+ * the data taken to live at the level the byte count picks (--data-in) and
+ * the first half of the body as a focus: the simulation, not the parsing,
+ * is what costs time. */
 #include "fuzz.h"
 #include "sim.h"
 
@@ -20,7 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	char path[4096], err[512];
-	snprintf(path, sizeof path, "%s/data/machines/skx.mm", fuzz_srcdir());
+	snprintf(path, sizeof path, "%s/data/machines/spr.mm", fuzz_srcdir());
 	machine = sim_machine_load(path, err, sizeof err);
 	if (!machine) {
 		fprintf(stderr, "fuzz_hex: %s\n", err);
@@ -61,7 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			.weights = weights, .nweights = 2, .resources = res, .nresources = nres,
 			.threshold = 0.01, .search = true, .threads = 1,
 		};
-		struct sim_source src = { .recs = recs, .n = n, .mark = n / 2, .units = 2 };
+		struct sim_source src = { .recs = recs, .n = n, .mark = n / 2, .units = 2,
+					  .focus_lo = 0x401000, .focus_hi = 0x401000 + len / 2,
+					  .data_level = (unsigned)(len % 4) };
 		struct sim_analysis a;
 		if (n <= 24 && !sim_analyze(machine, code, &src, &o, &a, err, sizeof err))
 			sim_analysis_free(&a);
@@ -73,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (s) {
 				struct sim_stats st;
 				struct sim_events ev;
+				sim_session_data_level(s, (unsigned)(len % 4));
 				sim_session_feed(s, recs, n);
 				sim_session_finish(s, &st, &ev);
 				sim_events_free(&ev);
