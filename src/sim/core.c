@@ -766,11 +766,6 @@ void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t 
 		const struct sim_insn *in = sim_code_insn(s->code, rec->insn);
 		if (in->branch)
 			sim_bpred_branch(&s->bp, (enum sim_branch_kind)in->branch, in->addr, rec->taken, rec->target);
-		for (unsigned k = 0; k < rec->nmem && k < in->nmem; k++) {
-			sim_cache_access(&s->cache, in->addr, rec->mem[k], in->mem[k].bytes, NULL);
-			if (in->mem[k].write)
-				sim_cache_write(&s->cache, rec->mem[k], in->mem[k].bytes);
-		}
 	}
 }
 

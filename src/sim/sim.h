@@ -171,13 +171,11 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 				    const struct sim_config *cfg, size_t ncfg, unsigned threads,
 				    char *err, size_t errlen);
 void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t n);
-/* the caches and the branch predictor after a pass over RECS: a hot
- * region runs again and again, so the timed pass starts with what the
- * stream touches in the caches, as far as they hold it, and with the
- * predictor trained on its branches, as far as its tables hold them (a
- * stream shorter than one pass over its data would otherwise see only
- * cold misses, and a pattern the hardware learns over many calls would be
- * mispredicted) */
+/* the branch predictor after a pass over RECS: a hot region runs again
+ * and again, and the hardware learns the patterns of its branches over
+ * the calls (as far as its tables hold them), which a short stream would
+ * not teach; the caches stay cold, as a stream touching its data once
+ * (a walk over more than they hold) must miss */
 void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n);
 /* where the data of accesses without addresses lives (0 L1, 1 L2, 2 L3,
  * 3 memory; default 0): above L1 they are placed by their pointers' steps

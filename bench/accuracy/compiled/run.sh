@@ -175,10 +175,10 @@ loops_of() { # disassembly function
 }
 
 # iterations of each loop of k_NAME in one call: "START-END:HITS;..."
-# (offsets 0x...): the executions of its latch, the furthest backward
-# branch to START (END is the address after it), which is where gus counts
-# the iterations of a traced loop; empty when counting failed (the reason
-# on stderr)
+# (offsets 0x...): the executions of its latches, the backward branches to
+# START (END is the address after the furthest), summed: each iteration
+# ends at one of them, as gus counts a traced loop at its latch or, with
+# several, at its start; empty when counting failed (the reason on stderr)
 count_loops() { # binary disassembly name
 	local l
 	l=$(loops_of "$2" "$3")
@@ -193,8 +193,8 @@ count_loops() { # binary disassembly name
 	fi
 	awk "$awk_hex"'
 		NR == FNR { hits[$1] = $2; next }
-		{ s = $1; e = hex($3)
-		  if (!(s in end) || e > end[s]) { end[s] = e; h[s] = hits[$2] }
+		{ s = $1; e = hex($3); h[s] += hits[$2]
+		  if (!(s in end) || e > end[s]) end[s] = e
 		  if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
 		END { for (i = 1; i <= n; i++) { s = order[i]
 			printf "%s0x%s-0x%x:%d", (i > 1 ? ";" : ""), s, end[s], h[s] } }' \
@@ -318,18 +318,18 @@ mca_total() { # iterations file
 }
 
 declare -A local_loops=()
-# hits per call of the loop at offset $1 of kernel $n in build $b: from the
-# measurement's counts when they are of this binary ($lp), else counted
-# here (once per kernel and build; sets local_loops, so not in $(...))
+# hits per call of the loop at offset $1 of kernel $n in build $b: counted
+# here (once per kernel and build; sets local_loops, so not in $(...)):
+# the counts do not depend on the machine, and a CSV of an older run.sh
+# counted a loop with several latches at one; the measurement's counts
+# ($lp, when they are of this binary) when counting fails here
 hits=
 hits_of() { # start-offset
-	hits=$(loop_hits "$lp" "$1")
-	if [ -z "$hits" ]; then
-		if [ -z "${local_loops[$k]+set}" ]; then
-			local_loops[$k]=$(count_loops "$exe" "$work/dis-$b.txt" "$n")
-		fi
-		hits=$(loop_hits "${local_loops[$k]}" "$1")
+	if [ -z "${local_loops[$k]+set}" ]; then
+		local_loops[$k]=$(count_loops "$exe" "$work/dis-$b.txt" "$n")
 	fi
+	hits=$(loop_hits "${local_loops[$k]}" "$1")
+	[ -n "$hits" ] || hits=$(loop_hits "$lp" "$1")
 	hits=${hits:--}
 }
 fails=()
