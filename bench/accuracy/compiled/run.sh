@@ -29,7 +29,7 @@
 #                 measuring CPU: spr on Sapphire/Emerald Rapids, icx on Ice
 #                 Lake-SP, skx on Skylake-SP/Cascade Lake, else gus's own)
 #   GUS_TIMEOUT   seconds per gus run (default: 180)
-#   TRACE_INSNS   gus sim --trace --max-insns (default: 300000)
+#   TRACE_INSNS   gus sim --trace --max-insns (default: 1000000, gus's own)
 #   LLVM_MCA      llvm-mca binary (default: llvm-mca, else llvm-mca-14)
 #   LLVM_MC       llvm-mc, to disassemble the loop for llvm-mca (default:
 #                 llvm-mc, else llvm-mc-14)
@@ -47,7 +47,7 @@ repo=$(cd -- "$here/../../.." && pwd -P)
 
 GUS=${GUS:-$repo/build/werror/gus}
 GUS_TIMEOUT=${GUS_TIMEOUT:-180}
-TRACE_INSNS=${TRACE_INSNS:-300000}
+TRACE_INSNS=${TRACE_INSNS:-1000000}
 MCA_CPU=${MCA_CPU:-skylake-avx512}
 MCA_ITERS=${MCA_ITERS:-200}
 BENCH_OUT=${BENCH_OUT:-/tmp/gus-compiled}
@@ -290,6 +290,9 @@ if [ $measure_only = 0 ]; then
 	# with the code around it that gus simulated (the parent loop, the
 	# traced function), as the timing measures the whole kernel; a gus
 	# without that field gives the loop's own
+	# the prediction is the base configuration's cycles: the traced runs
+	# (long streams) skip the sensitivity sweep but for one configuration
+	sweep_args="--weights 1 --resources INST_LAT --no-search"
 	# gus sim --data-in (gus from 2026-11-26 on): static predictions are
 	# given the kernel's data level
 	static_data=
@@ -391,7 +394,7 @@ for b in "${builds[@]}"; do
 				for how in --qemu --ptrace; do
 					# shellcheck disable=SC2086
 					if timeout "$GUS_TIMEOUT" "$GUS" sim --trace $how --function "k_$n" --json \
-						--max-insns "$TRACE_INSNS" $GUS_SIM_ARGS -- "$exe" "$n" \
+						--max-insns "$TRACE_INSNS" $GUS_SIM_ARGS $sweep_args -- "$exe" "$n" \
 						>"$base.trace.json" 2>"$base.trace.err" &&
 					   x=$(gus_cpi "$base.trace.json"); then
 						ok=1
