@@ -331,7 +331,7 @@ static void test_l1_transfer(void)
 		fclose(out);
 	struct sim_machine *m0 = sim_machine_load(tmp, err, sizeof err);
 	unlink(tmp);
-	uint8_t buf[32];
+	uint8_t buf[64];
 	int len = hexbytes("c5fc100ec5fc100ec5fc100ec5fc100ec5fc1107c5fc1147204883c74049ffcf75de", buf);
 	double cpi[2] = { 0, 0 };
 	for (int k = 0; k < 2 && m0; k++) {
