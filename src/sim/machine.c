@@ -396,6 +396,16 @@ static bool is_name(const char *s)
 	return true;
 }
 
+/* a statement of one whole number in [LO, HI] into *OUT; -1 when it is not */
+static int count_statement(char **tok, int ntok, double lo, double hi, unsigned *out)
+{
+	double d;
+	if (ntok != 2 || parse_num(tok[1], &d) || d < lo || d > hi || d != (unsigned)d)
+		return -1;
+	*out = (unsigned)d;
+	return 0;
+}
+
 static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, size_t errlen,
 		      const char *where)
 {
@@ -460,9 +470,8 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "scheduler")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d < 1 || d > 4096 || d != (unsigned)d)
+		if (count_statement(tok, ntok, 1, 4096, &m->scheduler))
 			goto bad;
-		m->scheduler = (unsigned)d;
 		return 0;
 	}
 	if (!strcmp(k, "taken-branch-rate")) {
@@ -480,16 +489,9 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->cross_cycles = d;
 		return 0;
 	}
-	if (!strcmp(k, "split-load")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16 || d != (unsigned)d)
+	if (!strcmp(k, "split-load") || !strcmp(k, "l1-transfer")) {
+		if (count_statement(tok, ntok, 0, 16, *k == 's' ? &m->split_load_uses : &m->l1_transfer_uses))
 			goto bad;
-		m->split_load_uses = (unsigned)d;
-		return 0;
-	}
-	if (!strcmp(k, "l1-transfer")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16 || d != (unsigned)d)
-			goto bad;
-		m->l1_transfer_uses = (unsigned)d;
 		return 0;
 	}
 	if (!strcmp(k, "split-store")) {
