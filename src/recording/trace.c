@@ -358,8 +358,12 @@ enum recording_status recording_trace_resolve(const struct recording_trace_opts 
 		uint64_t start, size;
 		if (merge_elf_symbol(r->program, o->function, &start, &size, err, sizeof err) &&
 		    find_in_objects(o, r, &start, &size)) {
-			rec_error(&o->log, "%s, nor in the %s it needs", err,
-				  o->recording ? "objects of the recording and the libraries" : "libraries");
+			/* a live trace follows the program only: code of a program
+			 * it starts is in a recording (gus record follows them) */
+			rec_error(&o->log, "%s, nor in the %s it needs%s", err,
+				  o->recording ? "objects of the recording and the libraries" : "libraries",
+				  o->recording ? "" : " (a program it starts is not searched: gus record -- PROGRAM, then "
+						      "gus sim --trace -i gus.data --function ...)");
 			return RECORDING_USAGE;
 		}
 		r->link = (struct stream_range){ start, start + size };

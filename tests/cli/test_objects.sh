@@ -249,6 +249,8 @@ check_contains "$out" "libhot.so:lib_collatz" "user .so: ... and simulates it th
 out=$("$GUS" sim --trace --qemu --function no_such_function -- "$WORKLOADS/uselib" 2>&1); st=$?
 check_status $st 2 "user .so: a function in neither the program nor its libraries is a usage error"
 check_contains "$out" "nor in the libraries it needs" "user .so: ... and the message says where gus looked"
+check_contains "$out" "a program it starts is not searched: gus record -- PROGRAM, then gus sim --trace -i gus.data" \
+	"... and how to reach a program it starts"
 
 "$GUS" record -q -o dl.data -- "$WORKLOADS/dlopener" >/dev/null 2>&1
 out=$("$GUS" report -i dl.data 2>&1)
