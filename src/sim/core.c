@@ -76,7 +76,7 @@ struct sim_session {
 	 * line-aligned when it was set (pointers and indices start aligned
 	 * and advance by their constant steps), and which setting (0: an
 	 * address or number the code names, so OFF is the value) */
-	int64_t ptr_off[16];
+	uint64_t ptr_off[16];	/* modulo 2^64 */
 	uint32_t ptr_gen[16], gens;
 	/* where data without addresses lives (0 L1 ... 3 memory): above 0,
 	 * the accesses are placed by the pointers and run through the caches,
@@ -508,11 +508,11 @@ static uint64_t expr_line(const struct sim_session *s, const struct sim_memop *m
 /* an access without a data address placed by its pointers (OFF from the
  * base's setting; each setting its own region) and run through the
  * caches: the level that serves it, no deeper than the data's level */
-static int place_access(struct sim_session *s, const struct sim_insn *in, const struct sim_memop *mo, int64_t off,
+static int place_access(struct sim_session *s, const struct sim_insn *in, const struct sim_memop *mo, uint64_t off,
 			struct annot *a, unsigned k)
 {
 	uint32_t gen = mo->base >= 0 ? s->ptr_gen[mo->base] : s->ptr_gen[mo->index];
-	uint64_t addr = ((uint64_t)gen << 40) + (uint64_t)off;
+	uint64_t addr = ((uint64_t)gen << 40) + off;
 	bool seq = false;
 	int lvl = sim_cache_access(&s->cache, in->addr, addr, mo->bytes, &seq);
 	/* a line a store dirties goes back to where the data lives, in the
@@ -600,9 +600,9 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				/* where in its line, as far as the pointers' steps tell */
 				int lvl = 0;
 				if ((mo->base >= 0 || mo->index >= 0) && mo->base < 16 && mo->index < 16) {
-					int64_t off = (mo->base >= 0 ? s->ptr_off[mo->base] : 0) + mo->disp +
-						      (mo->index >= 0 ? s->ptr_off[mo->index] * mo->scale : 0);
-					if ((uint64_t)(off & 63) + mo->bytes > 64)
+					uint64_t off = (mo->base >= 0 ? s->ptr_off[mo->base] : 0) + (uint64_t)mo->disp +
+						       (mo->index >= 0 ? s->ptr_off[mo->index] * (uint64_t)mo->scale : 0);
+					if ((off & 63) + mo->bytes > 64)
 						a->split |= (uint8_t)(1u << k);
 					if (s->data_level)
 						lvl = place_access(s, in, mo, off, a, k);

@@ -393,12 +393,12 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 		    src->imm.value.s < -INT32_MAX)
 			return;
 		in->ptr_src = (int8_t)dst;
-		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_ADD ? src->imm.value.s : -src->imm.value.s;
+		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_ADD ? (uint64_t)src->imm.value.s : -(uint64_t)src->imm.value.s;
 		break;
 	case ZYDIS_MNEMONIC_INC:
 	case ZYDIS_MNEMONIC_DEC:
 		in->ptr_src = (int8_t)dst;
-		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : -1;
+		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : UINT64_MAX;
 		break;
 	case ZYDIS_MNEMONIC_LEA:
 		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY || src->mem.index != ZYDIS_REGISTER_NONE)
@@ -406,18 +406,18 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 		if (src->mem.base == ZYDIS_REGISTER_RIP) {
 			/* an address the code names: known */
 			in->ptr_src = -2;
-			in->ptr_add = (int64_t)(in->addr + zi->length) + src->mem.disp.value;
+			in->ptr_add = in->addr + zi->length + (uint64_t)src->mem.disp.value;
 			break;
 		}
 		if (!gpr3264(src->mem.base))
 			return;
 		in->ptr_src = (int8_t)reg_id(src->mem.base);
-		in->ptr_add = src->mem.disp.value;
+		in->ptr_add = (uint64_t)src->mem.disp.value;
 		break;
 	case ZYDIS_MNEMONIC_MOV:
 		if (src && src->type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			in->ptr_src = -2;
-			in->ptr_add = src->imm.value.s;
+			in->ptr_add = (uint64_t)src->imm.value.s;
 			break;
 		}
 		if (!src || src->type != ZYDIS_OPERAND_TYPE_REGISTER || !gpr3264(src->reg.value))

@@ -98,7 +98,7 @@ struct sim_insn {
 	 * (add/sub/inc/dec, lea [reg+disp], mov reg, reg), or = PTR_ADD when
 	 * PTR_SRC is -2 (lea [rip+disp], mov reg, imm); PTR_DST -1: none */
 	int8_t ptr_dst, ptr_src;
-	int64_t ptr_add;
+	uint64_t ptr_add;	/* modulo 2^64: a pointer's steps wrap */
 	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
 };
 
