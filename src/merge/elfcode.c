@@ -195,22 +195,15 @@ void merge_code_free(struct merge_code *c)
 	c->nest = (struct sim_nest){ 0 };
 }
 
-/* the parent of LOOPS[HOT] (the smallest loop around it) and its trips,
- * when the code tells them: the nest its time is simulated in */
+/* the parent of LOOPS[HOT] and its trips, when the code tells them: the
+ * nest its time is simulated in */
 static void set_nest(struct merge_code *c, const struct sim_loop_info *loops, size_t n, int hot)
 {
 	const struct sim_loop *l = &loops[hot].loop;
 	double trips = loops[hot].trips;
 	if (!(trips >= 2 && trips <= 1e5) || !l->conditional || l->latches != 1)
 		return;
-	int parent = -1;
-	for (size_t k = 0; k < n; k++) {
-		const struct sim_loop *p = &loops[k].loop;
-		if ((int)k == hot || p->start > l->start || p->end < l->end || p->end - p->start <= l->end - l->start)
-			continue;
-		if (parent < 0 || p->end - p->start < loops[parent].loop.end - loops[parent].loop.start)
-			parent = (int)k;
-	}
+	int parent = loops[hot].parent;
 	if (parent < 0 || loops[parent].loop.latches != 1)
 		return;
 	const struct sim_loop *p = &loops[parent].loop;

@@ -331,7 +331,7 @@ struct sim_loop_info {
 	bool after_return;	/* placed after the function's last return, where
 				 * compilers put the paths they expect to be rare */
 	unsigned stores;	/* store instructions in its range */
-	bool overlaps;		/* shares code with another innermost loop */
+	int parent;		/* the smallest loop around it, -1 none */
 };
 #define SIM_MAX_LOOPS 64
 size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,

@@ -129,6 +129,7 @@ int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t m
 		r->insn = (uint32_t)at[off];
 		uint64_t next = pc + in->len;
 		bool parent_pass = false;
+		int sib;
 		if (in->branch == SIM_BR_COND && pc == nest->latch) {
 			/* the loop's latch: taken TRIPS-1 times per entry */
 			inner++;
@@ -138,13 +139,12 @@ int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t m
 			} else {
 				pass = 0;
 			}
-		} else if (in->branch == SIM_BR_COND && sibling(nest, pc) >= 0) {
-			unsigned k = (unsigned)sibling(nest, pc);
-			if (++spass[k] < nest->sibling_trips[k]) {
+		} else if (in->branch == SIM_BR_COND && (sib = sibling(nest, pc)) >= 0) {
+			if (++spass[sib] < nest->sibling_trips[sib]) {
 				r->taken = 1;
 				next = r->target = in->target;
 			} else {
-				spass[k] = 0;
+				spass[sib] = 0;
 			}
 		} else if (in->branch == SIM_BR_COND && pc == nest->parent_latch) {
 			r->taken = 1;
@@ -342,6 +342,12 @@ static double infer_trips(const struct sim_code *code, size_t ninsn, const struc
 	return step > 0 ? (double)((bound + step - 1) / step) : 0;
 }
 
+/* is loop A strictly inside loop B */
+static bool inside(const struct sim_loop *a, const struct sim_loop *b)
+{
+	return b->start <= a->start && a->end <= b->end && b->end - b->start > a->end - a->start;
+}
+
 size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		     struct sim_loop_info *out, size_t max)
 {
@@ -357,21 +363,28 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 		ninsn = (size_t)idx + 1;
 		off += sim_code_insn(code, (size_t)idx)->len;
 	}
+	/* the function's last return: what lies after it is placed out of line */
+	uint64_t last_ret = 0;
+	for (size_t k = 0; k < ninsn; k++)
+		if (sim_code_insn(code, k)->branch == SIM_BR_RET)
+			last_ret = sim_code_insn(code, k)->addr + 1;
 	for (size_t i = 0; i < n; i++) {
 		struct sim_loop_info *o = &out[i];
 		memset(o, 0, sizeof *o);
 		o->loop = loops[i];
 		o->depth = 1;
 		o->innermost = true;
+		o->parent = -1;
 		for (size_t k = 0; k < n; k++) {
 			if (k == i)
 				continue;
-			bool around = loops[k].start <= loops[i].start && loops[k].end >= loops[i].end &&
-				      (loops[k].end - loops[k].start) > (loops[i].end - loops[i].start);
-			bool inside = loops[i].start <= loops[k].start && loops[i].end >= loops[k].end &&
-				      (loops[i].end - loops[i].start) > (loops[k].end - loops[k].start);
-			o->depth += around;
-			if (inside)
+			if (inside(&loops[i], &loops[k])) {
+				o->depth++;
+				if (o->parent < 0 ||
+				    loops[k].end - loops[k].start < loops[o->parent].end - loops[o->parent].start)
+					o->parent = (int)k;
+			}
+			if (inside(&loops[k], &loops[i]))
 				o->innermost = false;
 		}
 		for (size_t k = 0; k < ninsn; k++) {
@@ -379,11 +392,8 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 			o->insns += a >= loops[i].start && a < loops[i].end;
 		}
 		o->trips = infer_trips(code, ninsn, &loops[i]);
-		uint64_t last_ret = 0;
 		for (size_t k = 0; k < ninsn; k++) {
 			const struct sim_insn *in = sim_code_insn(code, k);
-			if (in->branch == SIM_BR_RET)
-				last_ret = in->addr + 1;
 			if (in->addr < loops[i].start || in->addr >= loops[i].end)
 				continue;
 			for (unsigned mo = 0; mo < in->nmem; mo++)
@@ -394,16 +404,10 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 		}
 		o->after_return = last_ret && loops[i].start >= last_ret;
 	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < n; k++)
-			if (k != i && out[i].innermost && out[k].innermost && out[i].loop.start < out[k].loop.end &&
-			    out[k].loop.start < out[i].loop.end)
-				out[i].overlaps = true;
 	for (size_t i = 0; i < n; i++) {
 		double p = out[i].trips;
 		for (size_t k = 0; k < n && p > 0; k++)
-			if (k != i && loops[k].start <= loops[i].start && loops[k].end >= loops[i].end &&
-			    (loops[k].end - loops[k].start) > (loops[i].end - loops[i].start))
+			if (k != i && inside(&loops[i], &loops[k]))
 				p = out[k].trips > 0 ? p * out[k].trips : 0;
 		out[i].nest_trips = p;
 	}
@@ -426,8 +430,9 @@ static bool hotter(const struct sim_loop_info *a, const struct sim_loop_info *b,
 		*reason = "the one not placed after the function's return (where compilers put rare paths)";
 		return !a->after_return;
 	}
-	if (a->overlaps && b->overlaps && a->loop.start < b->loop.end && b->loop.start < a->loop.end &&
-	    a->trips > 0 && a->trips == b->trips && a->stores != b->stores) {
+	/* (both innermost: the only loops compared here) */
+	if (a->loop.start < b->loop.end && b->loop.start < a->loop.end && a->trips > 0 && a->trips == b->trips &&
+	    a->stores != b->stores) {
 		*reason = "of two paths back to one loop's top, the one around a store (the likely one)";
 		return a->stores < b->stores;
 	}
@@ -451,12 +456,6 @@ static size_t describe_loop(const struct sim_loop_info *l, char *buf, size_t len
 	if (o < len)
 		o += (size_t)snprintf(buf + o, len - o, ")");
 	return o < len ? o : len;
-}
-
-/* is loop A strictly inside loop B */
-static bool inside(const struct sim_loop *a, const struct sim_loop *b)
-{
-	return b->start <= a->start && a->end <= b->end && b->end - b->start > a->end - a->start;
 }
 
 int sim_hot_loop(const struct sim_loop_info *l, size_t n, char *why, size_t whylen)
