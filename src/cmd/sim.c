@@ -205,6 +205,10 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return gus_usage_error("sim: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
+	if ((o->whole || o->alone) && !o->function)
+		return gus_usage_error("sim: --whole and --alone go with --function");
+	if (o->whole && o->alone)
+		return gus_usage_error("sim: give --whole or --alone, not both");
 	if (o->trace) {
 		if (o->hex || o->bin)
 			return gus_usage_error("sim: --trace takes its code from the stream, not --hex or --bin");
@@ -223,10 +227,6 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return gus_usage_error("sim: give --function or --range, not both");
 		if (o->iterations)
 			return gus_usage_error("sim: --iterations is for --hex and --bin; use --max-insns with --trace");
-		if ((o->whole || o->alone) && !o->function)
-			return gus_usage_error("sim: --whole and --alone go with --function");
-		if (o->whole && o->alone)
-			return gus_usage_error("sim: give --whole or --alone, not both");
 		o->argv = argv + optind;
 		if (!o->max_insns)	/* single steps are slow */
 			o->max_insns = o->ptrace ? 200000 : 1000000;
@@ -248,10 +248,6 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		return gus_usage_error("sim: --function and --range go with --bin");
 	if (o->address && !o->hex)
 		return gus_usage_error("sim: --address goes with --hex");
-	if ((o->whole || o->alone) && !o->function)
-		return gus_usage_error("sim: --whole and --alone go with --function");
-	if (o->whole && o->alone)
-		return gus_usage_error("sim: give --whole or --alone, not both");
 	return 0;
 }
 
@@ -438,17 +434,8 @@ int cmd_sim(int argc, char **argv)
 		size_t l = strlen(source);
 		snprintf(source + l, sizeof source - l, ", data in %s (--data-in)", lv[o.data_level]);
 	}
-	if (nest) {
-		size_t l = strlen(loop_note);
-		if (lp.in_nest)
-			snprintf(loop_note + l, sizeof loop_note - l,
-				 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry%s (--alone: by "
-				 "itself)", (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len),
-				 nest->trips,
-				 nest->nsiblings ? ", the parent's other loops too (their inferred trips, else as many)" : "");
-		else
-			snprintf(loop_note + l, sizeof loop_note - l, "; simulated by itself: %s", lp.nest_why);
-	}
+	if (nest)
+		simrun_nest_note(&lp, nest, loop_note + strlen(loop_note), sizeof loop_note - strlen(loop_note));
 	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
 				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,
 				       .loop_note = o.hex ? NULL : loop_note };

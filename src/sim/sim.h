@@ -436,5 +436,8 @@ enum simrun_loop_status {
 enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code *code, uint64_t addr,
 				    const uint8_t *bytes, size_t len, const struct sim_nest *nest, unsigned iterations,
 				    struct simrun_loop *out, char *err, size_t errlen);
+/* For the loop note: "; simulated inside its parent loop ..." or why LP
+ * ran by itself, into BUF */
+void simrun_nest_note(const struct simrun_loop *lp, const struct sim_nest *nest, char *buf, size_t len);
 
 #endif

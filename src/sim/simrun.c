@@ -296,6 +296,17 @@ enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code
 	return SIMRUN_LOOP_OK;
 }
 
+void simrun_nest_note(const struct simrun_loop *lp, const struct sim_nest *nest, char *buf, size_t len)
+{
+	if (lp->in_nest)
+		snprintf(buf, len,
+			 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry%s (--alone: by itself)",
+			 (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len), nest->trips,
+			 nest->nsiblings ? ", the parent's other loops too (their inferred trips, else as many)" : "");
+	else
+		snprintf(buf, len, "; simulated by itself: %s", lp->nest_why);
+}
+
 int simrun_hex_code(const char *hex, const char *address, uint8_t **bytes, size_t *len, uint64_t *addr, char *err,
 		    size_t errlen)
 {
