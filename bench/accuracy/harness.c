@@ -62,7 +62,14 @@
 
 #include "bench.h"
 
-#define DATA_BYTES	(12u * 1024u)	/* advancing kernels stay inside */
+/* Advancing kernels stay inside DATA_KIB of each buffer (run.sh --data).
+ * The default 12 KiB keeps them in the L1 with K2 up to KMAX; a larger
+ * size (say 256 KiB, for the L2) makes K2 cover all of it, so that every
+ * call streams through more than an L1 holds. */
+#ifndef DATA_KIB
+#define DATA_KIB	12u
+#endif
+#define DATA_BYTES	(DATA_KIB * 1024u)
 #define PAD_BYTES	(4u * 1024u)	/* addressable slack either side */
 #define PAGE		4096u
 #define CALIB_ITERS	100u		/* x CALIB_ADDS dependent adds */
@@ -273,7 +280,7 @@ static uint64_t jit_state = 0x9e3779b97f4a7c15ull;
 static void setup(struct kstate *ks)
 {
 	unsigned k2 = KMAX;
-	if (ks->kr->stride && DATA_BYTES / ks->kr->stride < k2)
+	if (ks->kr->stride && (DATA_KIB > 12u || DATA_BYTES / ks->kr->stride < k2))
 		k2 = DATA_BYTES / ks->kr->stride;
 	if (k2 < 32) {
 		ks->fault = "stride too large";
@@ -513,6 +520,7 @@ int main(int argc, char **argv)
 
 	printf("# cpu %d, %u rounds x %u samples per kernel (+%u extra rounds), %.1f s of sampling (%.1f s of it waiting for a quiet core, plus %.1f s before)\n",
 	       cpu, rounds, per_round, extra, t_meas, waited, t_seed);
+	printf("# data: %u KiB per buffer\n", (unsigned)DATA_KIB);
 	printf("# tsc %.3f GHz, %.4f ticks per core cycle (chain of %u x %u dependent adds), core ~%.3f GHz\n",
 	       tsc_hz / 1e9, tpc, CALIB_ITERS, CALIB_ADDS, tsc_hz / tpc / 1e9);
 	printf("# probe (%u independent adds): %.3f cycles/iter undisturbed; samples next to a probe off by more than %.0f%% are set aside\n",

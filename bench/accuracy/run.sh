@@ -14,6 +14,10 @@
 #   --cpu N           CPU to pin the harness to (default: the last one)
 #   --only GLOB       only the kernels whose name matches GLOB
 #   --kernels FILE    kernel list (default: kernels.txt next to this script)
+#   --data KIB        bytes each of the kernel's buffers holds (default:
+#                     12, in the L1); a larger size, e.g. 256 for the L2,
+#                     makes every call stream through all of it (tell gus
+#                     where the data lives: GUS_SIM_ARGS="... --data-in L2")
 #   --measured CSV    take the measurements of an earlier run (its --csv,
 #                     maybe from another machine) instead of timing here
 #
@@ -64,6 +68,7 @@ cpu=
 only='*'
 kernels=$here/kernels.txt
 measured=
+data_kib=12
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() {
@@ -81,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
 	--kernels) [ $# -ge 2 ] || usage; kernels=$2; shift 2 ;;
 	--measured) [ $# -ge 2 ] || usage; measured=$2; shift 2 ;;
+	--data) [ $# -ge 2 ] || usage; data_kib=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "$prog: unknown argument: $1" >&2; usage ;;
 	esac
@@ -89,6 +95,8 @@ case $rounds in ''|*[!0-9]*|0) die "--rounds wants a positive number" ;; esac
 case $samples in ''|*[!0-9]*|0) die "--samples wants a positive number" ;; esac
 case $budget in ''|*[!0-9]*) die "--budget wants a number of seconds" ;; esac
 case $cpu in *[!0-9]*) die "--cpu wants a CPU number" ;; esac
+case $data_kib in ''|*[!0-9]*) die "--data wants a size in KiB" ;; esac
+[ "$data_kib" -ge 12 ] && [ "$data_kib" -le 65536 ] || die "--data wants 12 to 65536 KiB"
 case $MCA_ITERS in ''|*[!0-9]*|0) die "MCA_ITERS wants a positive number" ;; esac
 [ -r "$kernels" ] || die "cannot read $kernels"
 
@@ -208,7 +216,14 @@ done
 	for i in "${!names[@]}"; do
 		[ -n "${hexes[$i]}" ] || continue
 		printf '\n# %s\n\t.globl bench_k%s\n\t.type bench_k%s, @function\n' "${names[$i]}" "$i" "$i"
-		printf '\t.p2align 6\nbench_k%s:\n\tBENCH_ENTER\n\t.p2align 6\n' "$i"
+		printf '\t.p2align 6\nbench_k%s:\n\tBENCH_ENTER\n' "$i"
+		# legacy SSE code runs with the upper halves clean, as compiled
+		# code does: with them dirty, an Intel core merges every xmm
+		# result into the wider register (a false dependency)
+		if body_lines "${bodies[$i]}" | awk '$1 !~ /^v/ && /xmm/ { f = 1 } END { exit !f }'; then
+			printf '\tvzeroupper\n'
+		fi
+		printf '\t.p2align 6\n'
 		# the loop OFFSET bytes past a 64-byte boundary (nops run once)
 		[ "${offsets[$i]}" -eq 0 ] || printf '\t.skip %s, 0x90\n' "${offsets[$i]}"
 		printf '1:\n'
@@ -236,7 +251,7 @@ done
 
 cflags="-std=c11 -O2 -Wall -Wextra -Werror"
 # shellcheck disable=SC2086
-$CC $cflags -I"$here" -o "$work/harness" "$here/harness.c" "$here/calib.S" \
+$CC $cflags -DDATA_KIB="${data_kib}u" -I"$here" -o "$work/harness" "$here/harness.c" "$here/calib.S" \
 	"$work/table.c" "$work/kernels.S" -lm ||
 	die "cannot build the timing harness"
 # shellcheck disable=SC2086
@@ -283,6 +298,10 @@ for i in "${!names[@]}"; do
 	m=${meas[$n]:-n/a} s=${spread[$n]:-}
 	[ -n "$hex" ] || m="asm-error"
 	g=n/a c=n/a
+	# a reference kernel is only measured: its body holds more than one
+	# loop body, which neither predictor takes
+	[ "${cats[$i]}" != reference ] || { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "${cats[$i]}" "$m" "$s" n/a n/a \
+		"${nsamp[$n]:-}" >>"$work/combined.tsv"; continue; }
 	if [ -n "$hex" ] && [ $have_gus = 1 ]; then
 		# shellcheck disable=SC2086
 		# the loop's place in the fetch windows: its offset past 64 bytes

@@ -106,11 +106,14 @@ frontend 6                          # rename/allocate width: 6 fused-domain µop
 # [CC-RWC] measures the same 128-entry L1 BTB with one taken branch per
 # cycle on Redwood Cove.
 taken-branch-rate 1
-# A loop whose branch straddles a 64-byte boundary runs at most one
-# iteration per 2 cycles: measured on an Emerald Rapids (Raptor Cove) guest
-# (spr.mm, bench/accuracy/placement.txt). Kept: no public fact says whether
-# Redwood Cove's fetch changed here (not verified on Granite Rapids).
+# A loop whose branch (or the head fused with it) straddles a 64-byte
+# boundary runs at most one iteration per 2 cycles, and two taken branches
+# in different 64-byte lines go in one cycle: measured on an Emerald Rapids
+# (Raptor Cove) guest (spr.mm, bench/accuracy/placement.txt, branches.txt).
+# Kept: no public fact says whether Redwood Cove's fetch changed here (not
+# verified on Granite Rapids).
 branch-window-cross 64 2
+taken-branch-pairs 64
 # Two stores commit in one cycle only to one cache line (Intel: two stores
 # per cycle, to the same line; measured on Raptor Cove, see spr.mm). Kept:
 # no public fact of a change in Redwood Cove's store path.
@@ -120,6 +123,7 @@ store-pairs-same-line
 split-load 2
 split-store 32 1.3
 l1-transfer 3                       # lines in and out of the L1 take its load ports: as spr.mm
+l1-writeback 4                      # a dirty line out of the L1 per 4 cycles: as spr.mm (measured on Raptor Cove, not verified on Granite Rapids)
 # Forwarding of a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (measured on Golden
 # Cove, see spr.mm). Kept: [CC-RWC] reports the backend unchanged apart from
@@ -133,7 +137,7 @@ store-forward 5                     # as spr.mm (measured on Golden Cove); not v
 # The 64 KB L1 instruction cache of Redwood Cove [ORM, CC-RWC] has no
 # statement in the format (the model has no instruction cache).
 cache L1D size=48K ways=12 line=64 latency=0              # 48 KiB 12-way, 64 sets, 5 cycles ([CC-MTL], [CC-X6]; as spr.mm)
-cache L2 size=2M ways=16 line=64 latency=11 gap=1.3       # 2 MiB 16-way private L2: 16 cycles load-to-use = 5 + 11 ([CC-MTL], [CC-X6]; as spr.mm); gap 1.3 is spr.mm's measurement (not verified on Granite Rapids)
+cache L2 size=2M ways=16 line=64 latency=11 gap=1.3 wgap=2.15       # 2 MiB 16-way private L2: 16 cycles load-to-use = 5 + 11 ([CC-MTL], [CC-X6]; as spr.mm); gap 1.3 is spr.mm's measurement (not verified on Granite Rapids)
 # RWC: L3 slice, latency and bandwidth changed (Granite Rapids). [CC-X6]:
 # 120 slices and 480 MB on the 6985P-C = 4 MB per slice; [INTEL-6980P]: 504
 # MB for 128 cores (~3.9 MB per core). The associativity is not published:

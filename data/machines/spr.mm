@@ -81,11 +81,20 @@ frontend 6                          # rename/allocate width: 6 fused-domain µop
 # One taken branch per cycle: measured loops here never run faster than one
 # iteration per cycle.
 taken-branch-rate 1
+# Two taken branches in one cycle when they lie in different 64-byte lines:
+# measured on an Emerald Rapids guest, a loop with a taken jcc and its
+# latch runs at 2.00 cycles per iteration with both in one line and at 1.00
+# with the jcc at the end of one line and the latch in the next (also the
+# compare-and-skip of floyd-warshall; bench/accuracy/branches.txt).
+taken-branch-pairs 64
 # A loop whose branch straddles a 64-byte boundary runs at most one
 # iteration per 2 cycles: measured on an Emerald Rapids (Raptor Cove) guest,
 # five adds and dec/jnz at 1.00 cycles per iteration aligned, or with a
 # boundary between two instructions, and 2.00 when jnz crosses it; a
 # 2-cycle loop (ten adds) is not slowed (bench/accuracy/placement.txt).
+# The head of a macro-fused pair counts: 2.00 when the dec of dec/jnz
+# crosses, about 1.1 when the boundary falls between dec and jnz
+# (branches.txt).
 branch-window-cross 64 2
 # Two stores commit in one cycle only to one cache line: measured there,
 # two read-modify-writes to lines 64 bytes apart take 2.0 cycles, nine
@@ -108,6 +117,14 @@ split-store 32 1.3
 # 71 (61) per iteration (bench/accuracy/compiled/; needs the trace's
 # addresses).
 l1-transfer 3
+# A dirty line leaves the L1 through its write-back path one per 4 cycles:
+# measured on an Emerald Rapids guest, a store stream into the L2 commits a
+# line per 4.03 cycles whatever its stores' width and number (8 to 64
+# bytes, 1 to 4 per line), and so does a read-modify-write stream, where a
+# load stream takes 1.26 (bench/accuracy/l2probe.txt). The L2 takes 2.15
+# cycles of its bandwidth per line written back (wgap below): a copy or an
+# axpy over the L2, a line in, one in for ownership and one back, 4.74.
+l1-writeback 4
 # Golden Cove forwards a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (about 0.8 cycles
 # measured for such a round trip, against 5-6 for indexed addresses).
@@ -118,7 +135,7 @@ store-forward 5                     # data of a store to a dependent load: measu
 
 # ----------------------------------------------------------- caches ---
 cache L1D size=48K ways=12 line=64 latency=0              # 48 KiB 12-way, 64 sets
-cache L2 size=2M ways=16 line=64 latency=11 gap=1.3       # 2 MiB 16-way private L2 (SPR server; client 1.25 MiB): ~16 cycles load-to-use = 5 + 11 (measured 16.5 with 2 MiB pages; Intel 15-16); measured streaming 1.3 cycles per line (~50 B/cycle)
+cache L2 size=2M ways=16 line=64 latency=11 gap=1.3 wgap=2.15       # 2 MiB 16-way private L2 (SPR server; client 1.25 MiB): ~16 cycles load-to-use = 5 + 11 (measured 16.5 with 2 MiB pages; Intel 15-16); measured streaming 1.3 cycles per line (~50 B/cycle)
 cache L3 size=1920K ways=15 line=64 latency=70 gap=4      # one 1.875 MiB 15-way slice per core (non-inclusive, mesh; 2048 sets): ~30-33 ns published, ~75 cycles at ~2.3-2.5 GHz -> 70 over L1 (estimate); ~16 B/cycle per core -> 4 cycles per line (estimate, as SKX)
 memory latency=295 gap=12           # DRAM (DDR5): ~110-130 ns published, ~300 cycles at ~2.3-2.5 GHz -> 295 over L1 (estimate; the KVM guest measured 145-150 ns = ~350 cycles); one core streams ~11-13 GB/s in the guest = ~12-13 cycles per line
 btb sets=2048 ways=6                # 12K-entry BTB (Intel Architecture Day 2021); geometry not documented (estimate)

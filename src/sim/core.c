@@ -45,8 +45,15 @@ struct model {
 	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
 	double taken_gap, taken_avail;
 	double cross_gap;	/* taken-branch budget of a branch across the fetch window */
+	/* the last taken branch's line and time, whether a second one in
+	 * another line may still join its cycle */
+	double tk_last;
+	uint64_t tk_line;
+	bool tk_open;
 	/* store commit: the last store's line and cycle, whether it is paired */
 	double sc_avail, sc_last;
+	/* the L1's write-back path: free from WB_AVAIL, WB_GAP per line */
+	double wb_avail, wb_gap;
 	uint64_t sc_line;
 	bool sc_open;
 	bool renaming;
@@ -133,6 +140,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
 	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
+	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
 	md->renaming = m->mem_renaming;
 	if (m->nload_uop)
 		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
@@ -221,6 +229,12 @@ static inline double tfloor(double t)
 	return (double)(int64_t)t;
 }
 
+/* whether LEN bytes at ADDR cross a B-byte aligned boundary */
+static inline bool crosses(uint64_t addr, unsigned len, unsigned b)
+{
+	return len && addr / b != (addr + len - 1) / b;
+}
+
 static inline double res_start(const struct model *md, unsigned r)
 {
 	return tfloor(md->avail[r]);
@@ -267,8 +281,20 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_issue = t_win, cause = BY_WINDOW;
 	if (in->serial && md->last_retire > t_issue)
 		t_issue = md->last_retire, cause = BY_SERIAL;
+	/* a branch across the fetch window's boundary, or whose fused head
+	 * crosses it, costs more of the taken-branch budget; a taken branch
+	 * in another line than the last one may join that one's cycle */
+	bool cross = false, tk_pair = false;
+	uint64_t tk_line = 0;
 	if (a->taken && md->taken_gap > 0) {
-		double t_tk = tfloor(md->taken_avail);
+		cross = md->cross_gap > 0 &&
+			(crosses(in->addr, in->len, m->cross_bytes) ||
+			 (in->fused_jcc && crosses(in->addr - in->head_len, in->head_len, m->cross_bytes)));
+		if (m->taken_pair_bytes) {
+			tk_line = in->addr / m->taken_pair_bytes;
+			tk_pair = md->tk_open && !cross && tk_line != md->tk_line;
+		}
+		double t_tk = tfloor(tk_pair ? md->tk_last : md->taken_avail);
 		if (t_tk > t_issue)
 			t_issue = t_tk, cause = BY_TAKEN;
 	}
@@ -280,10 +306,14 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			t_issue = t_rs, cause = BY_WINDOW;
 	}
 	if (a->taken && md->taken_gap > 0) {
-		/* a branch across the fetch window's boundary costs more of it */
-		bool cross = md->cross_gap > 0 &&
-			     (in->addr / m->cross_bytes) != ((in->addr + in->len - 1) / m->cross_bytes);
-		md->taken_avail = dmax(md->taken_avail, t_issue) + (cross ? md->cross_gap : md->taken_gap);
+		if (tk_pair && t_issue < tfloor(md->taken_avail)) {
+			md->tk_open = false;	/* the second of the cycle */
+		} else {
+			md->taken_avail = dmax(md->taken_avail, t_issue) + (cross ? md->cross_gap : md->taken_gap);
+			md->tk_open = m->taken_pair_bytes && !cross;
+			md->tk_line = tk_line;
+			md->tk_last = t_issue;
+		}
 	}
 	if (fused && t_issue > fe_avail) {
 		double lost = (t_issue - fe_avail) * md->width;
@@ -411,6 +441,13 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			}
 			t_exec = dmax(t_exec, slot);
 		}
+	/* a dirty line leaves the L1 through its write-back path, one at a
+	 * time: the access whose fill evicts it waits for the path (scaled
+	 * with the L2's bandwidth by the sensitivity analysis) */
+	if (m->l1_writeback > 0 && a->writebacks && a->wb_level >= 1) {
+		t_exec = dmax(t_exec, md->wb_avail);
+		md->wb_avail = t_exec + a->writebacks * md->wb_gap;
+	}
 	double t_end = t_exec + in->lat * md->latw;
 	for (unsigned u = 0; u < in->nexec; u++)
 		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
@@ -422,7 +459,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* dirty lines written back take the bandwidth down to where they go */
 	for (unsigned l = 1; a->writebacks && l <= a->wb_level; l++) {
 		unsigned r = level_thr(m, l);
-		res_take(md, r, t_issue, a->writebacks * md->gap[r]);
+		double per_line = m->cache_wgap[l] > 0 && m->cache_gap[l] > 0 ? m->cache_wgap[l] / m->cache_gap[l] : 1;
+		res_take(md, r, t_issue, a->writebacks * per_line * md->gap[r]);
 	}
 	/* lines a store fetched for ownership, and dirty lines written back
 	 * to the L2, pass through the L1's ports */

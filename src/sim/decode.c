@@ -364,6 +364,7 @@ static void mark_fusion(struct sim_insn *head, struct sim_insn *jcc)
 	head->ports = "";
 	head->lat = 0;
 	jcc->fused_jcc = true;
+	jcc->head_len = head->len;
 	jcc->fused = 0;
 }
 

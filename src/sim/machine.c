@@ -480,6 +480,20 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->taken_rate = d;
 		return 0;
 	}
+	if (!strcmp(k, "l1-writeback")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0 || d > 1000)
+			goto bad;
+		m->l1_writeback = d;
+		return 0;
+	}
+	if (!strcmp(k, "taken-branch-pairs")) {
+		double b;
+		if (ntok != 2 || parse_num(tok[1], &b) || b < 16 || b > 4096 || b != (unsigned)b ||
+		    ((unsigned)b & ((unsigned)b - 1)))
+			goto bad;
+		m->taken_pair_bytes = (unsigned)b;
+		return 0;
+	}
 	if (!strcmp(k, "branch-window-cross")) {
 		double b;
 		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 16 || b > 4096 || d <= 0 ||
@@ -566,6 +580,10 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 				if (parse_num(v, &d) || d <= 0)
 					goto bad;
 				m->cache_gap[lvl] = d;
+			} else if ((v = attr(tok[i], "wgap")) && lvl > 0) {
+				if (parse_num(v, &d) || d <= 0)
+					goto bad;
+				m->cache_wgap[lvl] = d;
 			} else {
 				goto bad;
 			}

@@ -76,9 +76,13 @@ struct sim_machine {
 	 * takes CROSS_CYCLES of the front end's taken-branch budget (0: no rule) */
 	unsigned cross_bytes;
 	double cross_cycles;
+	/* two taken branches in one cycle when they lie in different
+	 * TAKEN_PAIR_BYTES-aligned lines (0: one per 1/taken_rate always) */
+	unsigned taken_pair_bytes;
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
 	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
 	unsigned l1_transfer_uses;	/* load-port uses per line filled into the L1 or written back from it */
+	double l1_writeback;	/* cycles of the L1's write-back path per dirty line (0: no such limit) */
 	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
@@ -87,6 +91,7 @@ struct sim_machine {
 	unsigned cache_ways[3];
 	double cache_lat[4];	/* extra latency when served by L1D, L2, L3, memory */
 	double cache_gap[4];	/* cycles per line into the level above: -, L2, L3, memory */
+	double cache_wgap[4];	/* cycles of that bandwidth per dirty line written back into the level (0: gap) */
 	bool has_memory;
 	unsigned btb_sets, btb_ways;
 	uint32_t load_uop[2], store_uop[2];
