@@ -123,6 +123,9 @@ store-pairs-same-line
 split-load 2
 split-store 32 1.3
 l1-transfer 3                       # lines in and out of the L1 take its load ports: as spr.mm
+load-buffer 192                     # loads, stores, vector results in flight: as spr.mm (Redwood Cove's own sizes are not public)
+store-buffer 114
+vector-renames 295
 l1-writeback 4                      # a dirty line out of the L1 per 4 cycles: as spr.mm (measured on Raptor Cove, not verified on Granite Rapids)
 # Forwarding of a store to a later non-indexed load of the same
 # [base+displacement] without the forwarding latency (measured on Golden

@@ -77,6 +77,16 @@ window 512                          # reorder buffer entries (Intel Architecture
 # iteration, 2.83 with it, 2.54 without; a Gauss-Seidel row 11.6, 10.7,
 # 8.3).
 scheduler 97
+# Loads and stores hold an entry of their buffer from allocation until
+# they retire (Intel Architecture Day 2021: 192 loads, 114 stores in
+# flight); a vector result holds a rename register (Chips and Cheese, SPR
+# data: 295 in flight for 256-bit results). With a restarted chain of
+# FMAs fed by two loads, the load buffer is what limits the overlap:
+# measured 1.77 cycles per iteration, 1.54 with it, 1.13 without
+# (bench/accuracy/chains.txt: fchain64; vaddsd chains unchanged).
+load-buffer 192
+store-buffer 114
+vector-renames 295
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (Intel; decode is 6-wide, µop cache 8)
 # One taken branch per cycle: measured loops here never run faster than one
 # iteration per cycle.

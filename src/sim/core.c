@@ -30,6 +30,14 @@ struct annot {
 	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
 
+/* CAP entries of a structure an instruction holds from issue until it
+ * retires (0: no limit): the retire times of the last CAP holders,
+ * oldest at POS */
+struct inflight {
+	double *ring;
+	unsigned cap, pos;
+};
+
 struct model {
 	double gap[SIM_MAX_RES];
 	double avail[SIM_MAX_RES];
@@ -39,6 +47,9 @@ struct model {
 	unsigned window, pos;
 	double *ring;
 	uint8_t *ring_mem;
+	/* entries held from issue to retirement: vector rename registers,
+	 * the load and the store buffer */
+	struct inflight vregs, loads, stores;
 	double recover, last_retire;
 	uint64_t *sm_key;
 	double *sm_val;
@@ -105,6 +116,38 @@ static inline double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
+static void inflight_init(struct inflight *f, unsigned n, double scale)
+{
+	f->ring = NULL;
+	f->cap = f->pos = 0;
+	if (!n)
+		return;
+	double c = floor(n * scale + 1e-9);
+	f->cap = c < 1 ? 1 : c > 1e6 ? 1000000 : (unsigned)c;
+	f->ring = calloc(f->cap, sizeof *f->ring);
+	if (!f->ring)
+		abort();
+}
+
+/* when K more entries are free */
+static inline double inflight_free_at(const struct inflight *f, unsigned k)
+{
+	if (!f->cap || !k)
+		return 0;
+	unsigned p = f->pos + (k > f->cap ? f->cap : k) - 1;
+	while (p >= f->cap)
+		p -= f->cap;
+	return f->ring[p];
+}
+
+static inline void inflight_take(struct inflight *f, unsigned k, double retire)
+{
+	for (unsigned i = 0; f->cap && i < k; i++) {
+		f->ring[f->pos] = retire;
+		f->pos = f->pos + 1 == f->cap ? 0 : f->pos + 1;
+	}
+}
+
 static void model_init(struct model *md, const struct sim_machine *m, const struct sim_config *cfg)
 {
 	memset(md, 0, sizeof *md);
@@ -130,6 +173,12 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	double wsz = floor(m->window * ww + 1e-9);
 	md->window = wsz < 1 ? 1 : wsz > 1e6 ? 1000000 : (unsigned)wsz;
 	md->ring = calloc(md->window, sizeof *md->ring);
+	/* a vector result holds a physical register until it retires (the
+	 * register is freed when the next writer of its name retires: soon
+	 * after, in a loop); loads and stores hold their buffers' entries */
+	inflight_init(&md->vregs, m->vector_renames, ww);
+	inflight_init(&md->loads, m->load_buffer, ww);
+	inflight_init(&md->stores, m->store_buffer, ww);
 	md->ring_mem = calloc(md->window, 1);
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
@@ -207,6 +256,9 @@ static double rs_issue(struct model *md, double t, unsigned e)
 static void model_free(struct model *md)
 {
 	free(md->ring);
+	free(md->vregs.ring);
+	free(md->loads.ring);
+	free(md->stores.ring);
 	free(md->ring_mem);
 	free(md->sm_key);
 	free(md->sm_val);
@@ -279,6 +331,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double t_issue = t_fe;
 	if (t_win > t_issue)
 		t_issue = t_win, cause = BY_WINDOW;
+	unsigned nld = 0, nst = 0;
+	for (unsigned i = 0; i < in->nmem; i++) {
+		nld += in->mem[i].read;
+		nst += in->mem[i].write;
+	}
+	double t_held = dmax(inflight_free_at(&md->vregs, in->vec_writes),
+			     dmax(inflight_free_at(&md->loads, nld), inflight_free_at(&md->stores, nst)));
+	if (t_held > t_issue)
+		t_issue = t_held, cause = BY_WINDOW;
 	if (in->serial && md->last_retire > t_issue)
 		t_issue = md->last_retire, cause = BY_SERIAL;
 	/* a branch across the fetch window's boundary, or whose fused head
@@ -506,6 +567,9 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		md->ring_mem[md->pos] = mem_bound;
 		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
 	}
+	inflight_take(&md->vregs, in->vec_writes, r);
+	inflight_take(&md->loads, nld, r);
+	inflight_take(&md->stores, nst, r);
 	if (a->mispredict) {
 		md->br_acc += md->br_inc;
 		if (md->br_acc >= 1 - 1e-9) {

@@ -635,6 +635,10 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
 	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg);
+	/* a zero idiom or an eliminated move names a register it does not
+	 * take from the physical register file */
+	for (unsigned w = 0; w < in->nwrites && !in->zero_idiom && !in->eliminated; w++)
+		in->vec_writes += in->writes[w] >= REG_VEC && in->writes[w] < REG_VEC + 32;
 
 	uint32_t idx = (uint32_t)c->n++;
 	slot_put(c->by_addr, c->hcap, addr, idx);

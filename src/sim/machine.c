@@ -474,6 +474,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(k, "vector-renames") || !strcmp(k, "load-buffer") || !strcmp(k, "store-buffer")) {
+		unsigned *field = k[0] == 'v' ? &m->vector_renames : k[0] == 'l' ? &m->load_buffer : &m->store_buffer;
+		if (count_statement(tok, ntok, 1, 65536, field))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(k, "taken-branch-rate")) {
 		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0)
 			goto bad;

@@ -93,6 +93,7 @@ struct sim_insn {
 	/* model flags */
 	bool zero_idiom, eliminated, fusible, fuse_head, fused_jcc, serial;
 	uint8_t head_len;	/* of a fused jcc: the bytes of its head, just before it */
+	uint8_t vec_writes;	/* vector registers it takes from the register file at rename */
 	bool folded;		/* executed at rename (a form's rename attribute) */
 	bool approx;		/* matched only a category rule */
 	/* a pointer step: after it, GPR PTR_DST = GPR PTR_SRC + PTR_ADD
