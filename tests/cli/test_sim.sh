@@ -232,24 +232,24 @@ check_contains "$out" "(depth 1, 6 instructions, about 64 iterations per entry),
 # 64-byte boundary at 0x28 (measured on Raptor Cove: 1.00 aligned, 2.00
 # across; bench/accuracy/placement.txt)
 alu5=4883c0014883c3014983c1014983c2014983c30149ffcf75e7
-cyc=$("$GUS" sim --arch spr --hex $alu5 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
-cyc28=$("$GUS" sim --arch spr --hex $alu5 --address 28 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
-cyc30=$("$GUS" sim --arch spr --hex $alu5 --address 30 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+# hex_cpi ARCH HEX [ADDRESS]: gus sim's cycles per iteration of a loop body
+hex_cpi() {
+	"$GUS" sim --arch "$1" --hex "$2" ${3:+--address "$3"} --csv 2>/dev/null |
+		grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4
+}
+cyc=$(hex_cpi spr $alu5) cyc28=$(hex_cpi spr $alu5 28) cyc30=$(hex_cpi spr $alu5 30)
 awk -v a="$cyc" -v b="$cyc28" -v c="$cyc30" 'BEGIN { exit !(b >= 1.99 && b <= 2.01 && a < 1.5 && c < 1.5) }'
 ok $? "spr: a branch across a 64-byte boundary, one iteration per 2 cycles ($cyc, at 0x28 $cyc28, at 0x30 $cyc30)"
 # the dec of a fused dec/jnz across the boundary counts as the branch's
 # (0x2a, 0x2b: measured 2.00); a boundary between dec and jnz does not (0x29)
-cyc29=$("$GUS" sim --arch spr --hex $alu5 --address 29 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
-cyc2a=$("$GUS" sim --arch spr --hex $alu5 --address 2a --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+cyc29=$(hex_cpi spr $alu5 29) cyc2a=$(hex_cpi spr $alu5 2a)
 awk -v a="$cyc29" -v b="$cyc2a" 'BEGIN { exit !(b >= 1.99 && b <= 2.01 && a < 1.5) }'
 ok $? "spr: the fused head across a 64-byte boundary, one iteration per 2 cycles (at 0x29 $cyc29, at 0x2a $cyc2a)"
 # two taken branches (jmp to the next instruction, and the latch): one
 # cycle each in one 64-byte line, one cycle for both in two lines
 # (measured 2.00 and 1.00; bench/accuracy/branches.txt)
 tk2=4883c301eb004883c10149ffcf75f1
-cyc0=$("$GUS" sim --arch spr --hex $tk2 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
-cyc38=$("$GUS" sim --arch spr --hex $tk2 --address 38 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
-cyc38skx=$("$GUS" sim --arch skx --hex $tk2 --address 38 --csv 2>/dev/null | grep '^summary,.*,cycles_per_iteration,' | cut -d, -f4)
+cyc0=$(hex_cpi spr $tk2) cyc38=$(hex_cpi spr $tk2 38) cyc38skx=$(hex_cpi skx $tk2 38)
 awk -v a="$cyc0" -v b="$cyc38" -v c="$cyc38skx" 'BEGIN { exit !(a >= 1.99 && a <= 2.01 && b >= 0.99 && b <= 1.01 && c >= 1.99) }'
 ok $? "spr: two taken branches per cycle only in two lines ($cyc0 in one, $cyc38 in two; skx $cyc38skx)"
 sed 's/^taken-branch-pairs 64/taken-branch-pairs 48/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/tp48.mm"
