@@ -303,11 +303,52 @@ static bool reg_imm(const char *text, const char *op, char *reg, size_t reglen, 
 	return true;
 }
 
+/* the trip count of a loop that counts a register down to zero: "mov
+ * REG, N" before it and "dec REG" (or "sub REG, S") just before its latch
+ * jnz: N / S; 0 when it is not that shape */
+static double countdown_trips(const struct sim_code *code, size_t ninsn, const struct sim_loop *l)
+{
+	const struct sim_insn *head = NULL, *latch = NULL;
+	for (size_t i = 0; i < ninsn; i++) {
+		const struct sim_insn *in = sim_code_insn(code, i);
+		if (in->addr == l->latch)
+			latch = in;
+		else if (in->addr + in->len == l->latch)
+			head = in;
+	}
+	if (!head || !latch || !head->fuse_head || strncmp(latch->text, "jnz ", 4))
+		return 0;
+	char mn[16], reg[16];
+	long long step = 0;
+	if (sscanf(head->text, "%15s %15[a-z0-9]", mn, reg) == 2 && !strcmp(mn, "dec") && !strchr(head->text, ','))
+		step = 1;
+	else if (!reg_imm(head->text, "sub", reg, sizeof reg, &step))
+		return 0;
+	if (step <= 0)
+		return 0;
+	/* the last constant the counter got before the loop */
+	long long n = 0;
+	for (size_t i = 0; i < ninsn; i++) {
+		const struct sim_insn *in = sim_code_insn(code, i);
+		char r[16];
+		long long v;
+		if (in->addr >= l->start)
+			continue;
+		if (reg_imm(in->text, "mov", r, sizeof r, &v) && !strcmp(r, reg))
+			n = v;
+	}
+	return n > 0 ? (double)((n + step - 1) / step) : 0;
+}
+
 /* the trip count of loop L when its latch compares a counter with a
  * constant and the loop steps the counter by a constant: bound / step
- * (counting from 0, the common case: an estimate) */
+ * (counting from 0, the common case: an estimate); or when it counts a
+ * constant down to zero */
 static double infer_trips(const struct sim_code *code, size_t ninsn, const struct sim_loop *l)
 {
+	double down = countdown_trips(code, ninsn, l);
+	if (down > 0)
+		return down;
 	char reg[16] = "";
 	long long bound = 0;
 	/* the compare that feeds the latch: the last cmp before it */

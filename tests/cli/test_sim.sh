@@ -220,6 +220,11 @@ expect_usage "--alone with --whole" "give --whole or --alone, not both" --bin "$
 # loops the code tells are cold: one after the return (reached out of
 # line, back by a jump to the return: not a loop), and of one loop's two
 # paths back to its top, the one through a store
+# loops that count a constant down to zero (mov $24, %ecx ... dec %ecx;
+# jnz, and sub $1 for the rows): their trips are known
+out=$("$GUS" sim --bin "$nest" --function kernel_countdown 2>&1)
+check_contains "$out" "(depth 2, 3 instructions, about 24 iterations per entry)" "a dec/jnz loop from a constant: 24 trips"
+check_contains "$out" "(depth 1, 10 instructions, about 100 iterations per entry) (outer)" "... its parent counted down by sub: 100"
 out=$("$GUS" sim --bin "$nest" --function kernel_coldtail 2>&1)
 check_contains "$out" "(depth 1, 3 instructions, about 100 iterations per entry), of 2 innermost loops the one not placed after the function's return" \
 	"the loop before the return, not the larger one after it"

@@ -11,7 +11,8 @@
  * compilers put rare paths; kernel_skipstore, one loop with two paths back
  * to its top, the likely one around a store; kernel_rarescan (run, too),
  * whose inner scan loop starts at one byte in 64 and runs 9 iterations: the
- * outer loop's own instructions are where the time goes.
+ * outer loop's own instructions are where the time goes; kernel_countdown,
+ * rows summed by loops that count a constant down to zero.
  * Usage: loopnest [REPEAT] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,23 @@ __asm__(".text\n"
 	"	cmp %rsi, %rcx\n"
 	"	jne 1b\n"
 	"	ret\n"
-	".size kernel_rarescan, .-kernel_rarescan\n");
+	".size kernel_rarescan, .-kernel_rarescan\n"
+	".globl kernel_countdown\n"
+	".type kernel_countdown, @function\n"
+	"kernel_countdown:\n"		/* rdi: 100 rows of 24 doubles, rsi: 100 sums */
+	"	mov $100, %r8d\n"
+	"1:	pxor %xmm1, %xmm1\n"
+	"	mov $24, %ecx\n"
+	"2:	addsd -8(%rdi,%rcx,8), %xmm1\n"
+	"	dec %ecx\n"
+	"	jnz 2b\n"
+	"	movsd %xmm1, (%rsi)\n"
+	"	add $192, %rdi\n"
+	"	add $8, %rsi\n"
+	"	sub $1, %r8d\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	".size kernel_countdown, .-kernel_countdown\n");
 
 long kernel_rarescan(const unsigned char *bytes, long n);
 static unsigned char scan_bytes[4096];
