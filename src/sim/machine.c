@@ -396,6 +396,17 @@ static bool is_name(const char *s)
 	return true;
 }
 
+/* a line or window size: a power of two from 16 to 4096 bytes into *OUT;
+ * -1 when S is not one */
+static int window_bytes(const char *s, unsigned *out)
+{
+	double b;
+	if (parse_num(s, &b) || b < 16 || b > 4096 || b != (unsigned)b || ((unsigned)b & ((unsigned)b - 1)))
+		return -1;
+	*out = (unsigned)b;
+	return 0;
+}
+
 /* a statement of one whole number in [LO, HI] into *OUT; -1 when it is not */
 static int count_statement(char **tok, int ntok, double lo, double hi, unsigned *out)
 {
@@ -493,19 +504,13 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "taken-branch-pairs")) {
-		double b;
-		if (ntok != 2 || parse_num(tok[1], &b) || b < 16 || b > 4096 || b != (unsigned)b ||
-		    ((unsigned)b & ((unsigned)b - 1)))
+		if (ntok != 2 || window_bytes(tok[1], &m->taken_pair_bytes))
 			goto bad;
-		m->taken_pair_bytes = (unsigned)b;
 		return 0;
 	}
 	if (!strcmp(k, "branch-window-cross")) {
-		double b;
-		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 16 || b > 4096 || d <= 0 ||
-		    d > 64 || ((unsigned)b & ((unsigned)b - 1)) || b != (unsigned)b)
+		if (ntok != 3 || window_bytes(tok[1], &m->cross_bytes) || parse_num(tok[2], &d) || d <= 0 || d > 64)
 			goto bad;
-		m->cross_bytes = (unsigned)b;
 		m->cross_cycles = d;
 		return 0;
 	}
