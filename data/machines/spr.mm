@@ -88,6 +88,16 @@ load-buffer 192
 store-buffer 114
 vector-renames 295
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (Intel; decode is 6-wide, µop cache 8)
+# A load-op with an indexed address (base + index) is un-laminated at
+# allocation unless it is a legacy two-operand update of a register (add
+# rax, [rdi+rcx*8] and addps xmm0, [rdi+rcx] stay fused; cmp rax,
+# [rdi+rcx], vaddps xmm1, xmm2, [rdi+rcx], vfmadd231ps and andn do not):
+# measured on an Emerald Rapids guest, such an instruction takes 2 to 3
+# allocation slots, 1.75 more than fused on average over 11 loops of 1 to 6
+# of them among nops (2.33 cycles for one in a 12-slot loop, 4.00 for six,
+# 2.00 for the same three as 1.00 with [rdi+disp]); indexed stores and pure
+# loads stay one slot (bench/accuracy/lamination.txt).
+unlaminated-slots 1.75
 # One taken branch per cycle: measured loops here never run faster than one
 # iteration per cycle.
 taken-branch-rate 1

@@ -246,7 +246,7 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		char src[300];
 		insn_source(info, in, src, sizeof src);
 		fprintf(out, "  %s/%s%s%s%s%s\n", lat, in->ports && *in->ports ? in->ports : "-",
-			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : "",
+			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? " (un-laminated)" : "",
 			in->div > 0 ? " +div" : "", src[0] ? "  " : "", src);
 	}
 }

@@ -396,8 +396,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			break;
 		}
 	}
-	if (fused)
-		res_take(md, fe, t_issue, fused * md->gap[fe]);
+	if (fused) {
+		/* an un-laminated load-op allocates as more than one µop */
+		double slots = fused;
+		if (in->unlaminated && m->unlaminated_slots > 0) {
+			slots += m->unlaminated_slots;
+			md->st.unlaminated_slots += m->unlaminated_slots;
+		}
+		res_take(md, fe, t_issue, slots * md->gap[fe]);
+	}
 
 	double t_ready = t_issue;
 	for (unsigned i = 0; i < in->nreads; i++)
@@ -894,7 +901,8 @@ void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim
 		 * last retirement, whichever is later */
 		double fe_end = md->avail[s->m->r_frontend];
 		st->slots = dmax(st->cycles, fe_end) * md->width;
-		st->retiring = (double)st->fused;
+		/* un-laminated µops retire in slots of their own */
+		st->retiring = (double)st->fused + st->unlaminated_slots;
 		/* the drain after the last issue is backend time */
 		if (st->cycles > fe_end)
 			st->backend_core += (st->cycles - fe_end) * md->width;

@@ -247,7 +247,7 @@ static bool derive_key(const struct form_key *k, struct form_key *d)
 }
 
 static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key *key, bool same_sources,
-		 unsigned nmem_read, unsigned nmem_write, bool reg_reg)
+		 unsigned nmem_read, unsigned nmem_write, bool reg_reg, bool indexed_load_op)
 {
 	struct sim_machine *m = (struct sim_machine *)c->m;
 	const struct sim_form *f = sim_machine_lookup(m, key->mnem, key->ops, key->nops);
@@ -340,6 +340,8 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 	}
 	if (in->zero_idiom || in->eliminated)
 		in->fused = 1;
+	/* only an operation with a load to unlaminate from */
+	in->unlaminated = indexed_load_op && n_load && n_other && !n_sta && !n_std;
 	in->fusible = f && (f->flags & SIM_F_FUSE) && !in->approx;
 }
 
@@ -598,6 +600,18 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	}
 	if (nregops < 2)
 		reg_reg = false;
+	/* a load through an indexed address stays micro-fused only in a
+	 * legacy two-operand form that updates its register operand */
+	bool indexed_load_op = false;
+	for (unsigned i = 0; i < zi.operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+		    ops[i].mem.index != ZYDIS_REGISTER_NONE && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
+		    !(ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			indexed_load_op = true;
+	if (indexed_load_op && zi.encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY && zi.operand_count_visible == 2 &&
+	    ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
+	    (ops[0].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+		indexed_load_op = false;
 	/* a zero idiom needs two register sources and nothing else: xor rax, [rdi]
 	 * reads rax once and is an ordinary xor */
 	if (first_src < 0 || nsrc_regs < 2 || nmem_read || key.nops > nregops)
@@ -634,7 +648,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	pointer_step(in, &zi, ops);
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
-	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg);
+	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg, indexed_load_op);
 	/* a zero idiom or an eliminated move names a register it does not
 	 * take from the physical register file */
 	for (unsigned w = 0; w < in->nwrites && !in->zero_idiom && !in->eliminated; w++)

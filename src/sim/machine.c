@@ -491,6 +491,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(k, "unlaminated-slots")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16)
+			goto bad;
+		m->unlaminated_slots = d;
+		return 0;
+	}
 	if (!strcmp(k, "taken-branch-rate")) {
 		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0)
 			goto bad;
@@ -842,6 +848,11 @@ const char *sim_machine_name(const struct sim_machine *m)
 const char *sim_machine_describe(const struct sim_machine *m)
 {
 	return m->describe[0] ? m->describe : m->name;
+}
+
+double sim_machine_unlaminated_slots(const struct sim_machine *m)
+{
+	return m->unlaminated_slots;
 }
 
 unsigned sim_machine_width(const struct sim_machine *m)

@@ -84,6 +84,9 @@ struct sim_machine {
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
 	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
 	unsigned l1_transfer_uses;	/* load-port uses per line filled into the L1 or written back from it */
+	/* extra allocation slots of a load-op un-laminated for its indexed
+	 * address (0: none is) */
+	double unlaminated_slots;
 	double l1_writeback;	/* cycles of the L1's write-back path per dirty line (0: no such limit) */
 	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */

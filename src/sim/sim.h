@@ -39,6 +39,8 @@ void sim_machine_free(struct sim_machine *m);
 const char *sim_machine_name(const struct sim_machine *m);
 const char *sim_machine_describe(const struct sim_machine *m);
 unsigned sim_machine_width(const struct sim_machine *m);	/* issue slots per cycle */
+/* extra issue slots of an un-laminated load-op (0: the core keeps them fused) */
+double sim_machine_unlaminated_slots(const struct sim_machine *m);
 unsigned sim_nres(const struct sim_machine *m);
 const char *sim_res_name(const struct sim_machine *m, unsigned r);
 enum sim_res_kind sim_res_kind(const struct sim_machine *m, unsigned r);
@@ -95,6 +97,11 @@ struct sim_insn {
 	uint8_t head_len;	/* of a fused jcc: the bytes of its head, just before it */
 	uint8_t vec_writes;	/* vector registers it takes from the register file at rename */
 	bool folded;		/* executed at rename (a form's rename attribute) */
+	/* a load-op whose indexed address Intel cores un-laminate at
+	 * allocation: VEX/EVEX forms, and legacy ones other than a
+	 * two-operand update of a register (add rax, [rdi+rcx] stays fused;
+	 * cmp rax, [rdi+rcx] and vaddps xmm0, xmm1, [rdi+rcx] do not) */
+	bool unlaminated;
 	bool approx;		/* matched only a category rule */
 	/* a pointer step: after it, GPR PTR_DST = GPR PTR_SRC + PTR_ADD
 	 * (add/sub/inc/dec, lea [reg+disp], mov reg, reg), or = PTR_ADD when
@@ -152,6 +159,7 @@ struct sim_stats {
 	uint64_t insns, mark_insns, fused, uops;
 	/* simulated Top-Down, in issue slots */
 	double slots, retiring, frontend, bad_spec, backend_mem, backend_core;
+	double unlaminated_slots;	/* allocation slots beyond the fused µops */
 	uint64_t mispredicts;
 };
 
