@@ -133,6 +133,7 @@ store-pairs-same-line
 split-load 2
 split-store 32 1.3
 l1-transfer 3                       # lines in and out of the L1 take its load ports: as spr.mm
+l1-transfer-stall 0.75              # issue held up per line moved in or out of the L1: as spr.mm
 load-buffer 192                     # loads, stores, vector results in flight: as spr.mm (Redwood Cove's own sizes are not public)
 store-buffer 114
 vector-renames 295

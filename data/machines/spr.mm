@@ -137,6 +137,14 @@ split-store 32 1.3
 # 71 (61) per iteration (bench/accuracy/compiled/; needs the trace's
 # addresses).
 l1-transfer 3
+# Such a line also holds up issue for 0.75 cycles: measured on an Emerald
+# Rapids guest, loops whose data streams through the L2 run slower than in
+# the L1 by about 0.75 cycles per line moved in or out, even where neither
+# the load ports nor the L2's bandwidth binds them (the -O2 jacobi1d body
+# 1.33 cycles per iteration from the L1, 1.61 from the L2, 3/8 of a line
+# moved per iteration; the -O2 gemm body 1.13-1.18 and 1.59, 3/4 of a line;
+# bench/accuracy/l2stall.txt). Fitted there: 0.5 and 1.0 fit worse.
+l1-transfer-stall 0.75
 # A dirty line leaves the L1 through its write-back path one per 4 cycles:
 # measured on an Emerald Rapids guest, a store stream into the L2 commits a
 # line per 4.03 cycles whatever its stores' width and number (8 to 64

@@ -28,6 +28,8 @@ struct sim_opts {
 	const char *recording;	/* --recording, -i or --pt: a gus.data, Intel PT or QEMU */
 	char **argv;
 	unsigned long long max_insns;
+	bool max_insns_given;
+	unsigned long long ptrace_window;	/* 0: the stepper's own */
 };
 
 static void sim_usage(FILE *out)
@@ -66,6 +68,8 @@ static void sim_usage(FILE *out)
 		"      --no-mem           ignore QEMU's data addresses (as with PT)\n"
 		"      --ptrace           run natively, single-stepping the region with ptrace\n"
 		"                         (taken by itself when QEMU cannot run the code)\n"
+		"      --ptrace-window N  records stepped at each entry into the region\n"
+		"                         (default 20000)\n"
 		"      --arch NAME        machine model (default: the host's, or the nearest;\n"
 		"                         see data/machines)\n"
 		"      --machine FILE     machine model file (see data/machines/FORMAT)\n"
@@ -121,6 +125,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "max-insns", required_argument, NULL, 'M' },
 		{ "no-mem", no_argument, NULL, 'N' },
 		{ "ptrace", no_argument, NULL, 'p' },
+		{ "ptrace-window", required_argument, NULL, 'Y' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -178,13 +183,21 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'P': o->recording = optarg; o->trace = true; break;
 		case 'N': o->no_mem = true; break;
 		case 'p': o->ptrace = true; break;
-		case 'M': {
+		case 'M':
+		case 'Y': {
 			char *end;
 			errno = 0;
-			o->max_insns = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || o->max_insns < 100 || o->max_insns > SIMRUN_MAX_RECORDS)
-				return gus_usage_error("--max-insns: '%s' is not a number from 100 to %u", optarg,
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 100 || v > SIMRUN_MAX_RECORDS)
+				return gus_usage_error("%s: '%s' is not a number from 100 to %u",
+						       c == 'M' ? "--max-insns" : "--ptrace-window", optarg,
 						       SIMRUN_MAX_RECORDS);
+			if (c == 'M') {
+				o->max_insns = v;
+				o->max_insns_given = true;
+			} else {
+				o->ptrace_window = v;
+			}
 			break;
 		}
 		case 'T':
@@ -221,6 +234,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 					       "--recording FILE");
 		if (o->qemu && optind >= argc)
 			return gus_usage_error("sim: --qemu needs a program: gus sim --trace --qemu [options] -- program args");
+		if (o->recording && o->ptrace_window)
+			return gus_usage_error("sim: --ptrace-window is for a live run (--qemu or --ptrace), not --recording");
 		if (o->recording && optind < argc)
 			return gus_usage_error("sim: unexpected argument '%s' (--recording reads a recording)", argv[optind]);
 		if (o->function && o->range)
@@ -236,8 +251,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return GUS_EXIT_ERROR;
 		return 0;
 	}
-	if (o->max_insns || o->no_mem || o->ptrace)
-		return gus_usage_error("sim: --max-insns, --no-mem and --ptrace go with --trace");
+	if (o->max_insns || o->no_mem || o->ptrace || o->ptrace_window)
+		return gus_usage_error("sim: --max-insns, --no-mem, --ptrace and --ptrace-window go with --trace");
 	if (optind < argc)
 		return gus_usage_error("sim: unexpected argument '%s'", argv[optind]);
 	if (!!o->hex + !!o->bin != 1)
@@ -309,7 +324,8 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
 	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
-					   .ptrace = o->ptrace,
+					   .ptrace = o->ptrace, .step_window = o->ptrace_window,
+					   .step_max_given = o->max_insns_given,
 					   .range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
 					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
 					   .log = *gus_terminal_log() };

@@ -182,6 +182,11 @@ struct recording_trace_opts {
 	/* QEMU live: trace natively, single-stepped with ptrace (also taken
 	 * when QEMU cannot execute the program's instructions) */
 	bool ptrace;
+	/* the stepper: records stepped at each entry into the region (0:
+	 * 20000); MAX_INSNS as given also when QEMU falls back to it (else
+	 * the fallback takes at most 200000: steps are slow) */
+	uint64_t step_window;
+	bool step_max_given;
 	struct recording_log log;
 };
 

@@ -720,7 +720,10 @@ static enum recording_status run_step(const struct recording_trace_opts *o, stru
 		.data_addresses = o->data_addresses,
 		/* single steps are slow (tens of thousands a second): a
 		 * fallback from QEMU takes at most 200000 */
-		.max_insns = !o->max_insns ? 200000 : !o->ptrace && o->max_insns > 200000 ? 200000 : o->max_insns,
+		.max_insns = !o->max_insns ? 200000
+			     : !o->ptrace && !o->step_max_given && o->max_insns > 200000 ? 200000
+										: o->max_insns,
+		.window = o->step_window,
 		.sink = step_wrap_sink,
 		.ctx = &w,
 		.placed = step_wrap_placed,

@@ -65,6 +65,7 @@ struct model {
 	double sc_avail, sc_last;
 	/* the L1's write-back path: free from WB_AVAIL, WB_GAP per line */
 	double wb_avail, wb_gap;
+	double l1_stall;	/* issue cycles per line moved in or out of the L1 */
 	uint64_t sc_line;
 	bool sc_open;
 	bool renaming;
@@ -190,6 +191,8 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
 	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
+	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
+					   : m->l1_transfer_stall;
 	md->renaming = m->mem_renaming;
 	if (m->nload_uop)
 		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
@@ -538,6 +541,17 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			lines += in->mem[i].write && !in->mem[i].read && a->level[i] > 0;
 		for (unsigned u = 0; lines && u < md->nload_res; u++)
 			res_take(md, md->load_res[u], t_issue, lines * m->l1_transfer_uses * md->gap[md->load_res[u]]);
+	}
+	/* a line moved between the L1 and the L2 (a fill, for a load or for
+	 * ownership, or a dirty line written back) holds up issue */
+	if (md->l1_stall > 0) {
+		unsigned lines = a->writebacks;
+		for (unsigned i = 0; i < in->nmem; i++)
+			lines += a->level[i] > 0;
+		if (lines) {
+			res_take(md, fe, t_issue, lines * md->l1_stall);
+			md->st.backend_mem += lines * md->l1_stall * md->width;
+		}
 	}
 	for (unsigned i = 0; i < in->nmem; i++) {
 		const struct sim_memop *mo = &in->mem[i];

@@ -503,6 +503,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->taken_rate = d;
 		return 0;
 	}
+	if (!strcmp(k, "l1-transfer-stall")) {
+		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 64)
+			goto bad;
+		m->l1_transfer_stall = d;
+		return 0;
+	}
 	if (!strcmp(k, "l1-writeback")) {
 		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0 || d > 1000)
 			goto bad;

@@ -87,7 +87,9 @@ struct sim_machine {
 	/* extra allocation slots of a load-op un-laminated for its indexed
 	 * address (0: none is) */
 	double unlaminated_slots;
-	double l1_writeback;	/* cycles of the L1's write-back path per dirty line (0: no such limit) */
+	double l1_writeback;
+	/* issue cycles lost per line moved between the L1D and the L2 */
+	double l1_transfer_stall;	/* cycles of the L1's write-back path per dirty line (0: no such limit) */
 	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */

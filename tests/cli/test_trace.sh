@@ -191,6 +191,14 @@ lq=$(printf '%s\n' "$outq" | grep -E "^loop: |cycles per iteration")
 lp=$(printf '%s\n' "$outp" | grep -E "^loop: |cycles per iteration")
 [ -n "$lq" ] && [ "$lq" = "$lp" ]; ok $? "--ptrace: the same loop, count and cycles as QEMU's stream ($lp)"
 "$GUS" sim --hex 4801d8 --ptrace >/dev/null 2>&1; check_status $? 2 "--ptrace without --trace: usage error"
+# --ptrace-window: the records stepped at each entry (the call of 5008 cut)
+outw=$("$GUS" sim --trace --ptrace --ptrace-window 500 --function lcg_chain -- "$AW" "$TMP/aw" chain 1000 2>&1)
+check_contains "$outw" "500 instructions in the region in 1 window(s)" "--ptrace-window 500: one window of 500 records"
+"$GUS" sim --trace --ptrace --ptrace-window 50 --function lcg_chain -- "$AW" "$TMP/aw" chain 10 >/dev/null 2>&1
+check_status $? 2 "--ptrace-window 50: usage error"
+"$GUS" sim --trace --recording "$TMP/none.data" --ptrace-window 1000 >/dev/null 2>&1
+check_status $? 2 "--ptrace-window with --recording: usage error"
+"$GUS" sim --hex 4801d8 --ptrace-window 1000 >/dev/null 2>&1; check_status $? 2 "--ptrace-window without --trace: usage error"
 # code QEMU 7.2 cannot run (AVX-512): traced natively instead, said
 if grep -qw avx512f /proc/cpuinfo; then
 	out=$("$GUS" sim --trace --qemu --function sum16 --max-insns 50000 -- "$WORKLOADS/avx512" 2>&1); st=$?
@@ -202,6 +210,11 @@ if grep -qw avx512f /proc/cpuinfo; then
 	printf '%s\n' "$out" | grep -Eq "^loop: 0x[0-9a-f]+-0x[0-9a-f]+ \(depth 1, 4 instructions, [0-9]+ executed\)"
 	ok $? "AVX-512: its loop of 4 instructions, simulated"
 	check_contains "$out" "window(s)" "AVX-512: several calls, several windows"
+	# a --max-insns given holds for the fallback too (else it takes 200000)
+	out=$("$GUS" sim --trace --qemu --function sum16 --max-insns 300000 -- "$WORKLOADS/avx512" 2>&1)
+	n_stepped=$(printf '%s\n' "$out" | sed -n 's/^stream: single-stepped.*, \([0-9]*\) instructions in the region.*/\1/p')
+	[ -n "$n_stepped" ] && [ "$n_stepped" -gt 200000 ]
+	ok $? "AVX-512: the fallback steps the --max-insns given ($n_stepped records)"
 else
 	echo "# this CPU has no AVX-512F: the QEMU fallback is not exercised"
 fi

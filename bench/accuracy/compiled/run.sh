@@ -29,7 +29,12 @@
 #                 measuring CPU: spr on Sapphire/Emerald Rapids, icx on Ice
 #                 Lake-SP, skx on Skylake-SP/Cascade Lake, else gus's own)
 #   GUS_TIMEOUT   seconds per gus run (default: 180)
-#   TRACE_INSNS   gus sim --trace --max-insns (default: 1000000, gus's own)
+#   TRACE_INSNS   gus sim --trace --max-insns (default: 20000000, gus's
+#                 largest: the traced run calls the kernel TRACE_CALLS times
+#                 and the whole stream is simulated)
+#   TRACE_CALLS   calls of the kernel in the traced run (default: 2)
+#   TRACE_WINDOW  gus sim --ptrace-window where the kernel is single-stepped
+#                 (default: 5000000, longer than any call: whole calls)
 #   LLVM_MCA      llvm-mca binary (default: llvm-mca, else llvm-mca-14)
 #   LLVM_MC       llvm-mc, to disassemble the loop for llvm-mca (default:
 #                 llvm-mc, else llvm-mc-14)
@@ -47,7 +52,9 @@ repo=$(cd -- "$here/../../.." && pwd -P)
 
 GUS=${GUS:-$repo/build/werror/gus}
 GUS_TIMEOUT=${GUS_TIMEOUT:-180}
-TRACE_INSNS=${TRACE_INSNS:-1000000}
+TRACE_INSNS=${TRACE_INSNS:-20000000}
+TRACE_CALLS=${TRACE_CALLS:-2}
+TRACE_WINDOW=${TRACE_WINDOW:-5000000}
 MCA_CPU=${MCA_CPU:-skylake-avx512}
 MCA_ITERS=${MCA_ITERS:-200}
 BENCH_OUT=${BENCH_OUT:-/tmp/gus-compiled}
@@ -90,6 +97,8 @@ case $cpu in *[!0-9]*) die "--cpu wants a CPU number" ;; esac
 case $samples in ''|*[!0-9]*|0) die "--samples wants a positive number" ;; esac
 case $MCA_ITERS in ''|*[!0-9]*|0) die "MCA_ITERS wants a positive number" ;; esac
 case $TRACE_INSNS in ''|*[!0-9]*|0) die "TRACE_INSNS wants a positive number" ;; esac
+case $TRACE_CALLS in ''|*[!0-9]*|0) die "TRACE_CALLS wants a positive number" ;; esac
+case $TRACE_WINDOW in ''|*[!0-9]*|0) die "TRACE_WINDOW wants a positive number" ;; esac
 [ -z "$measured" ] || [ $measure_only = 0 ] || die "--measured and --measure-only exclude each other"
 [ -z "$measured" ] || [ -r "$measured" ] || die "--measured: cannot read $measured"
 [ -z "$bindir" ] || [ -d "$bindir" ] || die "--binaries: no directory $bindir"
@@ -299,6 +308,12 @@ if [ $measure_only = 0 ]; then
 	if "$GUS" sim --help 2>&1 | grep -q -- --data-in; then
 		static_data=1
 	fi
+	# gus sim --ptrace-window (gus from 2026-11-27 on): single-stepped
+	# kernels are traced whole, not their first 20000 instructions
+	window_args=
+	if "$GUS" sim --help 2>&1 | grep -q -- --ptrace-window; then
+		window_args="--ptrace-window $TRACE_WINDOW"
+	fi
 	gus_cpi() {
 		"$work/jsonnum" stream_cycles_per_iteration <"$1" 2>/dev/null ||
 			"$work/jsonnum" cycles_per_iteration <"$1"
@@ -394,7 +409,8 @@ for b in "${builds[@]}"; do
 				for how in --qemu --ptrace; do
 					# shellcheck disable=SC2086
 					if timeout "$GUS_TIMEOUT" "$GUS" sim --trace $how --function "k_$n" --json \
-						--max-insns "$TRACE_INSNS" $GUS_SIM_ARGS $sweep_args -- "$exe" "$n" \
+						--max-insns "$TRACE_INSNS" $window_args $GUS_SIM_ARGS $sweep_args \
+						-- "$exe" "$n" "$TRACE_CALLS" \
 						>"$base.trace.json" 2>"$base.trace.err" &&
 					   x=$(gus_cpi "$base.trace.json"); then
 						ok=1
@@ -462,7 +478,7 @@ done
 	fi
 	echo "# binaries: $bin"
 	if [ $measure_only = 0 ]; then
-		echo "# gus: $GUS sim ${GUS_SIM_ARGS:-(default model)}; traced: --trace --qemu --max-insns $TRACE_INSNS"
+		echo "# gus: $GUS sim ${GUS_SIM_ARGS:-(default model)}; traced: --trace --qemu --max-insns $TRACE_INSNS --ptrace-window $TRACE_WINDOW, $TRACE_CALLS calls"
 		echo "# llvm-mca: $LLVM_MCA -mcpu=$MCA_CPU, (cycles($((2 * MCA_ITERS))) - cycles($MCA_ITERS)) / $MCA_ITERS on gus's static loop"
 		for f in "${fails[@]}"; do echo "# failed: $f"; done
 	fi
