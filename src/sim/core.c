@@ -733,7 +733,14 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				s->ev.level_hits[lvl]++;
 			}
 		}
-		if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16) {
+		if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16 && in->ptr_src2 >= 0 &&
+		    in->ptr_src2 < 16) {
+			uint32_t g = s->ptr_gen[in->ptr_src] ? s->ptr_gen[in->ptr_src] : s->ptr_gen[in->ptr_src2];
+			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + s->ptr_off[in->ptr_src2] * in->ptr_scale +
+						  in->ptr_add;
+			s->ptr_gen[in->ptr_dst] = g;
+		} else if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16 &&
+			   in->ptr_src2 < 0) {
 			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + in->ptr_add;
 			s->ptr_gen[in->ptr_dst] = s->ptr_gen[in->ptr_src];
 		} else if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src == -2) {

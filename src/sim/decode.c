@@ -152,6 +152,7 @@ static struct sim_insn *new_insn(struct sim_code *c, uint64_t addr)
 	memset(in, 0, sizeof *in);
 	in->addr = addr;
 	in->ptr_dst = -1;
+	in->ptr_src2 = -1;
 	return in;
 }
 
@@ -382,6 +383,7 @@ static bool gpr3264(ZydisRegister r)
 static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops)
 {
 	in->ptr_dst = -1;
+	in->ptr_src2 = -1;
 	/* 32-bit writes zero-extend: an index counted in a 32-bit register
 	 * steps as well */
 	if (zi->operand_count_visible < 1 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
@@ -404,8 +406,18 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 		in->ptr_add = zi->mnemonic == ZYDIS_MNEMONIC_INC ? 1 : UINT64_MAX;
 		break;
 	case ZYDIS_MNEMONIC_LEA:
-		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY || src->mem.index != ZYDIS_REGISTER_NONE)
+		if (!src || src->type != ZYDIS_OPERAND_TYPE_MEMORY)
 			return;
+		if (src->mem.index != ZYDIS_REGISTER_NONE) {
+			/* a pointer plus an index: where the pointer is, offset */
+			if (!gpr3264(src->mem.index) || !gpr3264(src->mem.base))
+				return;
+			in->ptr_src = (int8_t)reg_id(src->mem.base);
+			in->ptr_src2 = (int8_t)reg_id(src->mem.index);
+			in->ptr_scale = src->mem.scale;
+			in->ptr_add = (uint64_t)src->mem.disp.value;
+			break;
+		}
 		if (src->mem.base == ZYDIS_REGISTER_RIP) {
 			/* an address the code names: known */
 			in->ptr_src = -2;

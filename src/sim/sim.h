@@ -108,6 +108,10 @@ struct sim_insn {
 	 * PTR_SRC is -2 (lea [rip+disp], mov reg, imm); PTR_DST -1: none */
 	int8_t ptr_dst, ptr_src;
 	uint64_t ptr_add;	/* modulo 2^64: a pointer's steps wrap */
+	/* lea dst, [src + SRC2 * SCALE + add]: plus a second register (-1:
+	 * none); its region is SRC's, or SRC2's when SRC holds a known value */
+	int8_t ptr_src2;
+	uint8_t ptr_scale;
 	const char *ports;	/* "p0156 p23" style, for reports (owned by machine) */
 };
 
