@@ -28,11 +28,10 @@
 #   GUS_SIM_ARGS  extra arguments for `gus sim` (default: --arch for the
 #                 measuring CPU: spr on Sapphire/Emerald Rapids, icx on Ice
 #                 Lake-SP, skx on Skylake-SP/Cascade Lake, else gus's own)
-#   GUS_TIMEOUT   seconds per gus run (default: 180)
-#   TRACE_INSNS   gus sim --trace --max-insns (default: 20000000, gus's
-#                 largest: the traced run calls the kernel TRACE_CALLS times
-#                 and the whole stream is simulated)
-#   TRACE_CALLS   calls of the kernel in the traced run (default: 2)
+#   GUS_TIMEOUT   seconds per gus run (default: 300)
+#   TRACE_INSNS   gus sim --trace --max-insns (default: 2000000: about a
+#                 minute single-stepped; a call of every kernel but one)
+#   TRACE_CALLS   calls of the kernel in the traced run (default: 20)
 #   TRACE_WINDOW  gus sim --ptrace-window where the kernel is single-stepped
 #                 (default: 5000000, longer than any call: whole calls)
 #   LLVM_MCA      llvm-mca binary (default: llvm-mca, else llvm-mca-14)
@@ -51,9 +50,9 @@ here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../../.." && pwd -P)
 
 GUS=${GUS:-$repo/build/werror/gus}
-GUS_TIMEOUT=${GUS_TIMEOUT:-180}
-TRACE_INSNS=${TRACE_INSNS:-20000000}
-TRACE_CALLS=${TRACE_CALLS:-2}
+GUS_TIMEOUT=${GUS_TIMEOUT:-300}
+TRACE_INSNS=${TRACE_INSNS:-2000000}
+TRACE_CALLS=${TRACE_CALLS:-20}
 TRACE_WINDOW=${TRACE_WINDOW:-5000000}
 MCA_CPU=${MCA_CPU:-skylake-avx512}
 MCA_ITERS=${MCA_ITERS:-200}
