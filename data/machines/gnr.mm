@@ -102,16 +102,7 @@ ports 0 1 2 3 4 5 6 7 8 9 A B       # A = port 10, B = port 11. ALU 0 1 5 6 A, l
 window 512                          # reorder buffer entries (as spr.mm; unchanged per [CC-RWC])
 scheduler 97                        # math scheduler entries (as spr.mm)
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (as spr.mm; unchanged per [CC-RWC])
-# A load-op with an indexed address (base + index) is un-laminated at
-# allocation unless it is a legacy two-operand update of a register (add
-# rax, [rdi+rcx*8] and addps xmm0, [rdi+rcx] stay fused; cmp rax,
-# [rdi+rcx], vaddps xmm1, xmm2, [rdi+rcx], vfmadd231ps and andn do not):
-# measured on an Emerald Rapids guest, such an instruction takes 2 to 3
-# allocation slots, 1.75 more than fused on average over 11 loops of 1 to 6
-# of them among nops (2.33 cycles for one in a 12-slot loop, 4.00 for six,
-# 2.00 for the same three as 1.00 with [rdi+disp]); indexed stores and pure
-# loads stay one slot (bench/accuracy/lamination.txt).
-unlaminated-slots 1.75
+unlaminated-slots 1.75              # indexed load-ops un-laminated: as spr.mm
 # One taken branch per cycle (as spr.mm, measured on Golden/Raptor Cove):
 # [CC-RWC] measures the same 128-entry L1 BTB with one taken branch per
 # cycle on Redwood Cove.
