@@ -566,6 +566,10 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 				mo->read = rd;
 				mo->write = wr;
 				mo->bytes = (uint16_t)(op->size / 8 ? op->size / 8 : 1);
+				mo->elements = 1;
+				if (mem->type == ZYDIS_MEMOP_TYPE_VSIB && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+				    ops[0].element_count > 1)
+					mo->elements = (uint8_t)(ops[0].element_count > 64 ? 64 : ops[0].element_count);
 				if (mo->base == -2)
 					mo->disp += (int64_t)(addr + zi.length);
 			}

@@ -62,6 +62,9 @@ struct sim_memop {
 	uint8_t scale;
 	bool read, write;
 	uint16_t bytes;		/* access width */
+	/* the elements a gather or scatter (a vector index) reaches, each
+	 * its own line; 1 otherwise */
+	uint8_t elements;
 	int64_t disp;
 };
 
