@@ -345,13 +345,9 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double t_issue = t_fe;
 	if (t_win > t_issue)
 		t_issue = t_win, cause = BY_WINDOW;
-	unsigned nld = 0, nst = 0;
-	for (unsigned i = 0; i < in->nmem; i++) {
-		nld += in->mem[i].read;
-		nst += in->mem[i].write;
-	}
 	double t_held = dmax(inflight_free_at(&md->vregs, in->vec_writes),
-			     dmax(inflight_free_at(&md->loads, nld), inflight_free_at(&md->stores, nst)));
+			     dmax(inflight_free_at(&md->loads, in->mem_reads),
+				  inflight_free_at(&md->stores, in->mem_writes)));
 	if (t_held > t_issue)
 		t_issue = t_held, cause = BY_WINDOW;
 	if (in->serial && md->last_retire > t_issue)
@@ -600,8 +596,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
 	}
 	inflight_take(&md->vregs, in->vec_writes, r);
-	inflight_take(&md->loads, nld, r);
-	inflight_take(&md->stores, nst, r);
+	inflight_take(&md->loads, in->mem_reads, r);
+	inflight_take(&md->stores, in->mem_writes, r);
 	if (a->mispredict) {
 		md->br_acc += md->br_inc;
 		if (md->br_acc >= 1 - 1e-9) {
@@ -748,17 +744,22 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				s->ev.level_hits[lvl]++;
 			}
 		}
-		if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16 && in->ptr_src2 >= 0 &&
-		    in->ptr_src2 < 16) {
-			uint32_t g = s->ptr_gen[in->ptr_src] ? s->ptr_gen[in->ptr_src] : s->ptr_gen[in->ptr_src2];
-			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + s->ptr_off[in->ptr_src2] * in->ptr_scale +
-						  in->ptr_add;
+		bool dst = in->ptr_dst >= 0 && in->ptr_dst < 16;
+		bool src = in->ptr_src >= 0 && in->ptr_src < 16;
+		bool src2 = in->ptr_src2 >= 0 && in->ptr_src2 < 16;
+		if (dst && src && (src2 || in->ptr_src2 < 0)) {
+			/* plus the second register's value, in the first one's
+			 * region unless the first holds a known value */
+			uint32_t g = s->ptr_gen[in->ptr_src];
+			uint64_t off = s->ptr_off[in->ptr_src] + in->ptr_add;
+			if (src2) {
+				off += s->ptr_off[in->ptr_src2] * in->ptr_scale;
+				if (!g)
+					g = s->ptr_gen[in->ptr_src2];
+			}
+			s->ptr_off[in->ptr_dst] = off;
 			s->ptr_gen[in->ptr_dst] = g;
-		} else if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src >= 0 && in->ptr_src < 16 &&
-			   in->ptr_src2 < 0) {
-			s->ptr_off[in->ptr_dst] = s->ptr_off[in->ptr_src] + in->ptr_add;
-			s->ptr_gen[in->ptr_dst] = s->ptr_gen[in->ptr_src];
-		} else if (in->ptr_dst >= 0 && in->ptr_dst < 16 && in->ptr_src == -2) {
+		} else if (dst && in->ptr_src == -2) {
 			s->ptr_off[in->ptr_dst] = in->ptr_add;
 			s->ptr_gen[in->ptr_dst] = 0;
 		} else {

@@ -664,6 +664,10 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 	pointer_step(in, &zi, ops);
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
+	for (unsigned i = 0; i < in->nmem; i++) {
+		in->mem_reads += in->mem[i].read;
+		in->mem_writes += in->mem[i].write;
+	}
 	bind(c, in, &key, same_sources, nmem_read, nmem_write, reg_reg, indexed_load_op);
 	/* a zero idiom or an eliminated move names a register it does not
 	 * take from the physical register file */

@@ -417,6 +417,16 @@ static int count_statement(char **tok, int ntok, double lo, double hi, unsigned 
 	return 0;
 }
 
+/* KEY X: one number from LO (excluded when LO_OPEN) to HI into *OUT */
+static int real_statement(char **tok, int ntok, double lo, bool lo_open, double hi, double *out)
+{
+	double d;
+	if (ntok != 2 || parse_num(tok[1], &d) || d < lo || (lo_open && d == lo) || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
 static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, size_t errlen,
 		      const char *where)
 {
@@ -492,27 +502,23 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "unlaminated-slots")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 16)
+		if (real_statement(tok, ntok, 0, false, 16, &m->unlaminated_slots))
 			goto bad;
-		m->unlaminated_slots = d;
 		return 0;
 	}
 	if (!strcmp(k, "taken-branch-rate")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0)
+		if (real_statement(tok, ntok, 0, true, HUGE_VAL, &m->taken_rate))
 			goto bad;
-		m->taken_rate = d;
 		return 0;
 	}
 	if (!strcmp(k, "l1-transfer-stall")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d < 0 || d > 64)
+		if (real_statement(tok, ntok, 0, false, 64, &m->l1_transfer_stall))
 			goto bad;
-		m->l1_transfer_stall = d;
 		return 0;
 	}
 	if (!strcmp(k, "l1-writeback")) {
-		if (ntok != 2 || parse_num(tok[1], &d) || d <= 0 || d > 1000)
+		if (real_statement(tok, ntok, 0, true, 1000, &m->l1_writeback))
 			goto bad;
-		m->l1_writeback = d;
 		return 0;
 	}
 	if (!strcmp(k, "taken-branch-pairs")) {

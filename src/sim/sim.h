@@ -80,6 +80,7 @@ struct sim_insn {
 	uint8_t writes[SIM_MAX_WRITES];
 	uint8_t nmem;
 	struct sim_memop mem[2];
+	uint8_t mem_reads, mem_writes;	/* of MEM, those read and those written */
 	/* resources: exec[] for the operation, load[] for the load µops */
 	uint8_t nexec, nload;
 	uint8_t exec[SIM_MAX_USES];	/* resource index per use, repeated per µop */
