@@ -101,6 +101,10 @@ struct sim_session {
 	 * the accesses are placed by the pointers and run through the caches,
 	 * what the L1 lacks coming from this level */
 	unsigned data_level;
+	/* the records' addresses come from following the code (a static
+	 * path), not from a run: they tell which accesses reuse a line, and a
+	 * line the caches lack comes from DATA_LEVEL at most */
+	bool addresses_followed;
 	struct annot *ann;
 	const struct sim_rec *chunk;
 	size_t chunk_n;
@@ -711,6 +715,8 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 					lvl = 0;
 				if (lvl >= (int)s->cache.nlevels)
 					lvl = 3;
+				if (s->addresses_followed && lvl > (int)s->data_level)
+					lvl = (int)s->data_level;
 				a->level[k] = (uint8_t)lvl;
 				a->seq[k] = seq;
 				s->ev.level_hits[lvl]++;
@@ -918,6 +924,11 @@ void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t 
 void sim_session_data_level(struct sim_session *s, unsigned level)
 {
 	s->data_level = level > 3 ? 3 : level;
+}
+
+void sim_session_addresses_followed(struct sim_session *s, bool followed)
+{
+	s->addresses_followed = followed;
 }
 
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi)

@@ -199,6 +199,10 @@ void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t 
  * 3 memory; default 0): above L1 they are placed by their pointers' steps
  * and run through the caches, what the L1 lacks coming from LEVEL */
 void sim_session_data_level(struct sim_session *s, unsigned level);
+/* the records' data addresses come from following the code
+ * (sim_follow_path): a line the caches lack is served no deeper than the
+ * data level */
+void sim_session_addresses_followed(struct sim_session *s, bool followed);
 /* charge to focus_cycles the retirement time of instructions in [LO, HI) */
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi);
 /* remember the current time of every model (end of warm-up) */
@@ -263,6 +267,7 @@ struct sim_source {
 	uint64_t focus_lo, focus_hi;
 	unsigned data_level;	/* sim_session_data_level's */
 	bool warm;		/* sim_session_warm over the records first */
+	bool addresses_followed;	/* sim_session_addresses_followed's */
 };
 
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code,
@@ -294,6 +299,11 @@ struct sim_nest {
 	unsigned nsiblings;
 	uint64_t sibling_latch[SIM_NEST_SIBLINGS];
 	unsigned sibling_trips[SIM_NEST_SIBLINGS];
+	/* the parent's instructions in the order the function's counters run
+	 * them (sim_follow_path), NPATH of them: when given, the nest's
+	 * stream is this path (TRIPS is then the loop's average) */
+	const struct sim_path_rec *path;
+	size_t npath;
 };
 /* The stream of NEST's parent run until the loop has done MIN_INNER
  * iterations, ending at a pass through the parent's latch: other
@@ -340,8 +350,11 @@ struct sim_loop_info {
 	unsigned depth;		/* 1 + the loops of the function around it */
 	bool innermost;		/* no loop inside it */
 	size_t insns;		/* instructions in its address range */
-	double trips;		/* iterations per entry, from a compare of its counter
-				 * with a constant and the counter's step; 0: unknown */
+	double trips;		/* iterations per entry: from following the
+				 * function's loop counters (trips_followed), else
+				 * from a compare of its counter with a constant and
+				 * the counter's step; 0: unknown */
+	bool trips_followed;
 	double nest_trips;	/* its trips times those of the loops around it;
 				 * 0 when one of them is unknown */
 	uint64_t executed;	/* instructions a trace executed in it (0: no trace) */
@@ -354,6 +367,37 @@ struct sim_loop_info {
 #define SIM_MAX_LOOPS 64
 size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		     struct sim_loop_info *out, size_t max);
+
+/* The steps sim_loop_nest and the static nests follow a function's
+ * counters for (a fraction of a second) */
+#define SIM_FOLLOW_STEPS 8000000u
+
+/* Average iterations per entry of each of LOOPS (N) in the function at
+ * ADDR (LEN bytes), found by running its integer register code from its
+ * entry on the values known without its inputs: constants, the addresses
+ * its code names, the stack, what is computed from them (tripexec.c):
+ * TRIPS[i] > 0 where known, 0 where not. Returns whether the run reached
+ * the function's return within MAX_STEPS instructions; when it did not,
+ * only the loops whose every completed entry ran alike are given. */
+bool sim_trips_by_execution(uint64_t addr, const uint8_t *bytes, size_t len, const struct sim_loop *loops,
+			    size_t n, uint64_t max_steps, double *trips);
+
+/* The path through [LO, HI) of the function at ADDR (LEN bytes), whose
+ * loops are LOOPS (NLOOPS, sim_find_loops), as its integer code runs from
+ * its entry on the values known without its inputs (sim_trips_by_execution's
+ * run, MAX_STEPS at most): the instructions run
+ * there, in order, a window of at most MAX from the middle of the run,
+ * each with the data addresses that those values give (the addresses its
+ * code names, the stack, what is computed from them: the first NMEM of its
+ * memory operands, in sim_insn.mem's order). 0 with *IPS (malloc'ed) and
+ * *N, or -1 when the run does not reach the function's return. */
+struct sim_path_rec {
+	uint64_t ip;
+	uint64_t mem[2];
+	uint8_t nmem;
+};
+int sim_follow_path(uint64_t addr, const uint8_t *bytes, size_t len, const struct sim_loop *loops, size_t nloops,
+		    uint64_t lo, uint64_t hi, size_t max, uint64_t max_steps, struct sim_path_rec **ips, size_t *n);
 
 /* The innermost loop where a function's time goes (an index of L, -1 when
  * there is no loop): the one a trace executed most instructions in; else

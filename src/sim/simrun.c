@@ -227,9 +227,72 @@ int simrun_parse_resources(const struct sim_machine *m, const char *list, uint8_
 /* the loop [ADDR, ADDR+LEN) run inside its parent (NEST) for OUT's
  * iterations at least, whole parent iterations: 0 with OUT's stream, or -1
  * with OUT->nest_why (the loop is then simulated alone) */
+/* in_nest on NEST's path: its records in order, a branch taken where the
+ * next one is elsewhere */
+static int on_path(struct sim_code *code, uint64_t addr, size_t len, const struct sim_nest *nest,
+		   struct simrun_loop *out)
+{
+	size_t n = nest->npath, inner = 0;
+	struct sim_rec *recs = calloc(n, sizeof *recs);
+	if (!recs)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = nest->path[i].ip;
+		char err[200];
+		long idx = ip >= nest->addr && ip < nest->addr + nest->len
+				   ? sim_code_add(code, ip, nest->bytes + (ip - nest->addr), nest->addr + nest->len - ip,
+						  err, sizeof err)
+				   : -1;
+		if (idx < 0) {
+			snprintf(out->nest_why, sizeof out->nest_why, "its parent's path leaves the parent at 0x%llx",
+				 (unsigned long long)ip);
+			free(recs);
+			return -1;
+		}
+		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
+		recs[i].insn = (uint32_t)idx;
+		if (i + 1 < n && nest->path[i + 1].ip != ip + in->len) {
+			recs[i].taken = 1;
+			recs[i].target = nest->path[i + 1].ip;
+		}
+		/* the addresses the followed values give, where they are the
+		 * instruction's own (its operands' count as decoded) */
+		if (nest->path[i].nmem && nest->path[i].nmem <= in->nmem) {
+			recs[i].nmem = nest->path[i].nmem;
+			memcpy(recs[i].mem, nest->path[i].mem, sizeof recs[i].mem);
+		}
+		inner += ip == nest->latch;
+	}
+	size_t warm = (size_t)((double)inner * out->warmup / out->iterations), seen = 0, mark = 0;
+	for (size_t i = 0; i < n && seen < warm; i++)
+		if (nest->path[i].ip == nest->latch && ++seen == warm)
+			mark = i + 1;
+	if (inner <= warm) {
+		snprintf(out->nest_why, sizeof out->nest_why, "its parent's path runs it %zu times", inner);
+		free(recs);
+		return -1;
+	}
+	out->recs = recs;
+	out->iterations = (unsigned)inner;
+	out->warmup = (unsigned)warm;
+	out->in_nest = true;
+	out->src = (struct sim_source){
+		.recs = recs,
+		.n = n,
+		.mark = mark,
+		.units = (double)(inner - warm),
+		.focus_lo = addr,
+		.focus_hi = addr + len,
+		.addresses_followed = true,
+	};
+	return 0;
+}
+
 static int in_nest(struct sim_code *code, uint64_t addr, size_t len, const struct sim_nest *nest,
 		   struct simrun_loop *out)
 {
+	if (nest->npath)
+		return on_path(code, addr, len, nest, out);
 	size_t min_inner = out->iterations;
 	if (min_inner < 8 * (size_t)nest->trips)
 		min_inner = 8 * (size_t)nest->trips;
@@ -298,7 +361,13 @@ enum simrun_loop_status simrun_loop(const struct sim_machine *m, struct sim_code
 
 void simrun_nest_note(const struct simrun_loop *lp, const struct sim_nest *nest, char *buf, size_t len)
 {
-	if (lp->in_nest)
+	if (lp->in_nest && nest->npath)
+		snprintf(buf, len,
+			 "; simulated on its parent loop 0x%llx-0x%llx as the function's loop counters run it "
+			 "(%zu instructions from the middle of the run, about %u iterations per entry; --alone: by itself)",
+			 (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len), nest->npath,
+			 nest->trips);
+	else if (lp->in_nest)
 		snprintf(buf, len,
 			 "; simulated inside its parent loop 0x%llx-0x%llx, %u iterations per entry%s (--alone: by itself)",
 			 (unsigned long long)nest->addr, (unsigned long long)(nest->addr + nest->len), nest->trips,

@@ -445,6 +445,15 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 		}
 		o->after_return = last_ret && loops[i].start >= last_ret;
 	}
+	/* following the counters, where the function's code tells them,
+	 * gives every loop's trips exactly, triangular nests included */
+	double followed[SIM_MAX_LOOPS];
+	sim_trips_by_execution(addr, bytes, len, loops, n, SIM_FOLLOW_STEPS, followed);
+	for (size_t i = 0; i < n; i++)
+		if (followed[i] > 0) {
+			out[i].trips = followed[i];
+			out[i].trips_followed = true;
+		}
 	for (size_t i = 0; i < n; i++) {
 		double p = out[i].trips;
 		for (size_t k = 0; k < n && p > 0; k++)
@@ -609,6 +618,7 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	if (src->focus_hi > src->focus_lo)
 		sim_session_focus(s, src->focus_lo, src->focus_hi);
 	sim_session_data_level(s, src->data_level);
+	sim_session_addresses_followed(s, src->addresses_followed);
 	if (src->warm)
 		sim_session_warm(s, src->recs, src->n);
 	sim_session_feed(s, src->recs, mark);

@@ -136,7 +136,8 @@ check_status $st 1 "unwritable -o: exit 1"
 nest="$WORKLOADS/loopnest"
 out=$("$GUS" sim --bin "$nest" --function kernel_gemm --json 2>&1); st=$?
 check_status $st 0 "--function kernel_gemm: exit 0"
-check_contains "$out" "of 2 innermost loops the deepest in the nest" "static: the deepest innermost loop, and why"
+check_contains "$out" "of 2 innermost loops the one with the largest trip-count product of its nest" \
+	"static: the loop with the most iterations, and why (its counters followed)"
 check_contains "$out" "(depth 3, 7 instructions, about 32 iterations per entry)" "static: its depth, body and inferred trip count"
 check_contains "$out" "the others: " "static: the other loops listed"
 check_contains "$("$GUS" sim --bin "$nest" --function kernel_gemm 2>&1)" "addpd xmm" "static: the k/j loop's add is simulated (not the scaling loop alone)"
@@ -146,7 +147,8 @@ check_contains "$out" "of 2 innermost loops the one the trace ran most instructi
 	"trace: the loop the trace ran most instructions in, and why"
 printf '%s\n' "$out" | grep -Eq "^loop: 0x[0-9a-f]+-0x[0-9a-f]+ \(depth 3, 7 instructions, about 32 iterations per entry, 752640 executed\)"
 ok $? "trace: the depth-3 loop, 56 x 60 entries of 224 instructions"
-check_contains "$out" "(depth 2, 6 instructions, 11520 executed)" "trace: the scaling loop's count beside it"
+check_contains "$out" "(depth 2, 6 instructions, about 32 iterations per entry, 11520 executed)" \
+	"trace: the scaling loop's count beside it"
 out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
 # the trace: the function's whole stream is simulated, the loop's own
@@ -217,9 +219,28 @@ expect_usage "load-buffer 0" "bad 'load-buffer' statement" --machine "$TMP/lim.m
 sed 's/^scheduler 97/scheduler 0/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/rs0.mm"
 expect_usage "scheduler 0" "bad 'scheduler' statement" --machine "$TMP/rs0.mm" --hex 4801d8
 out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums 2>&1)
-check_contains "$out" "simulated inside its parent loop 0x" "the loop note says it ran inside its parent"
-check_contains "$out" "32 iterations per entry (--alone: by itself)" "... with the inferred trips"
+check_contains "$out" "simulated on its parent loop 0x" "the loop note says it ran inside its parent"
+check_contains "$out" "as the function's loop counters run it" "... on the path its counters take"
+check_contains "$out" "about 32 iterations per entry; --alone: by itself)" "... with the trips followed"
 check_contains "$out" "with the code around it" "the text gives the function's time too"
+# a row count the function is given: its counters cannot be followed, the
+# walk of the parent with the inner loop's inferred trips stands in
+out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums_n 2>&1)
+check_contains "$out" "simulated inside its parent loop 0x" "a row count from an argument: the parent walked"
+check_contains "$out" "32 iterations per entry (--alone: by itself)" "... with the inner loop's inferred trips"
+# a triangular nest: the inner bound is the outer counter (2 i + 1), which
+# only following the counters tells
+out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_trisums 2>&1)
+check_contains "$out" "(depth 2, 4 instructions, about 64 iterations per entry)" \
+	"a triangular nest: the inner loop's average trips, 64"
+check_contains "$out" "(depth 1, 12 instructions, about 64 iterations per entry) (outer)" "... and the rows', 64"
+check_contains "$out" "as the function's loop counters run it" "... simulated on the path its counters take"
+cyc=$("$GUS" sim --arch spr --bin "$nest" --function kernel_trisums --csv 2>/dev/null |
+	grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
+alone=$("$GUS" sim --arch spr --bin "$nest" --function kernel_trisums --alone --csv 2>/dev/null |
+	grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
+awk -v c="$cyc" -v a="$alone" 'BEGIN { exit !(a >= 1.9 && a <= 2.1 && c < a * 0.8) }'
+ok $? "a triangular nest: rows overlap on the path ($cyc), one endless chain alone ($alone)"
 expect_usage "--alone without --function" "--whole and --alone go with --function" --hex 4801d8 --alone
 expect_usage "--alone with --whole" "give --whole or --alone, not both" --bin "$nest" --function kernel_gemm --alone --whole
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus sim --hex: the text of the option (sim_parse_hex), the bytes
  * decoded by the model's x86 decoder (sim_stream_loop, sim_find_loops,
- * sim_innermost_loop) and a few iterations simulated on the Sapphire
+ * sim_innermost_loop, the counters followed: sim_trips_by_execution,
+ * sim_follow_path) and a few iterations simulated on the Sapphire
  * Rapids model (4 iterations: its scheduler, splits, L1 transfers) when
  * that stream is short, with a sensitivity analysis when it is very short,
  * the data taken to live at the level the byte count picks (--data-in) and
@@ -46,9 +47,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * inputs (by the byte count), which keeps the target fast */
 	if ((len & 3) == 0) {
 		struct sim_loop loops[8];
-		sim_find_loops(machine, 0x401000, bytes, len, loops, 8);
+		size_t nl = sim_find_loops(machine, 0x401000, bytes, len, loops, 8);
 		uint64_t ls, le;
 		sim_innermost_loop(machine, 0x401000, bytes, len, &ls, &le);
+		/* the bytes as a function whose counters are followed (a short
+		 * budget: an endless loop is one jmp away), and its path */
+		double trips[8];
+		sim_trips_by_execution(0x401000, bytes, len, loops, nl, 20000, trips);
+		struct sim_path_rec *path;
+		size_t np;
+		if (!sim_follow_path(0x401000, bytes, len, loops, nl, 0x401000, 0x401000 + len, 512, 20000, &path, &np))
+			free(path);
 	}
 	struct sim_code *code = sim_code_new(machine);
 	struct sim_rec *recs = NULL;

@@ -12,7 +12,10 @@
  * to its top, the likely one around a store; kernel_rarescan (run, too),
  * whose inner scan loop starts at one byte in 64 and runs 9 iterations: the
  * outer loop's own instructions are where the time goes; kernel_countdown,
- * rows summed by loops that count a constant down to zero.
+ * rows summed by loops that count a constant down to zero; kernel_trisums,
+ * row i summing 2 i + 1 elements (a triangular nest: the inner loop's
+ * bound is the outer counter); kernel_rowsums_n, kernel_rowsums over a
+ * row count it is given (its outer loop cannot be followed).
  * Usage: loopnest [REPEAT] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +135,42 @@ __asm__(".text\n"
 	"	sub $1, %r8d\n"
 	"	jnz 1b\n"
 	"	ret\n"
-	".size kernel_countdown, .-kernel_countdown\n");
+	".size kernel_countdown, .-kernel_countdown\n"
+	".globl kernel_trisums\n"
+	".type kernel_trisums, @function\n"
+	"kernel_trisums:\n"		/* rdi: 64 rows of 128 doubles, rsi: 64 sums of 2 i + 1 */
+	"	xor %ecx, %ecx\n"
+	"1:	pxor %xmm1, %xmm1\n"
+	"	lea 1(%rcx,%rcx), %rdx\n"
+	"	xor %eax, %eax\n"
+	"2:	addsd (%rdi,%rax,8), %xmm1\n"
+	"	add $1, %rax\n"
+	"	cmp %rdx, %rax\n"
+	"	jne 2b\n"
+	"	movsd %xmm1, (%rsi,%rcx,8)\n"
+	"	add $1024, %rdi\n"
+	"	add $1, %rcx\n"
+	"	cmp $64, %rcx\n"
+	"	jne 1b\n"
+	"	ret\n"
+	".size kernel_trisums, .-kernel_trisums\n"
+	".globl kernel_rowsums_n\n"
+	".type kernel_rowsums_n, @function\n"
+	"kernel_rowsums_n:\n"		/* kernel_rowsums over rdx rows */
+	"	xor %ecx, %ecx\n"
+	"1:	pxor %xmm1, %xmm1\n"
+	"	xor %eax, %eax\n"
+	"2:	addsd (%rdi,%rax,8), %xmm1\n"
+	"	add $1, %rax\n"
+	"	cmp $32, %rax\n"
+	"	jne 2b\n"
+	"	movsd %xmm1, (%rsi,%rcx,8)\n"
+	"	add $256, %rdi\n"
+	"	add $1, %rcx\n"
+	"	cmp %rdx, %rcx\n"
+	"	jne 1b\n"
+	"	ret\n"
+	".size kernel_rowsums_n, .-kernel_rowsums_n\n");
 
 long kernel_rarescan(const unsigned char *bytes, long n);
 static unsigned char scan_bytes[4096];

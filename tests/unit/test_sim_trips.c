@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Trip counts by following a function's loop counters (sim_trips_by_execution,
+ * sim_follow_path) on small functions assembled by hand: a triangular nest,
+ * counters spilled to the stack, a bound loaded from memory, a loop that
+ * never returns, an if on loaded data, and data addresses the code names. */
+#include <stdlib.h>
+
+#include "sim.h"
+#include "tap.h"
+
+#define BASE 0x401000
+
+/* for (i = 0; i < 64; i++) { j = 0; do j++; while (j <= i); } */
+static const uint8_t tri[] = { 0x31, 0xc9, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x39, 0xc8, 0x76,
+			       0xf7, 0x48, 0x83, 0xc1, 0x01, 0x48, 0x83, 0xf9, 0x40, 0x75, 0xeb, 0xc3 };
+/* i kept at [rsp+8], 0..9; the inner loop runs to 2 i (once for i = 0) */
+static const uint8_t spill[] = { 0x48, 0x83, 0xec, 0x18, 0x48, 0xc7, 0x44, 0x24, 0x08, 0x00, 0x00, 0x00, 0x00,
+				 0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0x8d, 0x14, 0x00, 0x31, 0xc9, 0x48, 0x83,
+				 0xc1, 0x01, 0x48, 0x39, 0xd1, 0x72, 0xf7, 0x48, 0x83, 0x44, 0x24, 0x08, 0x01,
+				 0x48, 0x83, 0x7c, 0x24, 0x08, 0x0a, 0x75, 0xde, 0x48, 0x83, 0xc4, 0x18, 0xc3 };
+/* mov rcx, [rdi]: the bound is data */
+static const uint8_t load[] = { 0x48, 0x8b, 0x0f, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01,
+				0x48, 0x39, 0xc8, 0x75, 0xf7, 0xc3 };
+/* an inner loop of 7 inside a loop without end */
+static const uint8_t endless[] = { 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x07, 0x75, 0xf6, 0xeb, 0xf2 };
+/* 100 iterations of: if (p[i] == 0) skip a nop */
+static const uint8_t ifload[] = { 0x31, 0xc0, 0x80, 0x3c, 0x07, 0x00, 0x74, 0x01, 0x90, 0x48,
+				  0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x64, 0x75, 0xef, 0xc3 };
+/* 16 loads from a table the code names (lea rsi, [rip+0x1000]) */
+static const uint8_t table[] = { 0x48, 0x8d, 0x35, 0x00, 0x10, 0x00, 0x00, 0x31, 0xc0, 0x8b, 0x14, 0x86,
+				 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x10, 0x75, 0xf3, 0xc3 };
+
+static size_t find(const struct sim_machine *m, const uint8_t *b, size_t len, struct sim_loop *loops)
+{
+	return sim_find_loops(m, BASE, b, len, loops, 8);
+}
+
+/* the index of the loop starting at BASE + OFF, -1 when none */
+static int at(const struct sim_loop *loops, size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (loops[i].start == BASE + off)
+			return (int)i;
+	return -1;
+}
+
+int main(void)
+{
+	const char *top = getenv("GUS_TOP") ? getenv("GUS_TOP") : GUS_ABS_SRCDIR;
+	char path[1024], err[512];
+	snprintf(path, sizeof path, "%s/data/machines/spr.mm", top);
+	struct sim_machine *m = sim_machine_load(path, err, sizeof err);
+	if (!tap_ok(m != NULL, "spr loads")) {
+		printf("# %s\n", err);
+		return tap_done();
+	}
+	struct sim_loop loops[8];
+	double trips[8];
+
+	size_t n = find(m, tri, sizeof tri, loops);
+	bool done = sim_trips_by_execution(BASE, tri, sizeof tri, loops, n, 100000, trips);
+	int in = at(loops, n, 4), out = at(loops, n, 2);
+	tap_ok(done && n == 2 && in >= 0 && out >= 0, "triangular nest: followed to its return (%zu loops)", n);
+	if (in >= 0 && out >= 0) {
+		tap_near(trips[in], 32.5, 1e-9, "triangular nest: the inner loop runs (1 + 64) / 2 times per entry");
+		tap_near(trips[out], 64, 1e-9, "triangular nest: the outer loop 64");
+	}
+
+	n = find(m, spill, sizeof spill, loops);
+	done = sim_trips_by_execution(BASE, spill, sizeof spill, loops, n, 100000, trips);
+	in = at(loops, n, 0x18);
+	tap_ok(done && in >= 0, "a counter kept on the stack: followed");
+	if (in >= 0)
+		tap_near(trips[in], 91.0 / 10, 1e-9, "a counter kept on the stack: the inner loop 91 / 10 per entry");
+
+	n = find(m, load, sizeof load, loops);
+	done = sim_trips_by_execution(BASE, load, sizeof load, loops, n, 100000, trips);
+	tap_ok(!done && n == 1 && trips[0] == 0, "a bound loaded from memory: unknown");
+
+	n = find(m, endless, sizeof endless, loops);
+	done = sim_trips_by_execution(BASE, endless, sizeof endless, loops, n, 10000, trips);
+	in = at(loops, n, 2);
+	out = at(loops, n, 0);
+	tap_ok(!done && in >= 0 && out >= 0, "no return: the run is cut at its step budget");
+	if (in >= 0 && out >= 0) {
+		tap_near(trips[in], 7, 1e-9, "no return: the inner loop ran 7 at every entry, so it is kept");
+		tap_near(trips[out], 0, 1e-9, "no return: the endless loop's count is unknown");
+	}
+
+	n = find(m, ifload, sizeof ifload, loops);
+	done = sim_trips_by_execution(BASE, ifload, sizeof ifload, loops, n, 100000, trips);
+	tap_ok(done && n == 1, "an if on loaded data inside the loop: its fall-through is taken");
+	if (n == 1)
+		tap_near(trips[0], 100, 1e-9, "an if on loaded data: 100 iterations");
+
+	/* the path: a window from the middle, with the addresses the code names */
+	n = find(m, tri, sizeof tri, loops);
+	struct sim_path_rec *p = NULL;
+	size_t np = 0;
+	int rc = sim_follow_path(BASE, tri, sizeof tri, loops, n, BASE + 2, BASE + 0x17, 40, 100000, &p, &np);
+	tap_ok(rc == 0 && np == 40, "path: a window of 40 instructions (%zu)", np);
+	bool inside = true;
+	for (size_t i = 0; i < np; i++)
+		inside = inside && p[i].ip >= BASE + 2 && p[i].ip < BASE + 0x17;
+	tap_ok(inside, "path: every instruction in the range asked for");
+	free(p);
+	n = find(m, table, sizeof table, loops);
+	rc = sim_follow_path(BASE, table, sizeof table, loops, n, BASE + 9, BASE + 0x16, 1000, 100000, &p, &np);
+	tap_ok(rc == 0 && np == 16 * 4, "path: the table loop's 64 instructions (%zu)", np);
+	uint64_t tab = BASE + 7 + 0x1000;
+	bool addrs = np == 64;
+	for (size_t i = 0; addrs && i < 16; i++)
+		addrs = p[4 * i].ip == BASE + 9 && p[4 * i].nmem == 1 && p[4 * i].mem[0] == tab + 4 * i;
+	tap_ok(addrs, "path: each load's address, from the table's the code names");
+	free(p);
+	rc = sim_follow_path(BASE, load, sizeof load, NULL, 0, BASE, BASE + sizeof load, 100, 100000, &p, &np);
+	tap_ok(rc == -1 && !p && !np, "path: none where the run cannot be followed");
+
+	sim_machine_free(m);
+	return tap_done();
+}
