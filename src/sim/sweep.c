@@ -337,7 +337,8 @@ static double countdown_trips(const struct sim_code *code, size_t ninsn, const s
 		if (reg_imm(in->text, "mov", r, sizeof r, &v) && !strcmp(r, reg))
 			n = v;
 	}
-	return n > 0 ? (double)((n + step - 1) / step) : 0;
+	/* rounded up, without the overflow of n + step - 1 near the top */
+	return n > 0 ? (double)(n / step + (n % step != 0)) : 0;
 }
 
 /* the trip count of loop L when its latch compares a counter with a
@@ -380,7 +381,7 @@ static double infer_trips(const struct sim_code *code, size_t ninsn, const struc
 		else if (sscanf(in->text, "%15s %15[a-z0-9]", mn, r1) == 2 && !strcmp(mn, "inc") && !strcmp(r1, reg))
 			step = 1;
 	}
-	return step > 0 ? (double)((bound + step - 1) / step) : 0;
+	return step > 0 ? (double)(bound / step + (bound % step != 0)) : 0;
 }
 
 /* is loop A strictly inside loop B */
