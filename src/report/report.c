@@ -927,6 +927,73 @@ next:
 	}
 }
 
+/* the region's result kept in the recording for the next report */
+static void cache_result(struct report *rp, struct region_view *v, const char *key)
+{
+	if (!rp->writable)
+		return;
+	uint8_t *blob;
+	size_t n;
+	if (merge_sim_pack(rp->m, v->code, &v->an, v->stream, &blob, &n) == 0) {
+		if (gusdata_put_result(rp->d, key, blob, n))
+			report_warn(rp, "%s: cannot cache the result of %s: %s", rp->o->input, v->name,
+				    gusdata_errmsg(rp->d));
+		free(blob);
+	}
+}
+
+/* how static_model's stream line starts */
+#define STATIC_STREAM "none "
+
+/* A region without an instruction stream (WHY_NO_MODEL says why) gets gus
+ * sim --bin's static view of its code instead: a function's hot loop, in
+ * its parent on the path its counters take where they can be followed, a
+ * loop region by itself; said so in its stream line. Nothing when its
+ * code cannot be read (another file than the recorded one, no symbol). */
+static void static_model(struct report *rp, struct region_view *v, const char *key)
+{
+	if (v->changed || v->file[0] != '/' || v->r.end <= v->r.start)
+		return;
+	bool fn = !strcmp(v->kind, "function");
+	struct merge_code mc;
+	char source[PATH_MAX + 128], note[2048], err[1024];
+	if (merge_elf_sim_code(v->file, fn ? v->name : NULL, v->r.start, v->r.end, fn ? rp->m : NULL, &mc, source,
+			       sizeof source, note, sizeof note, err, sizeof err))
+		return;
+	struct sim_code *code = sim_code_new(rp->m);
+	struct simrun_loop lp;
+	const struct sim_nest *nest = mc.nest.len ? &mc.nest : NULL;
+	if (simrun_loop(rp->m, code, mc.addr, mc.bytes, mc.len, nest, 0, &lp, err, sizeof err) != SIMRUN_LOOP_OK) {
+		free(lp.recs);
+		goto fail;
+	}
+	if (nest)
+		simrun_nest_note(&lp, nest, note + strlen(note), sizeof note - strlen(note));
+	uint8_t res[SIM_MAX_RES];
+	size_t nres = simrun_default_resources(rp->m, code, res);
+	struct sim_analysis_opts ao = {
+		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
+		.threshold = 0.01, .search = true, .threads = rp->o->threads,
+	};
+	int rc = sim_analyze(rp->m, code, &lp.src, &ao, &v->an, err, sizeof err);
+	free(lp.recs);
+	if (rc)
+		goto fail;
+	if (asprintf(&v->stream, STATIC_STREAM "(%s); simulated statically instead, as gus sim --bin does: %s%s%s; data "
+		     "without an address the code names taken as L1 hits, branches on data as not taken",
+		     v->why_no_model, source, note[0] ? ", loop " : "", note) < 0)
+		v->stream = NULL;
+	v->why_no_model[0] = 0;
+	v->code = code;
+	v->simulated = true;
+	merge_code_free(&mc);
+	cache_result(rp, v, key);
+	return;
+fail:
+	sim_code_free(code);
+	merge_code_free(&mc);
+}
+
 static void simulate_region(struct report *rp, struct region_view *v)
 {
 	char key[256], err[1024];
@@ -977,6 +1044,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		char why[1024];
 		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: %s",
 			 missing_fact(rp, "missing.trace", why, sizeof why) ? why : "the recording has no trace");
+		static_model(rp, v, key);
 		return;
 	}
 	if (!v->have_bias) {
@@ -988,6 +1056,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		else
 			snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the traced run never "
 				 "mapped this part of %s", v->file);
+		static_model(rp, v, key);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
@@ -1007,6 +1076,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 "for the CPU at run time does (QEMU's CPU has no AVX-512%s)%s%s",
 			 strstr(v->name, "evex") || strstr(v->name, "avx512") ? ", which this variant needs" : "",
 			 v->stream_note[0] ? "; " : "", v->stream_note);
+		static_model(rp, v, key);
 		goto out;
 	}
 	if (tc.n < 16) {
@@ -1058,15 +1128,8 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	v->code = tc.code;
 	tc.code = NULL;
 	v->simulated = true;
+	cache_result(rp, v, key);
 	if (rp->writable) {
-		uint8_t *blob;
-		size_t n;
-		if (merge_sim_pack(rp->m, v->code, &v->an, v->stream, &blob, &n) == 0) {
-			if (gusdata_put_result(rp->d, key, blob, n))
-				report_warn(rp, "%s: cannot cache the result of %s: %s", rp->o->input, v->name,
-					 gusdata_errmsg(rp->d));
-			free(blob);
-		}
 		char *text;
 		if (v->win.n && (pack_windows(v, &text), text)) {
 			char wkey[300];
@@ -1352,6 +1415,15 @@ enum recording_status report_build(const struct report_request *o, struct report
 		const struct td_tree *own = region_measured(rv);
 		merge_verdict(own ? own : rp->have_tree ? &rp->tree : NULL, why_measure, rp->m,
 			      rv->simulated ? &rv->an : NULL, rv->simulated ? NULL : why_model, &rv->verdict);
+		/* a static view (static_model's stream line, also when cached)
+		 * is said in the verdict too */
+		if (rv->simulated && rv->stream && !strncmp(rv->stream, STATIC_STREAM, strlen(STATIC_STREAM))) {
+			static const char mark[] = " [simulated statically: no stream of this code]";
+			size_t l = strlen(rv->verdict.text);
+			if (l + sizeof mark > sizeof rv->verdict.text)
+				l = sizeof rv->verdict.text - sizeof mark;
+			memcpy(rv->verdict.text + l, mark, sizeof mark);
+		}
 	}
 	report_progress_end(rp);
 	if (fill_model(rp)) {

@@ -69,6 +69,15 @@ check_contains "$(cat "$TMP/e")" "no instruction stream to read: it was recorded
 "$GUS" sim --trace -i none.data --function divide_loop >/dev/null 2>"$TMP/e"; st=$?
 check_status $st 1 "sim --trace -i: a recording without a trace fails"
 check_contains "$(cat "$TMP/e")" "no instruction stream to read" "sim --trace -i: ... saying why"
+# the report still simulates the regions, statically, and says so
+out=$("$GUS" report -i none.data 2>/dev/null)
+region=$(printf '%s\n' "$out" | sed -n '/^== Region 1: divide_loop (function/,/^== Region 2/p')
+check_contains "$region" "stream: none (no instruction stream: " "report without a stream: why there is none"
+check_contains "$region" "simulated statically instead, as gus sim --bin does: " "... and the static view instead"
+check_contains "$region" "divide:divide_loop, innermost loop 0x" "... of the function's hot loop"
+check_contains "$region" "[simulated statically: no stream of this code]" "... said in the verdict"
+check_contains "$region" "DIV (+" "... which names the divider"
+check_contains "$region" "instructions simulated" "... with the simulation's numbers"
 
 # ------------------------------------------------------------------ callers --
 # hot_chain: three quarters of its calls from from_major, one from from_minor
