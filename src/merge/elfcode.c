@@ -206,39 +206,34 @@ static void set_nest(struct merge_code *c, const struct sim_loop_info *loops, si
 {
 	const struct sim_loop *l = &loops[hot].loop;
 	double trips = loops[hot].trips;
-	int up = loops[hot].parent;
-	if (loops[hot].trips_followed && up >= 0 && l->conditional && l->latches == 1) {
-		/* the counters followed: the parent's own path, as it runs */
-		const struct sim_loop *p = &loops[up].loop;
-		struct sim_path_rec *path;
-		size_t npath;
-		struct sim_loop all[SIM_MAX_LOOPS];
-		for (size_t k = 0; k < n && k < SIM_MAX_LOOPS; k++)
-			all[k] = loops[k].loop;
-		if (!sim_follow_path(c->addr, c->bytes, c->len, all, n < SIM_MAX_LOOPS ? n : SIM_MAX_LOOPS, p->start,
-				     p->end, MERGE_NEST_PATH, SIM_FOLLOW_STEPS, &path, &npath)) {
-			uint8_t *b = malloc((size_t)(p->end - p->start));
-			if (!b)
-				abort();
-			memcpy(b, c->bytes + (p->start - c->addr), (size_t)(p->end - p->start));
-			c->nest = (struct sim_nest){ .addr = p->start, .bytes = b, .len = (size_t)(p->end - p->start),
-						     .parent_latch = p->latch, .latch = l->latch,
-						     .trips = (unsigned)(trips + 0.5), .path = path, .npath = npath };
-			return;
-		}
-	}
-	if (!(trips >= 2 && trips <= 1e5) || !l->conditional || l->latches != 1)
-		return;
 	int parent = loops[hot].parent;
-	if (parent < 0 || loops[parent].loop.latches != 1)
+	if (parent < 0 || !l->conditional || l->latches != 1)
 		return;
 	const struct sim_loop *p = &loops[parent].loop;
+	struct sim_path_rec *path = NULL;
+	size_t npath = 0;
+	if (loops[hot].trips_followed) {
+		/* the counters followed: the parent's own path, as it runs */
+		struct sim_loop all[SIM_MAX_LOOPS];
+		size_t na = n < SIM_MAX_LOOPS ? n : SIM_MAX_LOOPS;
+		for (size_t k = 0; k < na; k++)
+			all[k] = loops[k].loop;
+		if (sim_follow_path(c->addr, c->bytes, c->len, all, na, p->start, p->end, MERGE_NEST_PATH,
+				    SIM_FOLLOW_STEPS, &path, &npath))
+			path = NULL;
+	}
+	/* else the parent walked with the loop's trips */
+	if (!path && (!(trips >= 2 && trips <= 1e5) || loops[parent].loop.latches != 1))
+		return;
 	uint8_t *b = malloc((size_t)(p->end - p->start));
 	if (!b)
 		abort();
 	memcpy(b, c->bytes + (p->start - c->addr), (size_t)(p->end - p->start));
 	c->nest = (struct sim_nest){ .addr = p->start, .bytes = b, .len = (size_t)(p->end - p->start),
-				     .parent_latch = p->latch, .latch = l->latch, .trips = (unsigned)trips };
+				     .parent_latch = p->latch, .latch = l->latch, .trips = (unsigned)(trips + 0.5),
+				     .path = path, .npath = npath };
+	if (path)
+		return;
 	/* the parent's other innermost loops take their time too: a loop
 	 * between two entries fills the window as on the hardware */
 	for (size_t k = 0; k < n && c->nest.nsiblings < SIM_NEST_SIBLINGS; k++) {

@@ -555,8 +555,13 @@ static bool follow(struct tx_run *r, struct tx_state *s)
 				break;
 			}
 			next += (uint64_t)d->imm.value.s;
-			if (next < addr || next >= addr + len)
-				done = true;	/* a tail call */
+			/* out of the function: a tail call when the frame is
+			 * gone (rsp back where it started), else a jump into
+			 * code placed elsewhere (gcc's .cold parts), not followed */
+			if (next < addr || next >= addr + len) {
+				done = (s->known >> RSP & 1) && s->v[RSP] == STACK_TOP;
+				stop = !done;
+			}
 			break;
 		case ZYDIS_MNEMONIC_CALL:
 			s->known &= (uint16_t)~CALL_CLOBBERS;

@@ -2,7 +2,8 @@
 /* Trip counts by following a function's loop counters (sim_trips_by_execution,
  * sim_follow_path) on small functions assembled by hand: a triangular nest,
  * counters spilled to the stack, a bound loaded from memory, a loop that
- * never returns, an if on loaded data, and data addresses the code names. */
+ * never returns, an if on loaded data, a tail call against a jump out with
+ * the frame still up, and data addresses the code names. */
 #include <stdlib.h>
 
 #include "sim.h"
@@ -29,6 +30,14 @@ static const uint8_t ifload[] = { 0x31, 0xc0, 0x80, 0x3c, 0x07, 0x00, 0x74, 0x01
 /* 16 loads from a table the code names (lea rsi, [rip+0x1000]) */
 static const uint8_t table[] = { 0x48, 0x8d, 0x35, 0x00, 0x10, 0x00, 0x00, 0x31, 0xc0, 0x8b, 0x14, 0x86,
 				 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x10, 0x75, 0xf3, 0xc3 };
+
+/* a loop of 5, then a jump out of the function with the frame still set
+ * up (into code placed elsewhere, as gcc's .cold parts are) */
+static const uint8_t coldjmp[] = { 0x48, 0x83, 0xec, 0x08, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48,
+				   0x83, 0xf8, 0x05, 0x75, 0xf6, 0xe9, 0xeb, 0x0f, 0x00, 0x00 };
+/* the same, the frame taken down before the jump: a tail call */
+static const uint8_t tailcall[] = { 0x48, 0x83, 0xec, 0x08, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8,
+				    0x05, 0x75, 0xf6, 0x48, 0x83, 0xc4, 0x08, 0xe9, 0xe7, 0x0f, 0x00, 0x00 };
 
 static size_t find(const struct sim_machine *m, const uint8_t *b, size_t len, struct sim_loop *loops)
 {
@@ -92,6 +101,13 @@ int main(void)
 	tap_ok(done && n == 1, "an if on loaded data inside the loop: its fall-through is taken");
 	if (n == 1)
 		tap_near(trips[0], 100, 1e-9, "an if on loaded data: 100 iterations");
+
+	n = find(m, tailcall, sizeof tailcall, loops);
+	done = sim_trips_by_execution(BASE, tailcall, sizeof tailcall, loops, n, 100000, trips);
+	tap_ok(done && n == 1 && trips[0] == 5, "a tail call (the frame taken down) ends the run: 5 trips");
+	n = find(m, coldjmp, sizeof coldjmp, loops);
+	done = sim_trips_by_execution(BASE, coldjmp, sizeof coldjmp, loops, n, 100000, trips);
+	tap_ok(!done && n == 1 && trips[0] == 0, "a jump out with the frame still up is not a return: unknown");
 
 	/* the path: a window from the middle, with the addresses the code names */
 	n = find(m, tri, sizeof tri, loops);
