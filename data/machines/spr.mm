@@ -86,6 +86,17 @@ scheduler 97
 # (bench/accuracy/chains.txt: fchain64; vaddsd chains unchanged).
 load-buffer 192
 store-buffer 114
+# Branches hold an entry from allocation until they retire too: measured on
+# an Emerald Rapids guest, a dependent chain restarted every pass overlaps
+# the next pass by as many iterations as about 80 branches allow, whatever
+# its operation (imul, popcnt, vmulsd, FMA, vaddsd; 48 to 512 per pass):
+# two branches per iteration halve the overlap (imul 64: 82.2 cycles per
+# pass, 104.5 with a never-taken jcc beside the latch), two chain ops per
+# branch double it (128 imuls over 64 iterations 184 against 219 over
+# 128). Without it, 38 restarted-chain probes 14.2 % MAPE, with 80 5.7 %
+# (96: 6.8, 64: 9.6; bench/accuracy/chains.txt). Intel does not publish
+# the size of Golden Cove's branch order buffer.
+branch-buffer 80
 vector-renames 295
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (Intel; decode is 6-wide, µop cache 8)
 # A load-op with an indexed address (base + index) is un-laminated at

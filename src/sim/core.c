@@ -48,8 +48,8 @@ struct model {
 	double *ring;
 	uint8_t *ring_mem;
 	/* entries held from issue to retirement: vector rename registers,
-	 * the load and the store buffer */
-	struct inflight vregs, loads, stores;
+	 * the load and the store buffer, the branches' buffer */
+	struct inflight vregs, loads, stores, branches;
 	double recover, last_retire;
 	uint64_t *sm_key;
 	double *sm_val;
@@ -184,6 +184,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	inflight_init(&md->vregs, m->vector_renames, ww);
 	inflight_init(&md->loads, m->load_buffer, ww);
 	inflight_init(&md->stores, m->store_buffer, ww);
+	inflight_init(&md->branches, m->branch_buffer, ww);
 	md->ring_mem = calloc(md->window, 1);
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
@@ -266,6 +267,7 @@ static void model_free(struct model *md)
 	free(md->vregs.ring);
 	free(md->loads.ring);
 	free(md->stores.ring);
+	free(md->branches.ring);
 	free(md->ring_mem);
 	free(md->sm_key);
 	free(md->sm_val);
@@ -351,7 +353,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_issue = t_win, cause = BY_WINDOW;
 	double t_held = dmax(inflight_free_at(&md->vregs, in->vec_writes),
 			     dmax(inflight_free_at(&md->loads, in->mem_reads),
-				  inflight_free_at(&md->stores, in->mem_writes)));
+				  dmax(inflight_free_at(&md->stores, in->mem_writes),
+				       inflight_free_at(&md->branches, in->branch != SIM_BR_NONE))));
 	if (t_held > t_issue)
 		t_issue = t_held, cause = BY_WINDOW;
 	if (in->serial && md->last_retire > t_issue)
@@ -602,6 +605,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	inflight_take(&md->vregs, in->vec_writes, r);
 	inflight_take(&md->loads, in->mem_reads, r);
 	inflight_take(&md->stores, in->mem_writes, r);
+	inflight_take(&md->branches, in->branch != SIM_BR_NONE, r);
 	if (a->mispredict) {
 		md->br_acc += md->br_inc;
 		if (md->br_acc >= 1 - 1e-9) {

@@ -495,8 +495,10 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
-	if (!strcmp(k, "vector-renames") || !strcmp(k, "load-buffer") || !strcmp(k, "store-buffer")) {
-		unsigned *field = k[0] == 'v' ? &m->vector_renames : k[0] == 'l' ? &m->load_buffer : &m->store_buffer;
+	if (!strcmp(k, "vector-renames") || !strcmp(k, "load-buffer") || !strcmp(k, "store-buffer") ||
+	    !strcmp(k, "branch-buffer")) {
+		unsigned *field = k[0] == 'v' ? &m->vector_renames : k[0] == 'l' ? &m->load_buffer
+				: k[0] == 's' ? &m->store_buffer : &m->branch_buffer;
 		if (count_statement(tok, ntok, 1, 65536, field))
 			goto bad;
 		return 0;

@@ -71,6 +71,7 @@ struct sim_machine {
 	unsigned scheduler;	/* math µops allocated and not yet dispatched (0: no limit but the window) */
 	unsigned vector_renames;	/* vector results renamed and not yet retired, at most (0: no limit) */
 	unsigned load_buffer, store_buffer;	/* loads, stores issued and not yet retired, at most (0: no limit) */
+	unsigned branch_buffer;	/* branches issued and not yet retired, at most (0: no limit) */
 	double frontend, penalty, store_forward, dividers;
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */

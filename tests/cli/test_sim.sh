@@ -194,9 +194,10 @@ rs4=$("$GUS" sim --machine "$TMP/rs4.mm" --bin "$nest" --function kernel_rowsums
 awk -v c="$rs4" 'BEGIN { exit !(c > 1.7 && c < 2.05) }'; ok $? "scheduler 4: the chains barely overlap ($rs4)"
 # a load buffer of 8 (spr: 192): a row's loads wait for the last row's to
 # retire, so the next chain starts when this one ends; the vector results'
-# rename registers, 4 of them, hold it back too; the store buffer's 114
+# rename registers, 4 of them, hold it back too, and so do 2 branches in
+# flight (spr: 80, a row's 32 iterations and more); the store buffer's 114
 # entries are far from full here (one store per row)
-for lim in "load-buffer 8" "vector-renames 4"; do
+for lim in "load-buffer 8" "vector-renames 4" "branch-buffer 2"; do
 	sed "s/^${lim% *} .*/$lim/" "$GUS_DATADIR/machines/spr.mm" > "$TMP/lim.mm"
 	c=$("$GUS" sim --machine "$TMP/lim.mm" --bin "$nest" --function kernel_rowsums --csv 2>/dev/null |
 		grep '^summary,.*,cycles_per_iteration,' | awk -F, '{ print $NF }')
@@ -216,6 +217,8 @@ for kind in "store-buffer 114 c5e35ed4488907" "load-buffer 192 c5e35ed4488b07"; 
 done
 sed 's/^load-buffer 192/load-buffer 0/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/lim.mm"
 expect_usage "load-buffer 0" "bad 'load-buffer' statement" --machine "$TMP/lim.mm" --hex 4801d8
+sed 's/^branch-buffer 80/branch-buffer 0/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/lim.mm"
+expect_usage "branch-buffer 0" "bad 'branch-buffer' statement" --machine "$TMP/lim.mm" --hex 4801d8
 sed 's/^scheduler 97/scheduler 0/' "$GUS_DATADIR/machines/spr.mm" > "$TMP/rs0.mm"
 expect_usage "scheduler 0" "bad 'scheduler' statement" --machine "$TMP/rs0.mm" --hex 4801d8
 out=$("$GUS" sim --arch spr --bin "$nest" --function kernel_rowsums 2>&1)
