@@ -128,6 +128,7 @@ l1-transfer-stall 0.75              # issue held up per line moved in or out of 
 load-buffer 192                     # loads, stores, vector results in flight: as spr.mm (Redwood Cove's own sizes are not public)
 store-buffer 114
 branch-buffer 80                    # branches in flight: as spr.mm (measured there)
+branch-history 68                   # outcomes the direction predictor sees: as spr.mm (measured there)
 vector-renames 295
 l1-writeback 4                      # a dirty line out of the L1 per 4 cycles: as spr.mm (measured on Raptor Cove, not verified on Granite Rapids)
 # Forwarding of a store to a later non-indexed load of the same

@@ -852,7 +852,7 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 		sim_session_free(s);
 		return NULL;
 	}
-	if (sim_bpred_init(&s->bp)) {
+	if (sim_bpred_init(&s->bp, m->branch_history)) {
 		snprintf(err, errlen, "out of memory for the branch predictor");
 		sim_session_free(s);
 		return NULL;

@@ -490,6 +490,11 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		}
 		return 0;
 	}
+	if (!strcmp(k, "branch-history")) {
+		if (count_statement(tok, ntok, 1, SIM_BPRED_MAX_HISTORY, &m->branch_history))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(k, "scheduler")) {
 		if (count_statement(tok, ntok, 1, 4096, &m->scheduler))
 			goto bad;

@@ -12,6 +12,7 @@
 #define SIM_MAX_PORTS 16
 #define SIM_MAX_GROUPS 40
 #define SIM_MAX_ALIASES 8
+#define SIM_BPRED_MAX_HISTORY 128	/* the longest branch-history a machine may give */
 #define SIM_FORM_MAX_UOPS 96
 #define SIM_FORM_MAX_OPS 6
 #define SIM_FORM_MAX_NAMES 48
@@ -72,6 +73,9 @@ struct sim_machine {
 	unsigned vector_renames;	/* vector results renamed and not yet retired, at most (0: no limit) */
 	unsigned load_buffer, store_buffer;	/* loads, stores issued and not yet retired, at most (0: no limit) */
 	unsigned branch_buffer;	/* branches issued and not yet retired, at most (0: no limit) */
+	/* conditional outcomes the direction predictor's longest histories
+	 * see (0: the predictor's own 100) */
+	unsigned branch_history;
 	double frontend, penalty, store_forward, dividers;
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */

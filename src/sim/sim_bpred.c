@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Branch predictor: TAGE for directions, a BTB, and an indirect target table. */
 #include "sim_internal.h"
+#include "machine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,13 @@ static const uint64_t tage_mul[SIM_TAGE_TABLES] = {
 	0xd6e8feb86659fd93ull, 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull,
 };
 
+/* The history of table I is word 0 and word 1 of ghist under these
+ * masks: the lengths fit two words, so the hash is a fixed handful of
+ * multiplies per table and there are no folded histories to maintain. */
+#define HBITS(len, w) ((len) <= 64 * (w) ? 0 : (len) - 64 * (w) >= 64 ? 64 : (len) - 64 * (w))
+/* two half shifts: a mask of 0 or 64 bits without an out-of-range shift */
+#define LOWMASK(n) (((1ull << (n) / 2) << ((n) - (n) / 2)) - 1)
+#define HMASK(len, w) LOWMASK(HBITS(len, w))
 static inline uint64_t mix64(uint64_t x)
 {
 	x ^= x >> 31;
@@ -36,7 +44,7 @@ static inline uint64_t mix64(uint64_t x)
 	return x;
 }
 
-int sim_bpred_init(struct sim_bpred *bp)
+int sim_bpred_init(struct sim_bpred *bp, unsigned max_history)
 {
 	memset(bp, 0, sizeof(*bp));
 	bp->bimodal_bits = BIMODAL_BITS;
@@ -47,7 +55,14 @@ int sim_bpred_init(struct sim_bpred *bp)
 	bp->btb_clock = 1;
 	bp->bimodal = calloc((size_t)1 << BIMODAL_BITS, sizeof(*bp->bimodal));
 	for (int i = 0; i < SIM_TAGE_TABLES; i++) {
-		bp->hist_len[i] = tage_hist[i];
+		/* a machine whose predictor sees fewer outcomes gets its
+		 * longest tables cut to that many */
+		unsigned len = tage_hist[i];
+		if (max_history && len > max_history)
+			len = max_history;
+		bp->hist_len[i] = len;
+		bp->hist_mask[0][i] = HMASK(len, 0);
+		bp->hist_mask[1][i] = HMASK(len, 1);
 		bp->table[i] = calloc((size_t)1 << TABLE_BITS, sizeof(*bp->table[i]));
 	}
 	bp->btb_tag = calloc((size_t)BTB_SETS * BTB_WAYS, sizeof(*bp->btb_tag));
@@ -81,29 +96,17 @@ void sim_bpred_free(struct sim_bpred *bp)
 
 /* ---------------------------------------------------------------- TAGE --- */
 
-/* The history of table I is word 0 and word 1 of ghist under these
- * masks: the lengths fit two words, so the hash is a fixed handful of
- * multiplies per table and there are no folded histories to maintain. */
-#define HBITS(len, w) ((len) <= 64 * (w) ? 0 : (len) - 64 * (w) >= 64 ? 64 : (len) - 64 * (w))
-/* two half shifts: a mask of 0 or 64 bits without an out-of-range shift */
-#define LOWMASK(n) (((1ull << (n) / 2) << ((n) - (n) / 2)) - 1)
-#define HMASK(len, w) LOWMASK(HBITS(len, w))
-static const uint64_t tage_mask0[SIM_TAGE_TABLES] = {
-	HMASK(5, 0), HMASK(9, 0), HMASK(16, 0), HMASK(30, 0), HMASK(55, 0), HMASK(100, 0),
-};
-static const uint64_t tage_mask1[SIM_TAGE_TABLES] = {
-	HMASK(5, 1), HMASK(9, 1), HMASK(16, 1), HMASK(30, 1), HMASK(55, 1), HMASK(100, 1),
-};
 _Static_assert(SIM_HIST_WORDS >= 2, "TAGE histories use two words");
+_Static_assert(SIM_BPRED_MAX_HISTORY <= 128, "the longest history fits two words");
 
 /* Index and tag of table I: a hash of the pc and of exactly the
  * tage_hist[i] most recent outcomes. The index takes the top bits of the
  * product, which depend on every bit of the history; the tag, from the
  * middle, sees the 44 most recent outcomes and the pc, which is enough
  * once the index has split the older ones. */
-static inline uint64_t tage_hash(uint64_t pch, uint64_t g0, uint64_t g1, int i)
+static inline uint64_t tage_hash(const struct sim_bpred *bp, uint64_t pch, uint64_t g0, uint64_t g1, int i)
 {
-	return pch ^ (g0 & tage_mask0[i]) * tage_mul[i] ^ (g1 & tage_mask1[i]) * tage_mul[5 - i];
+	return pch ^ (g0 & bp->hist_mask[0][i]) * tage_mul[i] ^ (g1 & bp->hist_mask[1][i]) * tage_mul[5 - i];
 }
 
 /* branch-free: outcomes are what the host predicts worst */
@@ -134,7 +137,7 @@ static bool tage_branch(struct sim_bpred *bp, uint64_t pch, bool taken)
 
 #pragma GCC unroll 8
 	for (int i = 0; i < SIM_TAGE_TABLES; i++) {
-		uint64_t h = tage_hash(pch, g0, g1, i);
+		uint64_t h = tage_hash(bp, pch, g0, g1, i);
 		idx[i] = (unsigned)(h >> (64 - TABLE_BITS));
 		tag[i] = (uint16_t)((h >> 32) & ((1u << tage_tag_bits[i]) - 1));
 		hits |= (unsigned)(bp->table[i][idx[i]].tag == tag[i]) << i;

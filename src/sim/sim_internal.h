@@ -73,6 +73,7 @@ struct sim_bpred {
 	struct sim_tage_entry *table[SIM_TAGE_TABLES];
 	unsigned table_bits;
 	unsigned hist_len[SIM_TAGE_TABLES];
+	uint64_t hist_mask[2][SIM_TAGE_TABLES];	/* of ghist words 0 and 1 */
 	uint64_t ghist[SIM_HIST_WORDS];
 	uint64_t path;		/* hashed recent branch targets, for indirect */
 	uint64_t tick;		/* for periodic useful-bit aging */
@@ -95,7 +96,9 @@ enum sim_branch_kind {
 	SIM_BR_RET,
 };
 
-int sim_bpred_init(struct sim_bpred *bp);
+/* MAX_HISTORY: the most recent conditional outcomes the longest tables
+ * see (0: the built-in 100; at most SIM_BPRED_MAX_HISTORY) */
+int sim_bpred_init(struct sim_bpred *bp, unsigned max_history);
 void sim_bpred_free(struct sim_bpred *bp);
 /* Predict and update with the real outcome; returns true when the
  * front end would have been redirected (wrong direction, or wrong or

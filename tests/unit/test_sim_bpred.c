@@ -36,7 +36,7 @@ static double bimodal_miss_rate(const bool *out, size_t n, size_t warm)
 static double tage_miss_rate(const bool *out, size_t n, size_t warm)
 {
 	struct sim_bpred bp;
-	if (sim_bpred_init(&bp))
+	if (sim_bpred_init(&bp, 0))
 		return -1;
 	uint64_t before = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -94,7 +94,7 @@ static void test_patterns(void)
 static void test_correlation(void)
 {
 	struct sim_bpred bp;
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	uint64_t s = 12345, miss_loop = 0, miss_body = 0, warm = 0;
 	for (int it = 0; it < 2000; it++) {
 		for (int k = 0; k < 20; k++) {
@@ -114,7 +114,7 @@ static void test_correlation(void)
 	       (unsigned long long)miss_loop, (unsigned long long)miss_body);
 	sim_bpred_free(&bp);
 
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	uint64_t m1 = 0, m2 = 0;
 	for (int i = 0; i < 20000; i++) {
 		bool r = xorshift(&s) >> 63;
@@ -137,7 +137,7 @@ static void test_correlation(void)
 static void test_btb(void)
 {
 	struct sim_bpred bp;
-	if (!tap_ok(sim_bpred_init(&bp) == 0 && bp.btb_sets == 1024 && bp.btb_ways == 4,
+	if (!tap_ok(sim_bpred_init(&bp, 0) == 0 && bp.btb_sets == 1024 && bp.btb_ways == 4,
 		    "predictor initialises with a 1024 x 4 BTB"))
 		return;
 	bool r1 = sim_bpred_branch(&bp, SIM_BR_DIRECT, 0x400100, true, 0x400800);
@@ -161,7 +161,7 @@ static void test_btb(void)
 	tap_ok(bp.btb_miss == bm, "not-taken branches never miss the BTB");
 	sim_bpred_free(&bp);
 
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	for (uint64_t i = 0; i < 100; i++)
 		sim_bpred_branch(&bp, SIM_BR_DIRECT, 0x410000 + 16 * i, true, 0x420000 + 64 * i);
 	bm = bp.btb_miss;
@@ -173,7 +173,7 @@ static void test_btb(void)
 	sim_bpred_free(&bp);
 
 	/* the 32-bit LRU stamps wrap in a long run: entries must survive */
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	bp.btb_clock = UINT32_MAX - 150;
 	for (int pass = 0; pass < 2; pass++) {
 		bm = bp.btb_miss;
@@ -186,7 +186,7 @@ static void test_btb(void)
 	sim_bpred_free(&bp);
 
 	/* 20000 jumps cycled through 4096 entries with LRU: nothing stays */
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	for (int pass = 0; pass < 2; pass++) {
 		bm = bp.btb_miss;
 		for (uint64_t i = 0; i < 20000; i++)
@@ -200,7 +200,7 @@ static void test_btb(void)
 static void test_indirect(void)
 {
 	struct sim_bpred bp;
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	uint64_t s = 99, miss = 0, last = 0, last_miss = 0, warm = 0;
 	int red = 0;
 	for (int i = 0; i < 20000; i++) {
@@ -227,7 +227,7 @@ static void test_indirect(void)
 
 	/* an interpreter's dispatch: the next handler follows from the
 	 * last ones, A B C A B C ... */
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	static const uint64_t handler[3] = { 0x740000, 0x750000, 0x760000 };
 	for (int i = 0; i < 3000; i++) {
 		if (i == 300)
@@ -240,7 +240,7 @@ static void test_indirect(void)
 	sim_bpred_free(&bp);
 
 	/* a single-target indirect call is just the BTB */
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	for (int i = 0; i < 1000; i++)
 		sim_bpred_branch(&bp, SIM_BR_INDIRECT, 0x700100, true, 0x730000);
 	tap_ok(bp.indirect_miss == 1 && bp.btb_miss == 1,
@@ -252,7 +252,7 @@ static void test_indirect(void)
 static void test_returns(void)
 {
 	struct sim_bpred bp;
-	sim_bpred_init(&bp);
+	sim_bpred_init(&bp, 0);
 	uint64_t s = 7;
 	int red = 0;
 	for (int i = 0; i < 5000; i++)
@@ -288,8 +288,8 @@ static void run_mix(struct sim_bpred *bp)
 static void test_determinism(void)
 {
 	struct sim_bpred a, b;
-	sim_bpred_init(&a);
-	sim_bpred_init(&b);
+	sim_bpred_init(&a, 0);
+	sim_bpred_init(&b, 0);
 	run_mix(&a);
 	run_mix(&b);
 	tap_ok(a.cond == b.cond && a.cond_miss == b.cond_miss && a.indirect_miss == b.indirect_miss &&
@@ -306,6 +306,40 @@ static void test_determinism(void)
 	tap_ok(1, "sim_bpred_free is safe on a zeroed struct, twice");
 }
 
+/* A loop of 80 trips, entered again and again: its exit is predicted from
+ * the 80 outcomes before it with the built-in histories (100), and missed
+ * every time when the machine's predictor sees 68 (spr's branch-history,
+ * measured: exits of up to 68 trips predicted, of 72 to 88 not); one of
+ * 60 trips is predicted either way. */
+static unsigned exit_misses(unsigned trips, unsigned max_history)
+{
+	struct sim_bpred bp;
+	if (sim_bpred_init(&bp, max_history))
+		return ~0u;
+	unsigned miss = 0;
+	for (int entry = 0; entry < 400; entry++)
+		for (unsigned k = 0; k < trips; k++) {
+			bool m = sim_bpred_branch(&bp, SIM_BR_COND, 0x700040, k + 1 != trips, 0x700000);
+			miss += entry >= 200 && m;
+		}
+	sim_bpred_free(&bp);
+	return miss;
+}
+
+static void test_history_length(void)
+{
+	unsigned full = exit_misses(80, 0), cut = exit_misses(80, 68), short60 = exit_misses(60, 68);
+	tap_ok(full < 10, "a loop of 80 trips: its exits predicted with 100 outcomes of history (%u misses in 200)",
+	       full);
+	tap_ok(cut >= 190, "... and missed with 68 (%u misses in 200)", cut);
+	tap_ok(short60 < 10, "a loop of 60 trips: predicted with 68 (%u misses in 200)", short60);
+	struct sim_bpred bp;
+	tap_ok(sim_bpred_init(&bp, 68) == 0 && bp.hist_len[5] == 68 && bp.hist_len[4] == 55 &&
+		       bp.hist_mask[1][5] == 0xf && bp.hist_mask[0][5] == ~0ull,
+	       "the longest table cut to 68 outcomes, two words of history");
+	sim_bpred_free(&bp);
+}
+
 int main(void)
 {
 	test_patterns();
@@ -314,5 +348,6 @@ int main(void)
 	test_indirect();
 	test_returns();
 	test_determinism();
+	test_history_length();
 	return tap_done();
 }
