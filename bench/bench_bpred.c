@@ -119,7 +119,7 @@ static double now(void)
 static int run(const char *name, void (*make)(struct rec *, size_t), struct rec *r)
 {
 	struct sim_bpred bp;
-	if (sim_bpred_init(&bp))
+	if (sim_bpred_init(&bp, 0))
 		return -1;
 	make(r, NREC);
 	/* one untimed pass so the timing is of a trained predictor */
