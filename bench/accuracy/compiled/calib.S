@@ -26,3 +26,42 @@ cb_imul_chain:
 	jnz 1b
 	ret
 	.size cb_imul_chain, .-cb_imul_chain
+
+/* void cb_probe(uint64_t iters): iters x CB_PROBE_ADDS independent adds
+ * of a register (no immediate for the renamer to fold), bound by the
+ * issue width and the ALU ports: it slows down when another thread shares
+ * the core (a neighbour on the SMT sibling), which the imul chain hardly
+ * notices */
+	.globl cb_probe
+	.type cb_probe, @function
+	.p2align 6
+cb_probe:
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov esi, 1
+	.p2align 6
+1:
+	add rax, rsi
+	add rbx, rsi
+	add rcx, rsi
+	add rdx, rsi
+	add r8, rsi
+	add r9, rsi
+	add r10, rsi
+	add r11, rsi
+	add r12, rsi
+	add r13, rsi
+	add r14, rsi
+	add r15, rsi
+	dec rdi
+	jnz 1b
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	ret
+	.size cb_probe, .-cb_probe

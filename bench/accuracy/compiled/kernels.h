@@ -10,6 +10,8 @@
 /* the latency of a 64-bit register imul on the cores this is meant for
  * (Skylake to Golden Cove, Zen 2 to Zen 5) */
 #define CB_IMUL_LAT 3
+/* independent adds per iteration of cb_probe (calib.S) */
+#define CB_PROBE_ADDS 12
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -32,6 +34,8 @@ double kernels_checksum(void);
 
 /* calib.S: iters x CB_IMULS dependent imuls */
 void cb_imul_chain(uint64_t iters);
+/* calib.S: iters x CB_PROBE_ADDS independent adds (throughput bound) */
+void cb_probe(uint64_t iters);
 #endif
 
 #endif

@@ -11,7 +11,7 @@
  *   BIN --list
  *	one line per kernel: name TAB innermost iterations per call TAB
  *	L1|L2 TAB what is expected to bound it
- *   BIN --measure [--cpu N] [--samples N] [--sample-ms MS] [NAME...]
+ *   BIN --measure [--cpu N] [--samples N] [--sample-ms MS] [--budget S] [NAME...]
  *	times the kernels (all, or those named) on the CPU it is pinned to
  *	and prints, after '#' comment lines, one line per kernel:
  *	name TAB cycles per innermost iteration TAB iqr % TAB cycles per
@@ -32,9 +32,19 @@
  * lasts about --sample-ms, default 1 ms), between two calibrations; the
  * sample is ticks per call / mean ticks per cycle / innermost iterations
  * per call. A sample is taken again, up to 4 times, when the thread was
- * switched out during it (getrusage: another task shared the CPU) or
- * when its two calibrations differ by more than 3 % (a clock change, the
- * vCPU descheduled). Samples are taken in rounds, one per kernel and round, so
+ * switched out during it (getrusage: another task shared the CPU), when
+ * its two calibrations differ by more than 3 % (a clock change, the vCPU
+ * descheduled), or when the core was shared: on a virtual machine a
+ * neighbour's thread on the SMT sibling may take half of the core for
+ * seconds at a time, slowing throughput-bound kernels by up to 2x while
+ * the imul chain (and a latency-bound kernel) hardly notices. So a
+ * throughput-bound probe (cb_probe: independent adds) is timed before and
+ * after every sample, as the loop-body harness does (../harness.c): its
+ * speed on an undisturbed core is the fastest sharp peak of the histogram
+ * of all probes (seeded for 3 s at the start), the harness waits up to
+ * 1 s before a sample for the probe to run within 3 % of it (while
+ * --budget S lasts, default 60), and a sample with a probe off by more
+ * than that on either side is taken again. Samples are taken in rounds, one per kernel and round, so
  * that a kernel's samples spread over the whole run; the result is the
  * median, with the interquartile range relative to it as the noise.
  */
@@ -62,6 +72,10 @@
 #define CAL_ITERS	20u	/* x CB_IMULS imuls per calibration */
 #define CAL_TOL		1.03	/* calibrations around a sample that agree */
 #define RETRIES		4	/* more tries of a disturbed sample */
+#define PROBE_ITERS	4000u	/* x CB_PROBE_ADDS independent adds per probe */
+#define PROBE_TOL	1.03	/* a probe this close to the reference: undisturbed */
+#define MAX_WAIT	1.0	/* s of waiting for an undisturbed core per sample */
+#define SEED_MIN	3.0	/* s of probes before the first sample */
 #define MAXOFF		64	/* breakpoints of --count */
 
 static double now_s(void)
@@ -97,6 +111,101 @@ static double ticks_per_cycle(void)
 	cb_imul_chain(CAL_ITERS);
 	uint64_t t1 = tsc_end();
 	return (double)(t1 - t0) / ((double)CAL_ITERS * CB_IMULS * CB_IMUL_LAT);
+}
+
+/* The probe's histogram and reference are ../harness.c's, repeated here
+ * because this folder alone must build on a measuring machine
+ * (README.md, Measuring on another machine).
+ *
+ * Histogram of the probe speeds seen, in log-spaced bins HBIN_STEP (0.5 %)
+ * wide from HBIN_LO cycles per iteration up. Probes on an undisturbed core
+ * form one sharp peak; a core shared with a busy SMT sibling gives a
+ * slower, broad hump. The reference speed is the fastest sharp peak with
+ * at least CLUSTER_MIN probes; without one (the core was never seen
+ * undisturbed) the most common speed, and ref_sharp says so. */
+#define HBIN_LO		0.5
+#define HBIN_STEP	1.005
+#define HBINS		1000
+#define CLUSTER_MIN	20
+#define SHARP		0.65	/* share of the +-3 % window within +-1 % */
+static unsigned hist[HBINS];
+static bool ref_sharp;
+
+static unsigned long hist_sum(int lo, int hi)
+{
+	unsigned long n = 0;
+	for (int i = lo < 0 ? 0 : lo; i <= hi && i < HBINS; i++)
+		n += hist[i];
+	return n;
+}
+
+static double probe_reference(void)
+{
+	int best = 0;
+	for (int i = 0; i < HBINS; i++) {
+		if (!hist[i])
+			continue;
+		bool peak = true;
+		for (int j = i - 2; j <= i + 2; j++)
+			if (j >= 0 && j < HBINS && hist[j] > hist[i])
+				peak = false;
+		unsigned long near = hist_sum(i - 2, i + 2);
+		if (peak && near >= CLUSTER_MIN && near >= SHARP * hist_sum(i - 6, i + 6)) {
+			ref_sharp = true;
+			return HBIN_LO * pow(HBIN_STEP, i + 0.5);
+		}
+		if (hist[i] > hist[best])
+			best = i;
+	}
+	ref_sharp = false;
+	return HBIN_LO * pow(HBIN_STEP, best + 0.5);
+}
+
+/* the probe's cycles per iteration, between two calibrations; one that
+ * disagrees by more than CAL_TOL makes it PROBE_BAD (not in the
+ * histogram) */
+#define PROBE_BAD 1e30
+static double probe(void)
+{
+	double tpc0 = ticks_per_cycle();
+	uint64_t t0 = tsc_begin();
+	cb_probe(PROBE_ITERS);
+	uint64_t t1 = tsc_end();
+	double tpc1 = ticks_per_cycle();
+	if (tpc0 > tpc1 * CAL_TOL || tpc1 > tpc0 * CAL_TOL)
+		return PROBE_BAD;
+	double p = (double)(t1 - t0) / (0.5 * (tpc0 + tpc1)) / PROBE_ITERS;
+	if (p >= HBIN_LO) {
+		double b = log(p / HBIN_LO) / log(HBIN_STEP);
+		if (b < HBINS)
+			hist[(unsigned)b]++;
+	}
+	return p;
+}
+
+static bool quiet(double p, double ref)
+{
+	return p <= ref * PROBE_TOL && p * PROBE_TOL >= ref;
+}
+
+static double budget_end;	/* no more waiting after this time */
+static double waited;		/* s spent waiting for an undisturbed core */
+
+/* probes until the core looks undisturbed (or MAX_WAIT / the budget ran
+ * out); returns the last probe */
+static double wait_quiet(void)
+{
+	double t0 = now_s(), t = t0;
+	double ref = probe_reference();
+	double p = probe();
+	while (!quiet(p, ref)) {
+		t = now_s();
+		if (t - t0 > MAX_WAIT || t > budget_end)
+			break;
+		p = probe();
+	}
+	waited += t - t0;
+	return p;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -177,12 +286,15 @@ static long switches(void)
 }
 
 /* why samples were taken again */
-static unsigned n_preempted, n_unsteady;
+static unsigned n_preempted, n_unsteady, n_shared;
 
 /* one sample; false when it was disturbed: the thread was switched out
- * (another task shared the CPU) or its calibrations disagree */
+ * (another task shared the CPU), its calibrations disagree, or a probe
+ * next to it ran off the undisturbed speed (another thread shared the
+ * core) */
 static bool sample(struct mstate *s, double *val, double *cpc)
 {
+	double before = wait_quiet();
 	long sw0 = switches();
 	double tpc0 = ticks_per_cycle();
 	uint64_t t0 = tsc_begin();
@@ -202,6 +314,11 @@ static bool sample(struct mstate *s, double *val, double *cpc)
 		n_unsteady++;
 		return false;
 	}
+	double after = probe(), ref = probe_reference();
+	if (!quiet(before, ref) || !quiet(after, ref)) {
+		n_shared++;
+		return false;
+	}
 	return true;
 }
 
@@ -209,7 +326,7 @@ static int do_measure(int argc, char **argv)
 {
 	int cpu = -1;
 	unsigned samples = 15;
-	double sample_ms = 1.0;
+	double sample_ms = 1.0, budget = 60;
 	int first = argc;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
@@ -218,6 +335,8 @@ static int do_measure(int argc, char **argv)
 			samples = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--sample-ms") && i + 1 < argc) {
 			sample_ms = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--budget") && i + 1 < argc) {
+			budget = atof(argv[++i]);
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "measure: unknown option %s\n", argv[i]);
 			return 2;
@@ -226,8 +345,9 @@ static int do_measure(int argc, char **argv)
 			break;
 		}
 	}
-	if (samples < 1 || samples > 10000 || !(sample_ms > 0 && sample_ms <= 1000)) {
-		fprintf(stderr, "measure: bad --samples or --sample-ms\n");
+	if (samples < 1 || samples > 10000 || !(sample_ms > 0 && sample_ms <= 1000) ||
+	    !(budget >= 0 && budget <= 3600)) {
+		fprintf(stderr, "measure: bad --samples, --sample-ms or --budget\n");
 		return 2;
 	}
 	struct mstate *ms = xmalloc((size_t)nkernels * sizeof(*ms));
@@ -266,6 +386,19 @@ static int do_measure(int argc, char **argv)
 		cal[i] = ticks_per_cycle();
 	qsort(cal, 31, sizeof(cal[0]), cmp_double);
 	double tpc = quantile(cal, 31, 0.5);
+	/* the probe's histogram: SEED_MIN s at least, and on until a sharp
+	 * peak shows up (up to a quarter of the budget) */
+	budget_end = now_s() + budget;
+	double seed_end = now_s() + SEED_MIN, seed_max = now_s() + (budget / 4 > SEED_MIN ? budget / 4 : SEED_MIN);
+	for (;;) {
+		probe();
+		double t = now_s();
+		if (t < seed_end)
+			continue;
+		probe_reference();
+		if (ref_sharp || t >= seed_max)
+			break;
+	}
 
 	/* calls per sample: after a few warm-up calls, the fastest call */
 	double t_start = now_s();
@@ -305,9 +438,12 @@ static int do_measure(int argc, char **argv)
 		}
 	double t_meas = now_s() - t_start;
 
-	printf("# measure: cpu %d, %u samples per kernel of about %.2f ms, %.1f s; samples taken again: %u switched out, %u with calibrations apart by more than %.0f %%; %u kept after %d tries\n",
-	       cpu, samples, sample_ms, t_meas, n_preempted, n_unsteady, 100 * (CAL_TOL - 1), kept_disturbed,
-	       RETRIES + 1);
+	double ref = probe_reference();
+	printf("# measure: cpu %d, %u samples per kernel of about %.2f ms, %.1f s (%.1f s waiting for an undisturbed core); samples taken again: %u switched out, %u with calibrations apart by more than %.0f %%, %u with a probe off by more than %.0f %%; %u kept after %d tries\n",
+	       cpu, samples, sample_ms, t_meas, waited, n_preempted, n_unsteady, 100 * (CAL_TOL - 1), n_shared,
+	       100 * (PROBE_TOL - 1), kept_disturbed, RETRIES + 1);
+	printf("# probe (%d independent adds): %.3f cycles per iteration undisturbed%s\n", CB_PROBE_ADDS, ref,
+	       ref_sharp ? "" : "; WARNING: the core never ran undisturbed (another thread shared it all the time): throughput-bound kernels are measured too slow; try again later");
 	printf("# tsc %.3f GHz, %.4f ticks per core cycle (chain of %u x %u dependent imuls, %d cycles each), core ~%.3f GHz; checksum %.6g\n",
 	       tsc_hz / 1e9, tpc, CAL_ITERS, CB_IMULS, CB_IMUL_LAT, tsc_hz / tpc / 1e9, kernels_checksum());
 	for (int i = 0; i < nm; i++) {
