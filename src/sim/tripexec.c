@@ -519,6 +519,25 @@ static void count_head(struct tx_run *r, int32_t h, uint64_t prev)
 }
 
 /* runs the function from its entry; true when it reached its return */
+/* does the straight code from FROM up to TO (a forward branch's
+ * fall-through block) write memory other than the stack by push/call? */
+static int skips_store(const struct tx_run *r, uint64_t from, uint64_t to)
+{
+	for (uint64_t pc = from; pc < to;) {
+		if (pc < r->addr || pc >= r->addr + r->len || r->at[pc - r->addr] < 0)
+			return 0;
+		const struct tx_insn *t = &r->code[r->at[pc - r->addr]];
+		if (t->zi.meta.category == ZYDIS_CATEGORY_COND_BR || t->zi.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    t->zi.meta.category == ZYDIS_CATEGORY_CALL || t->zi.meta.category == ZYDIS_CATEGORY_RET)
+			return 0;	/* not one block: keep the fall-through */
+		for (unsigned i = 0; i < t->zi.operand_count_visible; i++)
+			if (t->ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && (t->ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+				return 1;
+		pc += t->zi.length;
+	}
+	return 0;
+}
+
 static bool follow(struct tx_run *r, struct tx_state *s)
 {
 	uint64_t pc = r->addr, prev = 0;
@@ -648,11 +667,14 @@ static bool follow(struct tx_run *r, struct tx_state *s)
 				int c = cond(s, m);
 				uint64_t target = next + (uint64_t)d->imm.value.s;
 				if (c < 0 && d->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && target > pc) {
-					/* undecided: an if inside a loop's body takes its
+					/* undecided: an if inside a loop's body takes the
+					 * path around a store when it skips one (Ball and
+					 * Larus's store heuristic, as the loop choice does:
+					 * floyd-warshall's rare update), else its
 					 * fall-through path; anything else ends the run */
 					long l = smallest_around(loops, n, pc);
 					if (l >= 0 && target < loops[l].end)
-						c = 0;
+						c = skips_store(r, next, target);
 				}
 				if (c < 0 || d->type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 					stop = true;
