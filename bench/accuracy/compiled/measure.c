@@ -44,9 +44,10 @@
  * of all probes (seeded for 3 s at the start), the harness waits up to
  * 1 s before a sample for the probe to run within 3 % of it (while
  * --budget S lasts, default 60), and a sample with a probe off by more
- * than that on either side is taken again. Samples are taken in rounds, one per kernel and round, so
- * that a kernel's samples spread over the whole run; the result is the
- * median, with the interquartile range relative to it as the noise.
+ * than that on either side is taken again. Samples are taken in rounds,
+ * one per kernel and round, so that a kernel's samples spread over the
+ * whole run; the result is the median, with the interquartile range
+ * relative to it as the noise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
