@@ -93,8 +93,8 @@ store-buffer 114
 # two branches per iteration halve the overlap (imul 64: 82.2 cycles per
 # pass, 104.5 with a never-taken jcc beside the latch), two chain ops per
 # branch double it (128 imuls over 64 iterations 184 against 219 over
-# 128). Without it, 38 restarted-chain probes 14.2 % MAPE, with 80 5.7 %
-# (96: 6.8, 64: 9.6; bench/accuracy/chains.txt). Intel does not publish
+# 128). Without it, 38 restarted-chain probes 13.8 % MAPE, with 80 5.9 %
+# (96: 7.0, 64: 9.8; bench/accuracy/chains.txt, nests.sh). Intel does not publish
 # the size of Golden Cove's branch order buffer.
 branch-buffer 80
 vector-renames 295
