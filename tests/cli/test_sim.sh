@@ -215,31 +215,33 @@ for kind in "store-buffer 114 c5e35ed4488907" "load-buffer 192 c5e35ed4488b07"; 
 	awk -v a="$full" -v b="$one" 'BEGIN { exit !(a >= 3.9 && a <= 4.1 && b > a * 1.4) }'
 	ok $? "$1 1: the divides no longer overlap ($one, with spr's $2 entries $full)"
 done
-# bench/accuracy/nests.sh predicts chains.txt's restarted chains: a pass
-# of 64 dependent imuls overlaps the next passes as far as spr's 80
-# branches in flight let it (1 + 80/64 chains at once; 82.2 cycles measured
-# on an Emerald Rapids guest), and without the buffer the multiplier's
-# throughput alone bounds it (64)
-printf '%s\n' 'ich64 | reference | 0 | mov ecx, 64; mov eax, 1; 2: imul rax, rax; dec ecx; jnz 2b; mov QWORD PTR [rdi], rax | 0' > "$TMP/nest.txt"
-printf 'kernel,category,measured\nich64,reference,82.2\n' > "$TMP/nest.csv"
+# nest_pass NAME BODY MACHINE-ARGS: bench/accuracy/nests.sh's cycles per
+# pass for the nest NAME (chains.txt's format) under gus sim MACHINE-ARGS
+nest_pass() {
+	printf '%s | reference | 0 | %s | 0\n' "$1" "$2" > "$TMP/nest.txt"
+	printf 'kernel,category,measured\n%s,reference,1\n' "$1" > "$TMP/nest.csv"
+	GUS_SIM_ARGS="$3" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/nest.txt" \
+		"$TMP/nest.csv" > "$TMP/nest.out" 2>&1
+	awk -v k="$1" '$1 == k { print $3 }' "$TMP/nest.out"
+}
+# nests.sh predicts chains.txt's restarted chains: a pass of 64 dependent
+# imuls overlaps the next passes as far as spr's 80 branches in flight let
+# it (1 + 80/64 chains at once; 82.2 cycles measured on an Emerald Rapids
+# guest), and without the buffer the multiplier's throughput alone bounds
+# it (64)
+ich64='mov ecx, 64; mov eax, 1; 2: imul rax, rax; dec ecx; jnz 2b; mov QWORD PTR [rdi], rax'
 grep -v '^branch-buffer' "$GUS_DATADIR/machines/spr.mm" > "$TMP/nobb.mm"
-with=$(GUS_SIM_ARGS="--arch spr" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/nest.txt" "$TMP/nest.csv" 2>&1)
-without=$(GUS_SIM_ARGS="--machine $TMP/nobb.mm" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/nest.txt" "$TMP/nest.csv" 2>&1)
-a=$(echo "$with" | awk '$1 == "ich64" { print $3 }')
-b=$(echo "$without" | awk '$1 == "ich64" { print $3 }')
+a=$(nest_pass ich64 "$ich64" "--arch spr")
+check_contains "$(cat "$TMP/nest.out")" "gus MAPE" "nests.sh: the MAPE over the measured nests"
+b=$(nest_pass ich64 "$ich64" "--machine $TMP/nobb.mm")
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= 75 && a <= 90 && b >= 62 && b <= 67) }'
 ok $? "nests.sh: a restarted imul chain, 64 per pass: branch-buffer 80 ${a:-none}, no limit ${b:-none} cycles per pass"
-check_contains "$with" "gus MAPE" "nests.sh: the MAPE over the measured nests"
 # a loop of 80 trips per pass: spr's predictor sees 68 outcomes, so each
 # exit mispredicts (measured 129.3 cycles per pass on an Emerald Rapids
 # guest); with the predictor's own 100 the exit is learned (80)
-printf '%s\n' 'ex80 | reference | 0 | mov ecx, 80; 2: add rbx, 1; dec ecx; jnz 2b | 0' > "$TMP/exit.txt"
-printf 'kernel,category,measured\nex80,reference,129.3\n' > "$TMP/exit.csv"
 grep -v '^branch-history' "$GUS_DATADIR/machines/spr.mm" > "$TMP/noh.mm"
-with=$(GUS_SIM_ARGS="--arch spr" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/exit.txt" "$TMP/exit.csv" 2>&1)
-without=$(GUS_SIM_ARGS="--machine $TMP/noh.mm" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/exit.txt" "$TMP/exit.csv" 2>&1)
-a=$(echo "$with" | awk '$1 == "ex80" { print $3 }')
-b=$(echo "$without" | awk '$1 == "ex80" { print $3 }')
+a=$(nest_pass ex80 'mov ecx, 80; 2: add rbx, 1; dec ecx; jnz 2b' "--arch spr")
+b=$(nest_pass ex80 'mov ecx, 80; 2: add rbx, 1; dec ecx; jnz 2b' "--machine $TMP/noh.mm")
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= 92 && a <= 100 && b >= 79.5 && b <= 81) }'
 ok $? "an 80-trip loop's exit: mispredicted with spr's branch-history 68 (${a:-none}), learned with 100 (${b:-none})"
 for bad in "branch-history 0" "branch-history 129"; do
