@@ -518,9 +518,10 @@ static void count_head(struct tx_run *r, int32_t h, uint64_t prev)
 	c->heads++;
 }
 
-/* runs the function from its entry; true when it reached its return */
-/* does the straight code from FROM up to TO (a forward branch's
- * fall-through block) write memory other than the stack by push/call? */
+/* 1 when the straight code from FROM up to TO (a forward branch's
+ * fall-through block) stores through a memory operand (a push's or a
+ * call's implicit stack write does not count), 0 when it does not or is
+ * not one block */
 static int skips_store(const struct tx_run *r, uint64_t from, uint64_t to)
 {
 	for (uint64_t pc = from; pc < to;) {
@@ -531,13 +532,15 @@ static int skips_store(const struct tx_run *r, uint64_t from, uint64_t to)
 		    t->zi.meta.category == ZYDIS_CATEGORY_CALL || t->zi.meta.category == ZYDIS_CATEGORY_RET)
 			return 0;	/* not one block: keep the fall-through */
 		for (unsigned i = 0; i < t->zi.operand_count_visible; i++)
-			if (t->ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && (t->ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+			if (t->ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    (t->ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
 				return 1;
 		pc += t->zi.length;
 	}
 	return 0;
 }
 
+/* runs the function from its entry; true when it reached its return */
 static bool follow(struct tx_run *r, struct tx_state *s)
 {
 	uint64_t pc = r->addr, prev = 0;
