@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sets up and runs all of gus's tests from a fresh clone: Debian packages,
-# libperf, a -Werror build with make check, then the same tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer, then the fuzz targets
-# for a minute each (clang). Ends with "N passed, N failed" over all.
+# libperf, a -Werror build with make check, the same tests built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (stack-use-after-return
+# detection on), and the fuzz targets (clang): each replays its corpus and
+# regression inputs, then fuzzes for $GUS_FUZZ_SECONDS (default 15; make
+# fuzz-campaign runs the long campaign). The three stages run side by side
+# (their tests wait on programs and timers as much as they compute), each
+# into its own log; their results are printed in order. Ends with
+# "N passed, N failed" over all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -18,11 +23,14 @@ fi
 passed=0
 failed=0
 status=0
+# Each stage runs in a subshell of its own, printing into build/NAME.out,
+# which it ends with "RESULT passed failed status"
 run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 	local name=$1
 	shift
 	local dir="$top/build/$name"
 	mkdir -p "$dir"
+	exec >"$top/build/$name.out" 2>&1
 	echo "== $name: configure $*"
 	( cd "$dir" && "$top/configure" -q "$@" ) || { echo "test-all: $name: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== $name: build"
@@ -42,12 +50,14 @@ run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 }
 
 # The libFuzzer targets (tests/fuzz), built with clang, each run on its
-# corpus for $GUS_FUZZ_SECONDS seconds (default 60): each target is one
+# corpus and regression inputs, then fuzzed for $GUS_FUZZ_SECONDS seconds
+# (default 15), as many at once as there are cores: each target is one
 # test, a crash, leak, hang or sanitizer report fails it.
 fuzz_suite() {
 	local dir="$top/build/fuzz"
-	local secs=${GUS_FUZZ_SECONDS:-60}
+	local secs=${GUS_FUZZ_SECONDS:-15}
 	mkdir -p "$dir"
+	exec >"$top/build/fuzz.out" 2>&1
 	echo "== fuzz: configure CC=clang --enable-fuzzing"
 	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== fuzz: make fuzz"
@@ -56,7 +66,7 @@ fuzz_suite() {
 	local names
 	names=$(sed -n 's/^fuzz_names = //p' "$top/tests/fuzz/fuzz.mk")
 	# shellcheck disable=SC2086
-	FUZZ_OUT="$dir/fuzz-out" "$top/tests/fuzz/run.sh" "$dir/tests/fuzz" "$top/tests/fuzz" "$secs" $names \
+	FUZZ_JOBS=$jobs FUZZ_OUT="$dir/fuzz-out" "$top/tests/fuzz/run.sh" "$dir/tests/fuzz" "$top/tests/fuzz" "$secs" $names \
 		>"$dir/fuzz.log" 2>&1 || status=1
 	grep -E "^(FAIL|    )" "$dir/fuzz.log"
 	local p f
@@ -67,9 +77,29 @@ fuzz_suite() {
 	failed=$((failed + f))
 }
 
-run_suite werror --enable-werror
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	run_suite sanitizers --enable-werror --enable-sanitizers
-fuzz_suite
+mkdir -p "$top/build"
+start=$(date +%s)
+result() { echo "RESULT $passed $failed $status"; }
+( run_suite werror --enable-werror; result ) &
+( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers --enable-werror --enable-sanitizers; result ) &
+( fuzz_suite; result ) &
+wait
+for stage in werror sanitizers fuzz; do
+	out="$top/build/$stage.out"
+	res=$(grep "^RESULT " "$out" 2>/dev/null | tail -1)
+	grep -v "^RESULT " "$out" 2>/dev/null
+	if [ -z "$res" ]; then
+		echo "test-all: $stage: no result (see $out)"
+		status=1
+		failed=$((failed + 1))
+		continue
+	fi
+	set -- $res
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	[ "$4" -eq 0 ] || status=1
+done
+echo "test-all: $(( $(date +%s) - start )) s for the three stages"
 echo "$passed passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -3,6 +3,7 @@
 #ifndef GUS_CMD_H
 #define GUS_CMD_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -60,6 +61,8 @@ struct outfile {
 	FILE *f;
 	struct outpath_file *file;
 	const char *path;
+	int write_errno;	/* set by a caller whose writer flushed F itself and failed:
+				 * stdio keeps the error, not its errno */
 };
 /* Whether PATH may take an output, said before a program runs so that a
  * measurement is not lost to a bad -o; 0 or -1 with the message printed. */
@@ -82,6 +85,47 @@ const char *gus_tma_dir(void);
 /* "on" -> 1, "off" -> 0 into *V; anything else is a usage error naming
  * OPT (printed; returns GUS_EXIT_USAGE). */
 int gus_parse_on_off(const char *opt, const char *arg, int *v);
+
+/* Every command reads its options with gus_getopt: getopt_long (opterr
+ * off, the caller reports unknown options), but an option whose argument
+ * is empty is a usage error naming COMMAND and the option, printed before
+ * anything runs; it returns GUS_OPT_BAD then. An empty path would
+ * otherwise reach the file system as "no name" only after a program ran. */
+#define GUS_OPT_BAD (-2)
+int gus_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts, const char *command);
+/* The option gus_getopt returned last, as the user wrote it ("--output",
+ * "-o"), for messages. */
+const char *gus_optname(void);
+
+/* The numbers of options, all parsed here so that no option wraps, takes
+ * a sign, a space or trailing text: decimal digits only (a size may end in
+ * K, M or G, with an optional B), hex with an optional 0x. A value outside
+ * [LO, HI] or that does not fit is a usage error naming OPT and the value
+ * (printed; the functions return GUS_EXIT_USAGE, else 0). */
+int gus_parse_uint(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi,
+		   unsigned long long *v);
+int gus_parse_unsigned(const char *opt, const char *arg, unsigned lo, unsigned hi, unsigned *v);
+/* a decimal fraction such as 2.5 or 1e-3 (no hex, infinity or NaN) */
+int gus_parse_real(const char *opt, const char *arg, double lo, double hi, double *v);
+/* bytes: a decimal number with an optional K, M or G suffix (KiB...) */
+int gus_parse_size(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi,
+		   unsigned long long *bytes);
+/* an address in hex, 0 to 2^64-1 */
+int gus_parse_address(const char *opt, const char *arg, unsigned long long *v);
+/* START-END, two addresses in hex with START < END */
+int gus_parse_address_range(const char *opt, const char *arg, unsigned long long *start, unsigned long long *end);
+
+/* 0 when PATH, the file of option OPT, is there and, a regular file, can
+ * be opened; else -1 with "gus: OPT: cannot read PATH: REASON" printed. A
+ * missing or unreadable input file is an error (exit 1), not a usage
+ * error, whatever the module that reads it would say. */
+int gus_check_readable(const char *opt, const char *path);
+
+/* Flushes standard output or standard error (STREAM) and says once, on
+ * standard error, "gus: standard output: No space left on device" when a
+ * write to it failed: 0, or -1 then. gus's main does the same for standard
+ * output as the last thing, so that no command's write error passes. */
+int gus_flush_std(FILE *stream);
 /* "gus: unknown option '-q'", the command list, exit status 2. */
 int gus_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gus_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -35,17 +35,20 @@ int cmd_list(int argc, char **argv)
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+a:h", longopts, NULL)) != -1) {
+	while ((c = gus_getopt(argc, argv, "+a:h", longopts, "list")) != -1) {
 		switch (c) {
 		case 'a': arch = optarg; break;
 		case 'h': list_usage(stdout); return GUS_EXIT_OK;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		default:
 			return gus_usage_error("list: unknown option or missing argument in '%s'", argv[optind - 1]);
 		}
 	}
 	const char *what = optind < argc ? argv[optind++] : NULL;
 	/* an option after the word */
-	while ((c = getopt_long(argc, argv, "+a:h", longopts, NULL)) != -1) {
+	while ((c = gus_getopt(argc, argv, "+a:h", longopts, "list")) != -1) {
+		if (c == GUS_OPT_BAD)
+			return GUS_EXIT_USAGE;
 		if (c != 'a')
 			return gus_usage_error("list: unknown option or missing argument in '%s'", argv[optind - 1]);
 		arch = optarg;

@@ -68,18 +68,25 @@ int outfile_close(struct outfile *o, bool ok)
 	char err[OUTPATH_ERRLEN];
 	int rc = 0;
 	if (!o->path) {
-		if (fflush(o->f))
-			rc = -1;
-		return rc;
+		if (o->f == stdout || o->f == stderr)
+			return gus_flush_std(o->f);
+		return fflush(o->f) ? -1 : 0;
 	}
+	/* a full disk shows here first; errno is what the flush found (a
+	 * stream an earlier flush failed on has none: what the caller saw,
+	 * else EIO) */
 	int werr = 0;
-	if (fflush(o->f) || ferror(o->f))
+	errno = 0;
+	if (fflush(o->f))
 		werr = errno ? errno : EIO;
+	else if (ferror(o->f))
+		werr = o->write_errno ? o->write_errno : EIO;
+	errno = 0;
 	if (fclose(o->f) && !werr)
 		werr = errno ? errno : EIO;
 	if (werr) {
-		/* a full disk shows here first */
-		gus_error("writing %s failed: %s; nothing was written", o->path, strerror(werr));
+		/* written in place (a FIFO, a device), some of it may have gone */
+		gus_error("%s: %s%s", o->path, strerror(werr), o->file->tmp ? "; nothing was written" : "");
 		ok = false;
 		rc = -1;
 	}

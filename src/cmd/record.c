@@ -91,40 +91,17 @@ static void record_usage(FILE *out)
 		"  -h, --help               this help; 'gus help record' shows the manual\n");
 }
 
-/* SIZE with K/M/G suffixes into pages, a power of two */
+/* SIZE with K/M/G suffixes into pages, a power of two from 2 to 2^20 */
 static int parse_pages(const char *opt, const char *s, size_t *pages)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno)
-		return gus_usage_error("%s: '%s' is not a size", opt, s);
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case '\0': break;
-	default: return gus_usage_error("%s: '%s' is not a size (K, M or G suffix)", opt, s);
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned long long n = v / (unsigned long long)(page > 0 ? page : 4096);
-	if (*end || n < 2 || n > (1ull << 20) || (n & (n - 1)))
+	unsigned long long psize = page > 0 ? (unsigned long long)page : 4096, bytes;
+	if (gus_parse_size(opt, s, 2 * psize, psize << 20, &bytes))
+		return GUS_EXIT_USAGE;
+	unsigned long long n = bytes / psize;
+	if (bytes % psize || (n & (n - 1)))
 		return gus_usage_error("%s: '%s' must be a power-of-two number of pages from 8K to 4G", opt, s);
 	*pages = (size_t)n;
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *s, unsigned long long lo, unsigned long long hi,
-		       unsigned long long *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (end == s || *end || errno || *s == '-' || x < lo || x > hi)
-		return gus_usage_error("%s: '%s' is not a number from %llu to %llu", opt, s, lo, hi);
-	*v = x;
 	return 0;
 }
 
@@ -181,13 +158,14 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 	int c, rc;
 	unsigned long long v;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:l:F:ge:uqh", longopts, NULL)) != -1) {
+	while ((c = gus_getopt(argc, argv, "+o:l:F:ge:uqh", longopts, "record")) != -1) {
+		const char *opt = gus_optname();
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'l':
-			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
-				return gus_usage_error("record: --level takes 1, 2 or 3, not '%s'", optarg);
-			o->level = optarg[0] - '0';
+			if ((rc = gus_parse_uint(opt, optarg, 1, 3, &v)))
+				return rc;
+			o->level = (int)v;
 			break;
 		case 'T':
 			if (!strcmp(optarg, "auto"))
@@ -202,12 +180,12 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 				return gus_usage_error("record: --tracer takes auto, pt, qemu or none, not '%s'", optarg);
 			break;
 		case 'H':
-			if ((rc = parse_count("--hot", optarg, 1, 100, &v)))
+			if ((rc = gus_parse_uint(opt, optarg, 1, 100, &v)))
 				return rc;
 			o->hot = (unsigned)v;
 			break;
 		case 'F':
-			if ((rc = parse_count("-F", optarg, 1, 100000, &v)))
+			if ((rc = gus_parse_uint(opt, optarg, 1, 100000, &v)))
 				return rc;
 			o->freq = (unsigned)v;
 			break;
@@ -218,12 +196,12 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			o->event = optarg;
 			break;
 		case 'X':
-			if ((rc = parse_count("--max-insns", optarg, 1000, 1000000000, &v)))
+			if ((rc = gus_parse_uint(opt, optarg, 1000, 1000000000, &v)))
 				return rc;
 			o->max_insns = v;
 			break;
 		case 'w':
-			if ((rc = parse_count("--window", optarg, 0, 100000000, &v)))
+			if ((rc = gus_parse_uint(opt, optarg, 0, 100000000, &v)))
 				return rc;
 			if (v && v < 100)
 				return gus_usage_error("record: --window takes 0 or at least 100 records, not '%s'", optarg);
@@ -234,7 +212,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		case 'V': o->import_intervals = optarg; break;
 		case 'P': o->spire = true; break;
 		case 'Q':
-			if ((rc = parse_count("--spire-interval", optarg, 10, 3600000, &v)))
+			if ((rc = gus_parse_uint(opt, optarg, 10, 3600000, &v)))
 				return rc;
 			o->spire_interval = (unsigned)v;
 			break;
@@ -262,11 +240,11 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			o->filter_text[o->nfilters++] = optarg;
 			break;
 		case 'a':
-			if ((rc = parse_pages("--pt-aux-size", optarg, &o->pt.aux_pages)))
+			if ((rc = parse_pages(opt, optarg, &o->pt.aux_pages)))
 				return rc;
 			break;
 		case 'd':
-			if ((rc = parse_pages("--pt-data-size", optarg, &o->pt.data_pages)))
+			if ((rc = parse_pages(opt, optarg, &o->pt.data_pages)))
 				return rc;
 			break;
 		case 'k': o->pt.kernel = true; break;
@@ -281,7 +259,8 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		case 'O': o->force = true; break;
 		case 'h':
 			record_usage(stdout);
-			exit(GUS_EXIT_OK);
+			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("record: option '-%c' %s", optopt,
@@ -308,7 +287,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts opts;
 	int rc = parse_args(argc, argv, &opts);
 	if (rc)
-		return rc;
+		return rc < 0 ? GUS_EXIT_OK : rc;
 	struct recording_request *rq = &opts.rq;
 	/* the program first: a typo should not cost a PT probe message */
 	char exe[PATH_MAX];
@@ -334,6 +313,8 @@ int cmd_record(int argc, char **argv)
 			sum.sample_event, sum.regions);
 		if (sum.interrupted)
 			fprintf(stderr, ", interrupted (no trace run)");
+		else if (sum.trace_interrupted)
+			fprintf(stderr, ", trace cut short by an interrupt (what was traced is kept)");
 		if (sum.counting)
 			fprintf(stderr, ", %s", sum.counted ? "TMA counted" : "no TMA counts (see gus report)");
 		else if (rq->import_counts)
@@ -344,7 +325,10 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", SPIRE samples from %s", rq->import_intervals);
 		fprintf(stderr, "; wrote %s%s ]\n", rq->output, sum.write_failed ? ", incomplete (see above)" : "");
 	}
-	/* once the program has run, its status is gus record's */
+	/* once the program has run, its status is gus record's; an interrupt
+	 * of the trace run ends gus as one of run 1 does (128 + SIGINT) */
+	if (st == RECORDING_OK && sum.trace_interrupted && sum.program_status == 0)
+		return 128 + SIGINT;
 	if (st == RECORDING_OK)
 		return sum.program_status;
 	return gus_exit_for(st);

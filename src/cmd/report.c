@@ -84,7 +84,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->sep = ',';
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:o:j:qh", longopts, NULL)) != -1) {
+	while ((c = gus_getopt(argc, argv, "i:o:j:qh", longopts, "report")) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
@@ -96,18 +96,15 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'a': o->arch = optarg; break;
 		case 'M': o->spire = optarg; break;
 		case 'N': o->no_cache = true; break;
-		case 'j': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 256)
-				return gus_usage_error("report: --threads takes 1 to 256, not '%s'", optarg);
-			o->threads = (unsigned)v;
+		case 'j':
+			if (gus_parse_unsigned(gus_optname(), optarg, 1, 256, &o->threads))
+				return GUS_EXIT_USAGE;
 			break;
-		}
 		case 'q': o->quiet = true; break;
 		case 'h':
 			report_usage(stdout);
 			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("report: option '-%c' %s", optopt,
@@ -120,56 +117,119 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	return 0;
 }
 
-static int write_svgs(const struct report_opts *o, const struct merge_report *r)
+/* What --svg DIR has of this run: the files landed there, and whether
+ * the directory is this run's, so that a failure takes back exactly that
+ * (gus may run as root: nothing it did not create is removed). */
+struct svg_out {
+	const char *dir;
+	bool made_dir;
+	char **landed;
+	size_t nlanded;
+};
+
+/* DIR/NAME into PATH; -1 with a message when it does not fit */
+static int svg_path(const struct svg_out *so, char *path, size_t len, const char *name)
 {
-	const char *dir = o->svg_dir;
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		gus_error("--svg: cannot create %s: %s", dir, strerror(errno));
+	if ((size_t)snprintf(path, len, "%s/%s", so->dir, name) >= len) {
+		gus_error("--svg: %s/%s: the path is too long", so->dir, name);
 		return -1;
 	}
+	return 0;
+}
+
+/* closes OF, and remembers its file when it landed */
+static int svg_close(struct svg_out *so, struct outfile *of, const char *path)
+{
+	if (outfile_close(of, true))
+		return -1;
+	char **l = realloc(so->landed, (so->nlanded + 1) * sizeof *l);
+	char *p = strdup(path);
+	if (!l || !p) {
+		free(p);
+		if (l)
+			so->landed = l;
+		gus_error("--svg: out of memory");
+		unlink(path);
+		return -1;
+	}
+	so->landed = l;
+	so->landed[so->nlanded++] = p;
+	return 0;
+}
+
+static void svg_undo(struct svg_out *so)
+{
+	for (size_t i = 0; i < so->nlanded; i++)
+		unlink(so->landed[i]);
+	/* rmdir removes only an empty directory: one someone else wrote into
+	 * meanwhile stays */
+	if (so->made_dir && rmdir(so->dir) == 0)
+		gus_error("--svg: %s removed: not all of its SVG files could be written", so->dir);
+	else if (so->nlanded)
+		gus_error("--svg: the %zu SVG file%s written to %s before the failure removed", so->nlanded,
+			  so->nlanded == 1 ? "" : "s", so->dir);
+}
+
+static int write_svg_files(const struct report_opts *o, const struct merge_report *r, struct svg_out *so)
+{
 	char path[PATH_MAX];
+	struct outfile of;
 	if (r->tree) {
-		snprintf(path, sizeof path, "%s/tma.svg", dir);
-		struct outfile of;
-		if (outfile_open(&of, path, NULL))
+		if (svg_path(so, path, sizeof path, "tma.svg") || outfile_open(&of, path, NULL))
 			return -1;
 		char title[PATH_MAX + 64];
 		snprintf(title, sizeof title, "Measured Top-Down: %s", o->input);
 		merge_render_tma_svg(of.f, r->tree, title);
-		if (outfile_close(&of, true))
+		if (svg_close(so, &of, path))
 			return -1;
 	}
 	if (r->spire_model) {
-		snprintf(path, sizeof path, "%s/spire.svg", dir);
 		size_t k = r->spire_an->n < 6 ? r->spire_an->n : 6;
 		const struct spire_roofline *rl[6];
 		for (size_t i = 0; i < k; i++)
 			rl[i] = r->spire_an->e[i].r;
 		char title[PATH_MAX + 64];
 		snprintf(title, sizeof title, "SPIRE: the lowest rooflines of %s for %s", o->spire, o->input);
-		struct outfile of;
-		if (outfile_open(&of, path, NULL))
+		if (svg_path(so, path, sizeof path, "spire.svg") || outfile_open(&of, path, NULL))
 			return -1;
 		merge_render_spire_svg(of.f, rl, k, r->spire_ss, r->spire_an, r->spire_info.metrics, title);
-		if (outfile_close(&of, true))
+		if (svg_close(so, &of, path))
 			return -1;
 	}
 	for (size_t i = 0; i < r->nregions; i++) {
 		const struct merge_report_region *rv = &r->regions[i];
 		if (!rv->simulated || !rv->selected)
 			continue;
-		snprintf(path, sizeof path, "%s/region-%d.svg", dir, rv->rank);
-		struct outfile of;
-		if (outfile_open(&of, path, NULL))
+		char name[64];
+		snprintf(name, sizeof name, "region-%d.svg", rv->rank);
+		if (svg_path(so, path, sizeof path, name) || outfile_open(&of, path, NULL))
 			return -1;
 		struct merge_sim_info info;
 		char source[PATH_MAX + 400];
 		merge_report_sim_info(rv, false, &info, source, sizeof source);
 		merge_render_sim_svg(of.f, r->m, rv->an, &info);
-		if (outfile_close(&of, true))
+		if (svg_close(so, &of, path))
 			return -1;
 	}
 	return 0;
+}
+
+static int write_svgs(const struct report_opts *o, const struct merge_report *r)
+{
+	struct svg_out so = { .dir = o->svg_dir };
+	if (mkdir(so.dir, 0777) == 0)
+		so.made_dir = true;
+	else if (errno != EEXIST) {
+		gus_error("--svg: cannot create %s: %s", so.dir, strerror(errno));
+		return -1;
+	}
+	int rc = write_svg_files(o, r, &so);
+	if (rc)
+		svg_undo(&so);
+	for (size_t i = 0; i < so.nlanded; i++)
+		free(so.landed[i]);
+	free(so.landed);
+	return rc;
 }
 
 /* --------------------------------------------------------------- main --- */

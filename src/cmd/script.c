@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "merge.h"
 #include "sim.h"
 #include "recording.h"
 
@@ -59,26 +61,29 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 	memset(o, 0, sizeof *o);
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
+	unsigned long long start, end;
+	while ((c = gus_getopt(argc, argv, "+i:o:h", longopts, "script")) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'Q': o->qemu = true; break;
 		case 'F': o->function = optarg; break;
-		case 'R': o->range = optarg; break;
+		case 'R':
+			/* checked here, read by recording_trace_resolve */
+			if (gus_parse_address_range(gus_optname(), optarg, &start, &end))
+				return GUS_EXIT_USAGE;
+			o->range = optarg;
+			break;
 		case 'N': o->no_mem = true; break;
 		case 'D': o->no_disasm = true; break;
 		case 'o': o->output = optarg; break;
-		case 'M': {
-			char *end;
-			errno = 0;
-			o->max_insns = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || !o->max_insns)
-				return gus_usage_error("--max-insns: '%s' is not a positive number", optarg);
+		case 'M':
+			if (gus_parse_uint(gus_optname(), optarg, 1, ULLONG_MAX, &o->max_insns))
+				return GUS_EXIT_USAGE;
 			break;
-		}
 		case 'h':
 			script_usage(stdout);
-			exit(GUS_EXIT_OK);
+			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("script: option '-%c' %s", optopt,
@@ -128,10 +133,13 @@ static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
 		uint64_t off = 0;
 		const char *sym = recording_symbols_lookup(c->syms, s->ip, &off);
 		char where[300];
-		if (sym)
-			snprintf(where, sizeof where, "%s+0x%" PRIx64, sym, off);
-		else
+		if (sym) {
+			/* a symbol of an object the recording names: escaped text */
+			char name[sizeof where];
+			snprintf(where, sizeof where, "%s+0x%" PRIx64, merge_text_escape(name, sizeof name, sym), off);
+		} else {
 			snprintf(where, sizeof where, "[unknown]");
+		}
 		/* built in a buffer so that padding never ends a line */
 		char line[512];
 		size_t k = (size_t)snprintf(line, sizeof line, "%16" PRIx64 " %-32s", s->ip, where);
@@ -173,7 +181,7 @@ int cmd_script(int argc, char **argv)
 	struct script_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc < 0 ? GUS_EXIT_OK : rc;
 	struct recording_trace_opts to = {
 		.argv = o.argv,
 		.recording = o.qemu ? NULL : o.input,
@@ -209,11 +217,10 @@ int cmd_script(int argc, char **argv)
 	c.out = of.f;
 	struct recording_trace_result tr;
 	rc = gus_exit_for(recording_trace_run(&to, &region, script_sink, &c, &tr));
-	if (c.write_error) {
-		gus_error("%s: write error", o.output ? o.output : "standard output");
+	/* the stream stopped at a write error: outfile_close says which */
+	if (c.write_error)
 		rc = GUS_EXIT_ERROR;
-	}
-	if (outfile_close(&of, rc == 0))
+	if (outfile_close(&of, rc == 0) || c.write_error)
 		rc = GUS_EXIT_ERROR;
 	if (!rc && tr.qemu && tr.exit_status)
 		rc = tr.exit_status;

@@ -16,6 +16,7 @@
 
 struct sim_opts {
 	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg, *address;
+	unsigned long long range_start, range_end;	/* --range, parsed */
 	const char *machine_note;	/* why the default model */
 	const char *weights, *resources;
 	unsigned iterations, threads;
@@ -89,17 +90,6 @@ static void sim_usage(FILE *out)
 		"  -h, --help             this help; 'gus help sim' shows the manual\n");
 }
 
-static int parse_uint(const char *s, unsigned *out, unsigned lo, unsigned hi)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
 	static const struct option longopts[] = {
@@ -144,27 +134,36 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	o->threads = np > 0 ? (unsigned)np : 1;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
+	unsigned long long v;
+	while ((c = gus_getopt(argc, argv, "+i:o:h", longopts, "sim")) != -1) {
 		switch (c) {
 		case 'H': o->hex = optarg; break;
-		case 'A': o->address = optarg; break;
+		case 'A':
+			/* checked here, read by simrun_hex_code */
+			if (gus_parse_address(gus_optname(), optarg, &v))
+				return GUS_EXIT_USAGE;
+			o->address = optarg;
+			break;
 		case 'B': o->bin = optarg; break;
 		case 'F': o->function = optarg; break;
-		case 'R': o->range = optarg; break;
+		case 'R':
+			if (gus_parse_address_range(gus_optname(), optarg, &o->range_start, &o->range_end))
+				return GUS_EXIT_USAGE;
+			o->range = optarg;
+			break;
 		case 'a': o->arch = optarg; break;
 		case 'm': o->machine = optarg; break;
 		case 'I':
-			if (parse_uint(optarg, &o->iterations, 4, 10000000))
-				return gus_usage_error("--iterations: '%s' is not a number from 4 to 10000000", optarg);
+			if (gus_parse_unsigned(gus_optname(), optarg, 4, 10000000, &o->iterations))
+				return GUS_EXIT_USAGE;
 			break;
 		case 'w': o->weights = optarg; break;
 		case 'r': o->resources = optarg; break;
 		case 't': {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 0) || v > 1000)
-				return gus_usage_error("--threshold: '%s' is not a percentage", optarg);
-			o->threshold = v / 100;
+			double pct;
+			if (gus_parse_real(gus_optname(), optarg, 0, 1000, &pct))
+				return GUS_EXIT_USAGE;
+			o->threshold = pct / 100;
 			break;
 		}
 		case 'S': o->search = false; break;
@@ -184,14 +183,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'N': o->no_mem = true; break;
 		case 'p': o->ptrace = true; break;
 		case 'M':
-		case 'Y': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || errno || v < 100 || v > SIMRUN_MAX_RECORDS)
-				return gus_usage_error("%s: '%s' is not a number from 100 to %u",
-						       c == 'M' ? "--max-insns" : "--ptrace-window", optarg,
-						       SIMRUN_MAX_RECORDS);
+		case 'Y':
+			if (gus_parse_uint(gus_optname(), optarg, 100, SIMRUN_MAX_RECORDS, &v))
+				return GUS_EXIT_USAGE;
 			if (c == 'M') {
 				o->max_insns = v;
 				o->max_insns_given = true;
@@ -199,10 +193,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 				o->ptrace_window = v;
 			}
 			break;
-		}
 		case 'T':
-			if (parse_uint(optarg, &o->threads, 1, 1024))
-				return gus_usage_error("--threads: '%s' is not a number from 1 to 1024", optarg);
+			if (gus_parse_unsigned(gus_optname(), optarg, 1, 1024, &o->threads))
+				return GUS_EXIT_USAGE;
 			break;
 		case 'J': o->fmt = MERGE_JSON; break;
 		case 'C': o->fmt = MERGE_CSV; break;
@@ -210,7 +203,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'G': o->svg = optarg; break;
 		case 'h':
 			sim_usage(stdout);
-			exit(GUS_EXIT_OK);
+			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		default:
 			if (optopt && optopt != '?')
 				return gus_usage_error("sim: option '-%c' %s", optopt,
@@ -370,7 +364,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_opts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc < 0 ? GUS_EXIT_OK : rc;
 	char err[1024];
 	/* the default: the host's model, said in the output */
 	char note[512] = "";
@@ -379,6 +373,10 @@ int cmd_sim(int argc, char **argv)
 		snprintf(note, sizeof note, "%s", gus_host_machine_why());
 		o.machine_note = note;
 	}
+	/* a model file that is not there or cannot be read is an error (1),
+	 * as every input file is; what the model says wrong, a usage error */
+	if (o.machine && gus_check_readable("--machine", o.machine))
+		return GUS_EXIT_ERROR;
 	struct sim_machine *m = o.machine ? sim_machine_load(o.machine, err, sizeof err)
 					  : sim_machine_find(gus_data_dir("machines"), o.arch, err, sizeof err);
 	if (!m) {
@@ -409,16 +407,15 @@ int cmd_sim(int argc, char **argv)
 		snprintf(source, sizeof source, "loop body %.48s%s (%zu bytes)", o.hex, strlen(o.hex) > 48 ? "..." : "",
 			 mc.len);
 	} else {
-		unsigned long long s = 0, e = 0;
-		char tail;
-		if (!o.function && sscanf(o.range, "%llx-%llx%c", &s, &e, &tail) != 2) {
-			rc = gus_usage_error("--range: '%s' is not START-END in hex", o.range);
+		/* a file that is not there or cannot be read is an error (1) */
+		if (gus_check_readable("--bin", o.bin)) {
+			rc = GUS_EXIT_ERROR;
 			goto out;
 		}
 		/* a function's time goes to its loops: simulate the innermost
 		 * one unless told otherwise */
-		if (merge_elf_sim_code(o.bin, o.function, s, e, o.whole ? NULL : m, &mc, source, sizeof source,
-				       loop_note, sizeof loop_note, err, sizeof err)) {
+		if (merge_elf_sim_code(o.bin, o.function, o.range_start, o.range_end, o.whole ? NULL : m, &mc, source,
+				       sizeof source, loop_note, sizeof loop_note, err, sizeof err)) {
 			gus_error("%s", err);
 			rc = GUS_EXIT_USAGE;
 			goto out;

@@ -59,11 +59,9 @@ static void spire_usage(FILE *out)
 
 static int parse_size(const char *opt, const char *s, size_t *v)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || x > 100000)
-		return gus_usage_error("spire: %s takes a number from 0 to 100000, not '%s'", opt, s);
+	unsigned long long x;
+	if (gus_parse_uint(opt, s, 0, 100000, &x))
+		return GUS_EXIT_USAGE;
 	*v = (size_t)x;
 	return 0;
 }
@@ -94,7 +92,7 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 	o->svg_top = 6;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:m:qh", longopts, NULL)) != -1) {
+	while ((c = gus_getopt(argc, argv, "o:m:qh", longopts, "spire")) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'm': o->model = optarg; break;
@@ -103,12 +101,12 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 		case 'T': o->time_event = optarg; break;
 		case 'W': o->work_event = optarg; break;
 		case 't':
-			if (parse_size("--top", optarg, &o->top))
+			if (parse_size(gus_optname(), optarg, &o->top))
 				return GUS_EXIT_USAGE;
 			break;
 		case 'g': o->svg = optarg; break;
 		case 'k':
-			if (parse_size("--svg-top", optarg, &o->svg_top))
+			if (parse_size(gus_optname(), optarg, &o->svg_top))
 				return GUS_EXIT_USAGE;
 			if (!o->svg_top)
 				return gus_usage_error("spire: --svg-top takes at least 1");
@@ -120,6 +118,7 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 		case 'h':
 			spire_usage(stdout);
 			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		case '?':
 		default:
 			if (optopt && optopt != '?')
@@ -214,12 +213,13 @@ static int spire_train_cmd(const struct spire_opts *o)
 	struct outfile of;
 	if (outfile_open(&of, o->output, NULL))
 		goto out;
-	bool ok = spire_model_write(of.f, &m) == 0;
-	if (outfile_close(&of, ok) || !ok) {
-		if (!ok)
-			gus_error("cannot write %s", o->output);
+	/* the writer flushes: a failure's errno is the flush's, kept for
+	 * outfile_close's message */
+	errno = 0;
+	if (spire_model_write(of.f, &m))
+		of.write_errno = errno ? errno : EIO;
+	if (outfile_close(&of, !of.write_errno))
 		goto out;
-	}
 	if (o->svg) {
 		const struct spire_roofline **r = malloc((m.n ? m.n : 1) * sizeof(*r));
 		if (!r)
@@ -240,7 +240,7 @@ static int spire_train_cmd(const struct spire_opts *o)
 		fprintf(stderr, "gus spire: %zu roofline%s from %zu samples in %zu file%s written to %s%s\n", m.n,
 			m.n == 1 ? "" : "s", m.n_samples, o->nfiles, o->nfiles == 1 ? "" : "s", o->output,
 			skipped ? " (some metrics left out: see above)" : "");
-	rc = fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+	rc = gus_flush_std(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 out:
 	spire_metric_keys_free(keys, nkeys);
 	spire_metricset_free(set);
@@ -358,7 +358,7 @@ static int spire_show_cmd(const struct spire_opts *o)
 	merge_render_spire_model(stdout, &m, set, o->fmt);
 	spire_metricset_free(set);
 	spire_model_free(&m);
-	return fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+	return gus_flush_std(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 }
 
 static int spire_metrics_cmd(const struct spire_opts *o)
@@ -380,7 +380,7 @@ static int spire_metrics_cmd(const struct spire_opts *o)
 	}
 	merge_render_spire_metricset(stdout, set);
 	spire_metricset_free(set);
-	return fflush(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
+	return gus_flush_std(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 }
 
 int cmd_spire(int argc, char **argv)

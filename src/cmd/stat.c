@@ -109,31 +109,25 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	opterr = 0;
 	optind = 1;
 	/* '+': options end at the program's name, as with perf stat */
-	while ((c = getopt_long(argc, argv, "+l:ux:o:e:I:h", longopts, NULL)) != -1) {
+	unsigned level;
+	while ((c = gus_getopt(argc, argv, "+l:ux:o:e:I:h", longopts, "stat")) != -1) {
 		switch (c) {
 		case 'l':
-			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
-				return gus_usage_error("stat: --level takes 1, 2 or 3, not '%s'", optarg);
-			o->level = optarg[0] - '0';
+			if (gus_parse_unsigned(gus_optname(), optarg, 1, 3, &level))
+				return GUS_EXIT_USAGE;
+			o->level = (int)level;
 			o->level_given = true;
 			break;
-		case 'I': {
-			unsigned long v = 0;
-			size_t k;
-			for (k = 0; optarg[k] >= '0' && optarg[k] <= '9' && v <= 86400000; k++)
-				v = v * 10 + (unsigned long)(optarg[k] - '0');
-			if (!k || optarg[k])
-				return gus_usage_error("stat: -I takes an interval in milliseconds (10 or more, "
-						       "at most a day), not '%s'", optarg);
-			if (v < 10)
+		case 'I':
+			/* milliseconds, at most a day; at least 10 said apart, in
+			 * perf stat -I's terms */
+			if (gus_parse_unsigned("stat: -I (an interval in milliseconds)", optarg, 0, 86400000,
+					       &o->interval_ms))
+				return GUS_EXIT_USAGE;
+			if (o->interval_ms < 10)
 				return gus_usage_error("stat: -I %s: the interval must be at least 10 ms, as with "
 						       "perf stat -I", optarg);
-			if (v > 86400000)
-				return gus_usage_error("stat: -I %s: the interval must be at most a day "
-						       "(86400000 ms)", optarg);
-			o->interval_ms = (unsigned)v;
 			break;
-		}
 		case OPT_SPIRE: o->spire = true; break;
 		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_TIME: o->time_event = optarg; break;
@@ -160,6 +154,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		case 'h':
 			stat_usage(stdout);
 			return -1;
+		case GUS_OPT_BAD: return GUS_EXIT_USAGE;
 		case '?':
 		default:
 			if (optopt && optopt != '?' && optopt < OPT_IMPORT)

@@ -121,6 +121,7 @@ static int gusdata_exec(struct gusdata *d, const char *sql)
 }
 
 static void gusdata_free(struct gusdata *d);
+static const char *gusdata_column_text(sqlite3_stmt *st, int i);
 
 static struct gusdata *gusdata_alloc(const char *path)
 {
@@ -364,6 +365,55 @@ static int close_self_contained(struct gusdata *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* The earlier recording at PATH kept as PATH.old, with PATH a valid
+ * recording at every instant: a second name (hard link) of it beside,
+ * renamed over PATH.old, before the caller renames the new one over PATH.
+ * A kill in between leaves PATH the earlier recording (and at worst the
+ * extra name, PATH.old-link-*). Where the file system has no hard links,
+ * the earlier one is renamed to PATH.old (a moment without PATH, as
+ * before). -1 with ERR. */
+static int keep_earlier(const char *path, char *err, size_t errlen)
+{
+	size_t n = strlen(path) + 48;
+	char *old = malloc(n), *second = malloc(n);
+	int rc = -1;
+	if (!old || !second) {
+		gusdata_set_err(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	snprintf(old, n, "%s.old", path);
+	int e = 0;
+	for (unsigned i = 0; i < 100; i++) {
+		snprintf(second, n, "%s.old-link-%ld-%u", path, (long)getpid(), i);
+		if (link(path, second) == 0) {
+			e = 0;
+			break;
+		}
+		e = errno;
+		if (e != EEXIST)
+			break;
+	}
+	if (!e) {
+		if (rename(second, old) == 0) {
+			rc = 0;
+		} else {
+			gusdata_set_err(err, errlen, "cannot rename %s to %s: %s", second, old, strerror(errno));
+			unlink(second);	/* the second name gus made; the earlier recording keeps PATH */
+		}
+	} else if (e == EPERM || e == EOPNOTSUPP || e == EMLINK || e == EXDEV) {
+		if (rename(path, old) == 0)
+			rc = 0;
+		else
+			gusdata_set_err(err, errlen, "cannot rename %s to %s: %s", path, old, strerror(errno));
+	} else {
+		gusdata_set_err(err, errlen, "cannot keep %s as %s: %s", path, old, strerror(e));
+	}
+out:
+	free(old);
+	free(second);
+	return rc;
+}
+
 int gusdata_finish(struct gusdata *d, char *err, size_t errlen)
 {
 	if (!d->created) {
@@ -388,20 +438,10 @@ int gusdata_finish(struct gusdata *d, char *err, size_t errlen)
 		gusdata_free(d);
 		return -1;
 	}
-	if (gusdata_is_recording(d->path)) {
-		size_t n = strlen(d->path) + 5;
-		char *old = malloc(n);
-		if (old) {
-			snprintf(old, n, "%s.old", d->path);
-			if (rename(d->path, old)) {
-				gusdata_set_err(err, errlen, "cannot rename %s to %s: %s; the recording stays in %s",
-						d->path, old, strerror(errno), d->file.tmp);
-				rc = -1;
-			}
-			free(old);
-		} else {
-			rc = -1;
-		}
+	if (gusdata_is_recording(d->path) && keep_earlier(d->path, err, errlen)) {
+		size_t l = strlen(err);
+		snprintf(err + l, errlen - l, "; the recording stays in %s", d->file.tmp);
+		rc = -1;
 	}
 	if (!rc) {
 		rc = outpath_commit(&d->file, err, errlen);
@@ -492,6 +532,104 @@ static int check_header(const char *path, const struct stat *stt, char *err, siz
 	return 0;
 }
 
+/* A recording is a file people send each other: SQLite is told not to
+ * trust its schema (no function with side effects in it, no writes to
+ * sqlite_master, no triggers or views run) before anything is read. */
+static void harden_connection(sqlite3 *db)
+{
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+#endif
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
+}
+
+/* The indexes gus creates (sqlite_autoindex_* are SQLite's own, for the
+ * primary keys) and the definitions of the two tables gus writes while it
+ * reads (its cache in results, the schema upgrade's mark in meta): what
+ * SQLite keeps of gusdata_schema's statements. */
+static const char *const gus_indexes[][2] = {
+	{ "events_kind", "CREATE INDEX events_kind ON events (kind)" },
+	{ "pt_chunks_buffer", "CREATE INDEX pt_chunks_buffer ON pt_chunks (cpu, tid, id)" },
+};
+static const char *const gus_written_tables[][2] = {
+	{ "meta", "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)" },
+	{ "results", "CREATE TABLE results (key TEXT PRIMARY KEY, time INTEGER, data BLOB NOT NULL)" },
+};
+
+/* Whether the schema of D is one gus wrote: no trigger or view (gus makes
+ * none; one could run SQL when the report writes its cache or hang a
+ * read), no index gus did not make (an expression index computes on
+ * every write), no generated column (computed on every read), and the
+ * tables gus writes as gus defines them (a default value is computed on
+ * every write). -1 with ERR naming what was found. */
+static bool table_has_generated_column(struct gusdata *d, const char *table)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+	if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM pragma_table_xinfo(?) WHERE hidden != 0", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return true;	/* cannot tell: as if it had one */
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) != SQLITE_DONE;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int check_schema_is_gus(struct gusdata *d, const char *path, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->db, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid", -1, &st,
+			       NULL) != SQLITE_OK) {
+		gusdata_set_err(err, errlen, "%s is damaged (%s)", path, sqlite3_errmsg(d->db));
+		return -1;
+	}
+	int rc = 0, step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *type = gusdata_column_text(st, 0), *name = gusdata_column_text(st, 1);
+		if (!type || !name) {	/* SQLite never writes such a row */
+			gusdata_set_err(err, errlen, "%s is damaged (a schema entry without a type or name)", path);
+			rc = -1;
+			break;
+		}
+		const char *sql = (const char *)sqlite3_column_text(st, 3);
+		const char *why = NULL;
+		if (!strcmp(type, "trigger") || !strcmp(type, "view")) {
+			why = "that gus did not create (gus makes none)";
+		} else if (!strcmp(type, "index")) {
+			bool known = !sql && !strncmp(name, "sqlite_autoindex_", 17);
+			for (size_t i = 0; !known && i < sizeof gus_indexes / sizeof *gus_indexes; i++)
+				known = !strcmp(name, gus_indexes[i][0]) && sql && !strcmp(sql, gus_indexes[i][1]);
+			if (!known)
+				why = "that gus did not create";
+		} else if (!strcmp(type, "table")) {
+			for (size_t i = 0; i < sizeof gus_written_tables / sizeof *gus_written_tables; i++)
+				if (!strcmp(name, gus_written_tables[i][0]) &&
+				    (!sql || strcmp(sql, gus_written_tables[i][1])))
+					why = "defined otherwise than gus defines it";
+			if (!why && table_has_generated_column(d, name))
+				why = "with a generated column, which gus never makes";
+		}
+		if (why) {
+			/* NAME is the file's: gus's messages escape what they print */
+			gusdata_set_err(err, errlen,
+					"%s: refused: its schema holds the %s '%.64s' %s; a recording gus wrote holds "
+					"none, so this file was made or changed by something else, and gus will not run "
+					"what it carries", path, type, name, why);
+			rc = -1;
+		}
+	}
+	if (!rc && step != SQLITE_DONE) {
+		gusdata_set_err(err, errlen, "%s is damaged (%s)", path, sqlite3_errmsg(d->db));
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int gusdata_open(const char *path, bool writable, struct gusdata **out, char *err, size_t errlen)
 {
 	struct stat stt;
@@ -516,6 +654,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		gusdata_close(d);
 		return -1;
 	}
+	harden_connection(d->db);
 	sqlite3_busy_timeout(d->db, 5000);
 	int app = 0, version = 0;
 	/* the first read is where SQLite finds out the file is not a database */
@@ -532,6 +671,10 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	if (app != GUSDATA_APPLICATION_ID) {
 		gusdata_set_err(err, errlen, "%s: not a gus.data recording (an SQLite database of another application)",
 				path);
+		gusdata_close(d);
+		return -1;
+	}
+	if (check_schema_is_gus(d, path, err, errlen)) {
 		gusdata_close(d);
 		return -1;
 	}

@@ -17,6 +17,7 @@
 
 #include "ipt.h"
 #include "ipt_internal.h"
+#include "outpath.h"
 
 /* Bytes shared by the ranges split out of one mapping. */
 struct backing {
@@ -139,14 +140,13 @@ static int insert(struct ipt_image *img, uint64_t start, uint64_t end, const uin
 int ipt_image_add_file(struct ipt_image *img, const char *path, uint64_t pgoff, uint64_t len,
 		       uint64_t start, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* the recording names the file: a FIFO must not block the open */
+	int fd = outpath_open_regular(path, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}

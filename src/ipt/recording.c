@@ -13,6 +13,7 @@
 
 #include "gusdata.h"
 #include "ipt.h"
+#include "outpath.h"
 
 /* build-ids already read, by path: a file has several mmap records */
 struct seen {
@@ -33,7 +34,7 @@ struct rec {
 static void file_build_id(const char *path, char *hex, size_t hexlen)
 {
 	hex[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = outpath_open_regular(path, NULL, 0);
 	if (fd < 0)
 		return;
 	elf_version(EV_CURRENT);

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Code out of ELF files: a function by symbol, or an address range, read
  * from the executable section that holds it (libelf). */
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
@@ -13,6 +11,7 @@
 
 #include "merge.h"
 #include "mg_internal.h"
+#include "outpath.h"
 
 /* the instructions of a nest's followed path that static simulation
  * takes: about 60 000 iterations of a loop body of four */
@@ -24,11 +23,11 @@ Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen)
 		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return NULL;
 	}
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* a recording names the file: a FIFO or a device there must not
+	 * hang or flood the reader */
+	*fd = outpath_open_regular(path, err, errlen);
+	if (*fd < 0)
 		return NULL;
-	}
 	Elf *e = elf_begin(*fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		snprintf(err, errlen, "%s: not an ELF file", path);

@@ -55,12 +55,10 @@ static void intervals_start(struct merge_intervals *w)
 		return;
 	}
 	if (w->fmt == MERGE_CSV) {
+		/* one comment line whatever the arguments hold: escaped text */
 		fputs("# gus", f);
-		for (int i = 0; i < w->cmd_argc; i++) {
-			fputc(' ', f);
-			for (const char *c = w->cmd_argv[i]; *c; c++)
-				fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
-		}
+		for (int i = 0; i < w->cmd_argc; i++)
+			mg_text_put(f, " ", w->cmd_argv[i], "");
 		fputc('\n', f);
 		if (w->spire_time) {
 			if (w->spire_cpu)

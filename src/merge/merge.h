@@ -29,12 +29,28 @@ struct merge_run_info {
 	const char *cpu;
 };
 
-/* The JSON and CSV writers of the renderers, for commands that write
- * JSON or CSV of their own: a string as JSON (NULL as ""), a number as
- * JSON (null for NaN and infinities), a CSV field (quoted, with inner
- * quotes doubled, when it holds SEP, a quote or a newline). */
+/* Strings gus did not make (a recording's facts and names: its command
+ * line, objects, symbols, regions, events, source files; an imported
+ * file's; a path given) come from files people send each other. Every
+ * renderer writes them through these, the only escaping of gus's output,
+ * so that none reaches a terminal or a parser raw (gus(1), STRINGS FROM
+ * RECORDINGS). NULL is written as "".
+ * Text: valid UTF-8 is kept but for control characters; a backslash is
+ * written \\, newline, carriage return and tab \n, \r and \t, every
+ * other control character (C0, DEL, and each byte of the C1 controls
+ * U+0080-U+009F) and every byte of no valid UTF-8 character \xNN.
+ * merge_text_escape writes into BUF (N bytes, cut at a whole escape or
+ * character) and returns it. */
+void merge_text_string(FILE *out, const char *s);
+const char *merge_text_escape(char *buf, size_t n, const char *s);
+/* JSON, always valid UTF-8: a string with '"' and '\\' escaped,
+ * control characters (C0, DEL, C1) as \n, \t... or \u00NN, and a byte of
+ * no valid UTF-8 character as the code point of the same number
+ * (\u00NN: read as Latin-1); a number (null for NaN and infinities). */
 void merge_json_string(FILE *out, const char *s);
 void merge_json_number(FILE *out, double v);
+/* A CSV field (RFC 4180): the text escaping of S, quoted when it holds
+ * SEP, a quote, or a space at either end, inner quotes doubled. */
 void merge_csv_field(FILE *out, const char *s, char sep);
 
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,

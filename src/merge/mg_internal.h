@@ -17,10 +17,16 @@ const char *mg_unit_label(enum td_unit u);
 /* "ok", "not-computable", "mismeasured", "not-selected" */
 const char *mg_status_name(enum td_status s);
 
-/* Text for SVG element content and attribute values (tmasvg.c): '<', '>',
- * '&' and '"' escaped; control characters XML 1.0 does not allow (all
- * but tab and newlines) become '?' rather than making the file unreadable. */
+/* Text for SVG element content and attribute values (render.c, with
+ * the other escapings): '<', '>', '&', '"' and '\'' as entities, tab and
+ * newline kept, the rest as the text escaping (merge_text_string) writes
+ * it, so that the file stays well-formed UTF-8 XML. */
 void mg_xml_text(FILE *out, const char *s);
+
+/* BEFORE and AFTER, gus's own words, as they are, and S between them
+ * escaped (merge_text_string): a line or part of one that shows a string
+ * gus did not make */
+void mg_text_put(FILE *out, const char *before, const char *s, const char *after);
 
 /* perf stat's words for an event without a value: "<not supported>"
  * where the kernel refused it (collect's "not supported: WHY"), else

@@ -26,19 +26,182 @@ const char *mg_unit_label(enum td_unit u)
 	}
 }
 
+/* ------------------------------------------- strings from outside gus --- */
+/* The bytes of a valid UTF-8 sequence at S (1 to 4; 1 for the end of the
+ * string), or 0 when S starts no valid one: a stray continuation byte,
+ * an overlong form, a surrogate, a code point above U+10FFFF, a sequence
+ * cut short. */
+static size_t utf8_length(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+enum escape_style { ESCAPE_TEXT, ESCAPE_JSON, ESCAPE_XML };
+
+/* Where escaped text goes: a stream (in a quoted CSV field, its quotes
+ * doubled), a buffer (cut at a whole piece when it is full, so that no
+ * escape or character is left half), or nowhere but a look at what a CSV
+ * field needs. */
+struct escape_sink {
+	FILE *f;
+	bool csv_quoted;
+	char *buf;
+	size_t size, len;
+	bool full;
+	bool csv_scan;
+	char sep;
+	bool csv_needs_quotes;
+	char last;
+};
+
+static void sink_put(struct escape_sink *o, const char *piece, size_t n)
+{
+	if (o->csv_scan) {
+		for (size_t i = 0; i < n; i++) {
+			char c = piece[i];
+			if (c == o->sep || c == '"' || c == '\r' || c == '\n' || (c == ' ' && !o->len))
+				o->csv_needs_quotes = true;
+			o->last = c;
+			o->len++;
+		}
+		return;
+	}
+	if (o->f && o->csv_quoted) {
+		for (size_t i = 0; i < n; i++) {
+			if (piece[i] == '"')
+				fputc('"', o->f);
+			fputc(piece[i], o->f);
+		}
+		return;
+	}
+	if (o->f) {
+		fwrite(piece, 1, n, o->f);
+		return;
+	}
+	if (o->full || o->len + n >= o->size) {
+		o->full = true;
+		return;
+	}
+	memcpy(o->buf + o->len, piece, n);
+	o->len += n;
+}
+
+/* The one escaping of the renderers (merge.h): S piece by piece, each
+ * valid UTF-8 character kept unless it is a control character, each
+ * control character and each byte of no valid character written in the
+ * convention of STYLE. */
+static void escape(struct escape_sink *o, const char *s, enum escape_style style)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char piece[16];
+	while (*p) {
+		size_t n = utf8_length(p);
+		/* the C1 controls U+0080-U+009F: C2 80 to C2 9F */
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		unsigned char c = p[0];
+		if (n > 1 && !c1) {
+			sink_put(o, (const char *)p, n);
+			p += n;
+			continue;
+		}
+		if (style == ESCAPE_JSON) {
+			/* JSON: a control character as its escape, a byte of no
+			 * character as the code point of the same number */
+			unsigned code = c1 ? p[1] : c;
+			const char *named = code == '"' ? "\\\"" : code == '\\' ? "\\\\" : code == '\n' ? "\\n"
+					  : code == '\r' ? "\\r" : code == '\t' ? "\\t" : code == '\b' ? "\\b"
+					  : code == '\f' ? "\\f" : NULL;
+			if (named)
+				sink_put(o, named, strlen(named));
+			else if (code < 0x20 || code >= 0x7f)
+				sink_put(o, piece, (size_t)snprintf(piece, sizeof piece, "\\u%04x", code));
+			else
+				sink_put(o, (const char *)p, 1);
+			p += c1 ? 2 : 1;
+			continue;
+		}
+		if (style == ESCAPE_XML) {
+			const char *entity = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;"
+					   : c == '"' ? "&quot;" : c == '\'' ? "&apos;" : NULL;
+			if (entity) {
+				sink_put(o, entity, strlen(entity));
+				p++;
+				continue;
+			}
+		}
+		/* what XML and an SVG viewer take as white space */
+		if (style == ESCAPE_XML && (c == '\n' || c == '\t')) {
+			sink_put(o, (const char *)p, 1);
+			p++;
+			continue;
+		}
+		/* text: as ls --quoting-style=escape, but \xNN for every
+		 * control character without a letter and every byte of no
+		 * character (both bytes of a C1 control) */
+		const char *named = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (c1) {
+			sink_put(o, piece, (size_t)snprintf(piece, sizeof piece, "\\x%02x\\x%02x", p[0], p[1]));
+			p += 2;
+			continue;
+		}
+		if (named)
+			sink_put(o, named, 2);
+		else if (n == 0 || c < 0x20 || c == 0x7f)
+			sink_put(o, piece, (size_t)snprintf(piece, sizeof piece, "\\x%02x", c));
+		else
+			sink_put(o, (const char *)p, 1);
+		p++;
+	}
+}
+
+void merge_text_string(FILE *out, const char *s)
+{
+	struct escape_sink o = { .f = out };
+	escape(&o, s, ESCAPE_TEXT);
+}
+
+void mg_text_put(FILE *out, const char *before, const char *s, const char *after)
+{
+	fputs(before, out);
+	merge_text_string(out, s);
+	fputs(after, out);
+}
+
+const char *merge_text_escape(char *buf, size_t n, const char *s)
+{
+	if (!n)
+		return "";
+	struct escape_sink o = { .buf = buf, .size = n };
+	escape(&o, s, ESCAPE_TEXT);
+	buf[o.len] = 0;
+	return buf;
+}
+
 void merge_json_string(FILE *out, const char *s)
 {
+	struct escape_sink o = { .f = out };
 	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
+	escape(&o, s, ESCAPE_JSON);
 	fputc('"', out);
+}
+
+void mg_xml_text(FILE *out, const char *s)
+{
+	struct escape_sink o = { .f = out };
+	escape(&o, s, ESCAPE_XML);
 }
 
 void merge_json_number(FILE *out, double v)
@@ -49,22 +212,21 @@ void merge_json_number(FILE *out, double v)
 		fprintf(out, "%.9g", v);
 }
 
-/* CSV fields may hold the separator or quotes: quote them then. */
+/* RFC 4180: a field is quoted when it holds the separator, a quote, a
+ * line break, or a space at either end (which readers trim); inside, a
+ * quote is doubled. The field is the text escaping of S, so that a CSV
+ * file holds one record per line and no control character. */
 void merge_csv_field(FILE *out, const char *s, char sep)
 {
-	if (!s)
-		s = "";
-	if (!strchr(s, sep) && !strchr(s, '"') && !strchr(s, '\n')) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	struct escape_sink scan = { .csv_scan = true, .sep = sep };
+	escape(&scan, s, ESCAPE_TEXT);
+	bool quoted = scan.csv_needs_quotes || scan.last == ' ';
+	struct escape_sink o = { .f = out, .csv_quoted = quoted };
+	if (quoted)
+		fputc('"', out);
+	escape(&o, s, ESCAPE_TEXT);
+	if (quoted)
+		fputc('"', out);
 }
 
 static void text_heading(FILE *out, const struct td_tree *tree, const struct merge_run_info *run)
@@ -75,12 +237,17 @@ static void text_heading(FILE *out, const struct td_tree *tree, const struct mer
 			tree->table->full_name, tree->table->id, tree->max_level);
 	else
 		fprintf(out, "\n Counts");
-	if (run->import)
-		fprintf(out, ", imported from %s\n", run->import);
-	else if (run->argv) {
+	/* the file and the program come from the command line or a recording */
+	if (run->import) {
+		fprintf(out, ", imported from ");
+		merge_text_string(out, run->import);
+		fputc('\n', out);
+	} else if (run->argv) {
 		fprintf(out, " of '");
-		for (int i = 0; run->argv[i]; i++)
-			fprintf(out, "%s%s", i ? " " : "", run->argv[i]);
+		for (int i = 0; run->argv[i]; i++) {
+			fputs(i ? " " : "", out);
+			merge_text_string(out, run->argv[i]);
+		}
 		fprintf(out, "'%s\n", run->user_only ? ", user space only" : "");
 	} else
 		fputc('\n', out);
@@ -112,8 +279,11 @@ static void text_node(FILE *out, const struct td_tree *tree, int i)
 	const struct td_result *r = &tree->res[i];
 	char name[64];
 	snprintf(name, sizeof(name), "%*s%s", 2 * (nd->level - 1), "", nd->name);
+	/* a note may name an event of an imported file or a recording */
 	if (r->status == TD_NOT_COMPUTABLE) {
-		fprintf(out, "  %-34s %8s %-13s  %s\n", name, "n/a", "", r->note);
+		fprintf(out, "  %-34s %8s %-13s  ", name, "n/a", "");
+		merge_text_string(out, r->note);
+		fputc('\n', out);
 		return;
 	}
 	char mux[24] = "";
@@ -122,8 +292,10 @@ static void text_node(FILE *out, const struct td_tree *tree, int i)
 	const char *mark = r->status == TD_MISMEASURED ? "MISMEASURED"
 			   : r->bottleneck ? (r->candidate ? "<== candidate" : "<==")
 			   : "";
-	fprintf(out, "  %-34s %7.1f %-13s %-10s %-13s%s%s\n", name, r->value * 100,
-		mg_unit_label(nd->unit), mux, mark, r->note[0] ? " " : "", r->note);
+	fprintf(out, "  %-34s %7.1f %-13s %-10s %-13s%s", name, r->value * 100,
+		mg_unit_label(nd->unit), mux, mark, r->note[0] ? " " : "");
+	merge_text_string(out, r->note);
+	fputc('\n', out);
 }
 
 static void text_children(FILE *out, const struct td_tree *tree, int parent)
@@ -196,8 +368,9 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		return;
 	}
 	if (fmt == MERGE_CSV) {
-		fprintf(out, "# gus stat %s (%s)%s%s\n", t->full_name, t->id,
-			run->import ? ", imported from " : "", run->import ? run->import : "");
+		fprintf(out, "# gus stat %s (%s)%s", t->full_name, t->id, run->import ? ", imported from " : "");
+		merge_text_string(out, run->import);
+		fputc('\n', out);
 		fprintf(out, "record%cname%clevel%cparent%cvalue%cunit%cstatus%cflagged%cbottleneck%cmultiplex_ratio%cnote%cevents\n",
 			sep, sep, sep, sep, sep, sep, sep, sep, sep, sep, sep);
 		for (size_t i = 0; i < t->n_nodes; i++) {
@@ -205,8 +378,11 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 			if (r->status == TD_NOT_SELECTED)
 				continue;
 			const struct td_node *nd = &t->nodes[i];
-			fprintf(out, "node%c%s%c%d%c%s%c", sep, nd->name, sep, nd->level, sep,
-				nd->parent >= 0 ? t->nodes[nd->parent].name : "", sep);
+			fprintf(out, "node%c", sep);
+			merge_csv_field(out, nd->name, sep);
+			fprintf(out, "%c%d%c", sep, nd->level, sep);
+			merge_csv_field(out, nd->parent >= 0 ? t->nodes[nd->parent].name : "", sep);
+			fputc(sep, out);
 			if (!isnan(r->value))
 				fprintf(out, "%.6f", r->value);
 			fprintf(out, "%c%s%c%s%c%d%c%s%c%.4f%c", sep, td_unit_name(nd->unit), sep,
@@ -223,7 +399,9 @@ void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_
 		for (size_t e = 0; e < t->n_events; e++) {
 			if (!event_used(tree, e))
 				continue;
-			fprintf(out, "event%c%s%c", sep, t->events[e].name, sep);
+			fprintf(out, "event%c", sep);
+			merge_csv_field(out, t->events[e].name, sep);
+			fputc(sep, out);
 			if (tree->ev_counted[e])
 				fprintf(out, "%.0f%c%.0f%c%.0f%c%.0f%c%.4f\n", tree->ev_raw[e], sep,
 					tree->ev_enabled[e], sep, tree->ev_running[e], sep,
@@ -328,12 +506,17 @@ void merge_render_counts(FILE *out, const struct td_countset *cs, const struct m
 		text_heading(out, NULL, run);
 		for (size_t i = 0; i < cs->n; i++) {
 			const struct td_count *c = &cs->c[i];
+			/* the event and why it was not counted, from an import or a recording */
+			char event[4 * 256];
+			merge_text_escape(event, sizeof event, c->event);
 			if (!c->counted) {
-				fprintf(out, "  %20s  %-32s %s\n", mg_uncounted_word(c), c->event, mg_uncounted_why(c));
+				fprintf(out, "  %20s  %-32s ", mg_uncounted_word(c), event);
+				merge_text_string(out, mg_uncounted_why(c));
+				fputc('\n', out);
 				continue;
 			}
 			double scaled = c->running > 0 ? c->raw * c->enabled / c->running : c->raw;
-			fprintf(out, "  %20.0f  %-32s", scaled, c->event);
+			fprintf(out, "  %20.0f  %-32s", scaled, event);
 			if (c->enabled > 0 && c->running < c->enabled)
 				fprintf(out, " (%.1f%% of the time, scaled)", 100 * c->running / c->enabled);
 			fputc('\n', out);

@@ -219,7 +219,7 @@ static void write_text_region_tree(const struct merge_report_region *rv, FILE *o
 	}
 	fputc('\n', out);
 	if (rv->measured_note && rv->measured_note[0])
-		fprintf(out, "(%s)\n", rv->measured_note);
+		mg_text_put(out, "(", rv->measured_note, ")\n");
 }
 
 /* "Counts (this region, N samples): task-clock 1234, page-faults 5",
@@ -233,7 +233,7 @@ static void write_text_region_counts(const struct merge_report_region *rv, FILE 
 		fprintf(out, "Counts (this region, %llu samples):", (unsigned long long)rv->measured_samples);
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct td_count *c = &cs->c[i];
-		fprintf(out, "%s %s ", i ? "," : "", c->event);
+		mg_text_put(out, i ? ", " : " ", c->event, " ");
 		if (!c->counted)
 			fputs(mg_uncounted_word(c), out);
 		else
@@ -250,11 +250,13 @@ static void write_text_threads(const struct merge_report_region *rv, FILE *out)
 	for (size_t k = 0; k < rv->nthreads; k++) {
 		const struct merge_report_thread *t = &rv->threads[k];
 		fprintf(out, "  %5.1f%%  pid %d tid %d", 100 * t->share, t->pid, t->tid);
-		if (t->simulated)
-			fprintf(out, "  %8.2f cycles per %s  %s\n", t->cycles_per_unit,
-				rv->window_unit ? rv->window_unit : "iteration", t->model);
-		else
-			fprintf(out, "  (%s)\n", t->model);
+		if (t->simulated) {
+			fprintf(out, "  %8.2f cycles per %s  ", t->cycles_per_unit,
+				rv->window_unit ? rv->window_unit : "iteration");
+			mg_text_put(out, "", t->model, "\n");
+		} else {
+			mg_text_put(out, "  (", t->model, ")\n");
+		}
 	}
 }
 
@@ -366,7 +368,7 @@ static void write_csv_threads(FILE *out, const struct merge_report_region *rv, c
 static void write_text_callers(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
 {
 	if (r->why_no_callers) {
-		fprintf(out, "Callers: not available: %s\n", r->why_no_callers);
+		mg_text_put(out, "Callers: not available: ", r->why_no_callers, "\n");
 		return;
 	}
 	if (!rv->chain_samples) {
@@ -380,18 +382,27 @@ static void write_text_callers(const struct merge_report *r, const struct merge_
 	for (size_t k = 0; k < rv->ncallers; k++) {
 		const struct merge_report_caller *c = &rv->callers[k];
 		const char *base = strrchr(c->file, '/');
-		fprintf(out, "  %6.1f%% %8llu  %s%s%s%s\n", 100 * c->share, (unsigned long long)c->samples, c->name,
-			c->file[0] ? " (" : "", c->file[0] ? (base ? base + 1 : c->file) : "", c->file[0] ? ")" : "");
+		fprintf(out, "  %6.1f%% %8llu  ", 100 * c->share, (unsigned long long)c->samples);
+		merge_text_string(out, c->name);
+		if (c->file[0])
+			mg_text_put(out, " (", base ? base + 1 : c->file, ")");
+		fputc('\n', out);
 	}
 	if (rv->callers_other)
 		fprintf(out, "  %6.1f%% %8llu  (other callers)\n",
 			100 * (double)rv->callers_other / (double)rv->chain_samples, (unsigned long long)rv->callers_other);
 }
 
+/* The text report. Every string of the recording (its facts, regions,
+ * callers, events) and every message that quotes one goes through the
+ * text escaping (merge_text_string): a recording is a file people send
+ * each other, and its strings must not move the terminal or fake a line. */
 static void write_text(const struct merge_report *r, FILE *out)
 {
-	fprintf(out, "%s# gus report of %s%s\n", col("\033[1m"), r->input, col("\033[0m"));
-	fprintf(out, "# command: %s\n", fact_or(r, "command", "?"));
+	fputs(col("\033[1m"), out);
+	mg_text_put(out, "# gus report of ", r->input, "");
+	fputs(col("\033[0m"), out);
+	mg_text_put(out, "\n# command: ", fact_or(r, "command", "?"), "\n");
 	unsigned long long v = strtoull(fact_or(r, "exit_status", "0"), NULL, 10);
 	/* the signal from the wait status: a program may exit with 139 itself */
 	int ws = (int)strtol(fact_or(r, "wait_status", "0"), NULL, 10);
@@ -405,28 +416,30 @@ static void write_text(const struct merge_report *r, FILE *out)
 	if (merge_report_meta(r, "interrupted") && stopped_by_signal(fact_or(r, "exit_status", "0")))
 		fprintf(out, "# the run was interrupted (Ctrl-C): what follows covers its first part\n");
 	else if (merge_report_meta(r, "interrupted"))
-		fprintf(out, "# Ctrl-C was passed to the program, which did not die of it (exit status %s); the trace "
-			     "run was skipped\n", fact_or(r, "exit_status", "0"));
+		fprintf(out, "# Ctrl-C was passed to the program, which did not die of it (exit status %llu); the trace "
+			     "run was skipped\n", v);
 	if (merge_report_meta(r, "trace.interrupted") && stopped_by_signal(fact_or(r, "trace.exit_status", "0")))
 		fprintf(out, "# the trace run was interrupted (Ctrl-C): its stream covers the first part of that run\n");
 	else if (merge_report_meta(r, "trace.interrupted"))
 		fprintf(out, "# Ctrl-C was passed to the program in the trace run, which did not die of it\n");
 	if (r->incomplete) {
-		fprintf(out, "%s# the recording is incomplete: %s%s\n", col("\033[33m"), r->incomplete, col("\033[0m"));
+		fputs(col("\033[33m"), out);
+		mg_text_put(out, "# the recording is incomplete: ", r->incomplete, col("\033[0m"));
+		fputc('\n', out);
 	} else if (strcmp(fact_or(r, "record.complete", "no"), "yes")) {
 		fprintf(out, "%s# the recording is incomplete (gus record was stopped or failed): parts are missing%s\n",
 			col("\033[33m"), col("\033[0m"));
 	}
-	fprintf(out, "# cpu: %s; kernel %s\n", fact_or(r, "cpu.name", "?"),
-		fact_or(r, "kernel", "?"));
+	mg_text_put(out, "# cpu: ", fact_or(r, "cpu.name", "?"), "; kernel ");
+	mg_text_put(out, "", fact_or(r, "kernel", "?"), "\n");
 	if (merge_report_meta(r, "cpu.taken_for"))
-		fprintf(out, "# cpu taken for: %s\n", fact_or(r, "cpu.taken_for", "?"));
+		mg_text_put(out, "# cpu taken for: ", fact_or(r, "cpu.taken_for", "?"), "\n");
 	fprintf(out, "# samples: %llu", (unsigned long long)r->samples);
 	if (merge_report_meta(r, "sample.event"))
-		fprintf(out, " %s", fact_or(r, "sample.event", "?"));
+		mg_text_put(out, " ", fact_or(r, "sample.event", "?"), "");
 	if (merge_report_meta(r, "sample.fallback"))
-		fprintf(out, " (no cycles: %s)", fact_or(r, "sample.fallback", ""));
-	fprintf(out, "\n# instruction stream: %s", r->tracer);
+		mg_text_put(out, " (no cycles: ", fact_or(r, "sample.fallback", ""), ")");
+	mg_text_put(out, "\n# instruction stream: ", r->tracer, "");
 	bool traced = !r->cut_before_trace;
 	if (!strcmp(r->tracer, "qemu") && traced && r->trace_records)
 		fprintf(out, " (second run under the QEMU tracer, %llu records%s)", (unsigned long long)r->trace_records,
@@ -436,18 +449,20 @@ static void write_text(const struct merge_report *r, FILE *out)
 	else if (!traced)
 		fprintf(out, " (planned; gus record was stopped before the trace run)");
 	if (merge_report_meta(r, "missing.pt") && strcmp(r->tracer, "pt"))
-		fprintf(out, "; no Intel PT: %s", fact_or(r, "missing.pt", ""));
+		mg_text_put(out, "; no Intel PT: ", fact_or(r, "missing.pt", ""), "");
 	fprintf(out, "\n# model: %s\n", sim_machine_describe(r->m));
 	static const char *missing[] = { "samples", "regions", "trace" };
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
-		if (missing_of(r, missing[i]))
-			fprintf(out, "# missing %s: %s\n", missing[i], missing_of(r, missing[i]));
+		if (missing_of(r, missing[i])) {
+			fprintf(out, "# missing %s: ", missing[i]);
+			mg_text_put(out, "", missing_of(r, missing[i]), "\n");
+		}
 
 	fprintf(out, "\n%s== Measured Top-Down (whole program) ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (r->tree) {
 		merge_render_tma(out, r->tree, &r->run, MERGE_TEXT, ',');
 	} else {
-		fprintf(out, "not available: %s\nThe report goes on with the simulated side.\n", r->why_no_measure);
+		mg_text_put(out, "not available: ", r->why_no_measure, "\nThe report goes on with the simulated side.\n");
 	}
 
 	if (r->spire_asked) {
@@ -458,7 +473,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 			info.section = true;
 			merge_render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, MERGE_TEXT);
 		} else {
-			fprintf(out, "not available: %s\n", r->why_no_spire);
+			mg_text_put(out, "not available: ", r->why_no_spire, "\n");
 		}
 	} else if (merge_report_meta(r, "spire.time")) {
 		fprintf(out, "\n(the recording has SPIRE interval counts: gus report --spire MODEL ranks their metrics)\n");
@@ -466,16 +481,21 @@ static void write_text(const struct merge_report *r, FILE *out)
 
 	fprintf(out, "\n%s== Hot regions ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (!r->nregions) {
-		fprintf(out, "none: %s\n", missing_of(r, "regions") ? missing_of(r, "regions")
-								     : "the recording has no hot regions");
+		mg_text_put(out, "none: ", missing_of(r, "regions") ? missing_of(r, "regions") : "the recording has no hot regions",
+			    "\n");
 		return;
 	}
 	fprintf(out, "  %4s %8s %7s  %-8s  %s\n", "rank", "samples", "share", "kind", "region");
 	for (size_t i = 0; i < r->nregions; i++) {
 		const struct merge_report_region *rv = &r->regions[i];
-		fprintf(out, "  %4d %8llu %6.1f%%  %-8s  %s%s%s%s\n", rv->rank, (unsigned long long)rv->samples,
-			100 * rv->share, rv->kind, rv->name, rv->source[0] ? " (" : "", rv->source,
-			rv->source[0] ? ")" : "");
+		char kind[64];
+		merge_text_escape(kind, sizeof kind, rv->kind);
+		fprintf(out, "  %4d %8llu %6.1f%%  %-8s  ", rv->rank, (unsigned long long)rv->samples, 100 * rv->share,
+			kind);
+		merge_text_string(out, rv->name);
+		if (rv->source[0])
+			mg_text_put(out, " (", rv->source, ")");
+		fputc('\n', out);
 	}
 	fprintf(out, "  (share: of the time all %llu samples stand for; a loop's samples are also its function's)\n",
 		(unsigned long long)r->samples);
@@ -487,12 +507,16 @@ static void write_text(const struct merge_report *r, FILE *out)
 		const struct merge_report_region *rv = &r->regions[i];
 		if (!rv->selected)
 			continue;
-		fprintf(out, "\n%s== Region %d: %s (%s, %.1f%% of samples) ==%s\n", col("\033[1m"), rv->rank, rv->name,
-			rv->kind, 100 * rv->share, col("\033[0m"));
+		fprintf(out, "\n%s== Region %d: ", col("\033[1m"), rv->rank);
+		merge_text_string(out, rv->name);
+		mg_text_put(out, " (", rv->kind, "");
+		fprintf(out, ", %.1f%% of samples) ==%s\n", 100 * rv->share, col("\033[0m"));
 		const char *vc = rv->verdict.kind == MERGE_AGREE      ? "\033[32m"
 				 : rv->verdict.kind == MERGE_DISAGREE ? "\033[31m"
 								      : "\033[36m";
-		fprintf(out, "%sVerdict: %s%s\n", col(vc), rv->verdict.text, col("\033[0m"));
+		fputs(col(vc), out);
+		mg_text_put(out, "Verdict: ", rv->verdict.text, col("\033[0m"));
+		fputc('\n', out);
 		if (rv->measured)
 			write_text_region_tree(rv, out);
 		else if (rv->counts)
@@ -500,13 +524,14 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (rv->measured)
 			;
 		else if (r->tree)
-			fprintf(out, "(the measured side is the whole program's: %s)\n",
-				rv->measured_note && rv->measured_note[0] ? rv->measured_note
-				: r->why_no_region_measure	      ? r->why_no_region_measure
-								      : "this region has no counts of its own");
+			mg_text_put(out, "(the measured side is the whole program's: ",
+				    rv->measured_note && rv->measured_note[0] ? rv->measured_note
+				    : r->why_no_region_measure		      ? r->why_no_region_measure
+									      : "this region has no counts of its own",
+				    ")\n");
 		write_text_callers(r, rv, out);
 		if (!rv->simulated) {
-			fprintf(out, "Simulated: not available: %s\n", rv->why_no_model);
+			mg_text_put(out, "Simulated: not available: ", rv->why_no_model, "\n");
 			continue;
 		}
 		bool hottest_loop = !table_done && (!strcmp(rv->kind, "loop") || r->one_region);
@@ -776,7 +801,11 @@ static void write_csv_region_tree(const struct merge_report *r, FILE *out, const
 			continue;
 		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 		merge_csv_field(out, rv->name, sep);
-		fprintf(out, "%cmeasured.%s%c", sep, t->table->nodes[i].name, sep);
+		char field[128];
+		snprintf(field, sizeof field, "measured.%s", t->table->nodes[i].name);
+		fputc(sep, out);
+		merge_csv_field(out, field, sep);
+		fputc(sep, out);
 		if (x->status == TD_NOT_COMPUTABLE)
 			fputs("n/a", out);
 		else
@@ -831,15 +860,18 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			const struct td_result *res = &r->tree->res[i];
 			if (nd->level > r->tree->max_level || res->status == TD_NOT_SELECTED)
 				continue;
-			fprintf(out, "measured%c%cnode%c%s%cvalue%c", sep, sep, sep, nd->name, sep, sep);
+			char value[32] = "", mux[32];
 			if (res->status != TD_NOT_COMPUTABLE && isfinite(res->value))
-				fprintf(out, "%.6g", res->value);
-			fprintf(out, "\nmeasured%c%cnode%c%s%cstatus%c%s\n", sep, sep, sep, nd->name, sep, sep,
-				status[res->status]);
-			fprintf(out, "measured%c%cnode%c%s%cbottleneck%c%s\n", sep, sep, sep, nd->name, sep, sep,
-				res->bottleneck ? (res->candidate ? "candidate" : "yes") : "no");
-			fprintf(out, "measured%c%cnode%c%s%cmultiplex_ratio%c%.4f\n", sep, sep, sep, nd->name, sep, sep,
-				res->mux);
+				snprintf(value, sizeof value, "%.6g", res->value);
+			snprintf(mux, sizeof mux, "%.4f", res->mux);
+			const char *fields[][2] = { { "value", value }, { "status", status[res->status] },
+						    { "bottleneck", res->bottleneck ? (res->candidate ? "candidate" : "yes") : "no" },
+						    { "multiplex_ratio", mux } };
+			for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+				fprintf(out, "measured%c%cnode%c", sep, sep, sep);
+				merge_csv_field(out, nd->name, sep);
+				fprintf(out, "%c%s%c%s\n", sep, fields[k][0], sep, fields[k][1]);
+			}
 		}
 	} else {
 		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
@@ -894,7 +926,12 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			const struct td_count *c = &rv->counts->c[k];
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 			merge_csv_field(out, rv->name, sep);
-			fprintf(out, "%ccount.%s%c", sep, c->event, sep);
+			/* the event names of a recording's counts are its own */
+			char field[4 * 256];
+			snprintf(field, sizeof field, "count.%s", c->event);
+			fputc(sep, out);
+			merge_csv_field(out, field, sep);
+			fputc(sep, out);
 			if (c->counted)
 				fprintf(out, "%.0f", c->running > 0 ? c->raw * c->enabled / c->running : c->raw);
 			else

@@ -128,14 +128,22 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			const struct sim_analysis *a, const struct merge_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
-	fprintf(out, "gus sim: %s\n", info->source);
-	fprintf(out, "machine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
+	/* the source, loop choice and stream name objects, symbols and files */
+	fputs("gus sim: ", out);
+	merge_text_string(out, info->source);
+	fprintf(out, "\nmachine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
 	if (info->machine_note)
 		fprintf(out, "  (%s; --arch picks another)\n", info->machine_note);
-	if (info->loop_note && info->loop_note[0])
-		fprintf(out, "loop: %s\n", info->loop_note);
-	if (info->stream)
-		fprintf(out, "stream: %s\n", info->stream);
+	if (info->loop_note && info->loop_note[0]) {
+		fputs("loop: ", out);
+		merge_text_string(out, info->loop_note);
+		fputc('\n', out);
+	}
+	if (info->stream) {
+		fputs("stream: ", out);
+		merge_text_string(out, info->stream);
+		fputc('\n', out);
+	}
 	if (info->iterations)
 		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first %u as warm-up)\n\n",
 			info->body_insns, info->iterations, info->warmup);
@@ -245,9 +253,12 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		snprintf(lat, sizeof lat, "%g", (double)in->lat);
 		char src[300];
 		insn_source(info, in, src, sizeof src);
-		fprintf(out, "  %s/%s%s%s%s%s\n", lat, in->ports && *in->ports ? in->ports : "-",
+		fprintf(out, "  %s/%s%s%s%s", lat, in->ports && *in->ports ? in->ports : "-",
 			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? " (un-laminated)" : "",
-			in->div > 0 ? " +div" : "", src[0] ? "  " : "", src);
+			in->div > 0 ? " +div" : "", src[0] ? "  " : "");
+		/* a source file's name from the object's debug information */
+		merge_text_string(out, src);
+		fputc('\n', out);
 	}
 }
 
@@ -462,20 +473,6 @@ void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_c
 	}
 }
 
-static void xml_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 /* white at no speedup to dark red at the full scale */
 static void heat_colour(double v, double scale, char *buf, size_t n)
 {
@@ -507,12 +504,12 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
 	fprintf(out, "<title>gus sim sensitivity: ");
-	xml_text(out, info->source);
+	mg_xml_text(out, info->source);
 	fprintf(out, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Sensitivity on %s: speedup with +1..+%.0f %% capacity</text>\n",
 		left, sim_machine_name(m), 100 * top_w);
 	fprintf(out, "<text x=\"%.0f\" y=\"40\" fill=\"#555\">", left);
-	xml_text(out, info->source);
+	mg_xml_text(out, info->source);
 	if (a->units > 0)
 		fprintf(out, " - %.2f cycles per iteration", a->cycles_per_unit);
 	fprintf(out, "</text>\n");
@@ -552,7 +549,7 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 		set_name(m, &se->set, name, sizeof name);
 		fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(45)\"%s>", x + bar_w / 2 - 4, top + plot_h + 14,
 			se->bottleneck ? " font-weight=\"bold\" fill=\"#b00\"" : "");
-		xml_text(out, name);
+		mg_xml_text(out, name);
 		fprintf(out, "</text>\n");
 	}
 	fprintf(out, "</svg>\n");

@@ -139,7 +139,10 @@ static size_t skip_count(const struct spire_skips *s, size_t k)
 /* the model's T and W lines and the start of its training line */
 static void text_tw_training(FILE *out, const struct spire_model *m)
 {
-	const char *t = m->time_event ? m->time_event : "?", *w = m->work_event ? m->work_event : "?";
+	/* the events are the model file's, a file people share */
+	char t[512], w[512];
+	merge_text_escape(t, sizeof t, m->time_event ? m->time_event : "?");
+	merge_text_escape(w, sizeof w, m->work_event ? m->work_event : "?");
 	if (default_events(m->time_event, m->work_event))
 		fprintf(out, "  T, W       %s, %s (P = W/T is IPC)\n", t, w);
 	else
@@ -156,26 +159,30 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 	const char *pn = p_name(m);
 	const char *model_path = info->model_path ? info->model_path : "(unnamed)";
 
+	/* the model file's strings and the paths, as the text escaping shows them */
 	if (info->section) {
-		fprintf(out, "SPIRE (model %s)\n", model_path);
+		mg_text_put(out, "SPIRE (model ", model_path, ")\n");
 	} else {
 		fprintf(out, "SPIRE: statistical roofline ensemble\n\n");
-		fprintf(out, "  model      %s\n", model_path);
-		fprintf(out, "  cpu        %s\n", m->cpu ? m->cpu : "unknown");
+		mg_text_put(out, "  model      ", model_path, "\n");
+		mg_text_put(out, "  cpu        ", m->cpu ? m->cpu : "unknown", "\n");
 		text_tw_training(out, m);
 		fprintf(out, ", %zu roofline%s\n", m->n, m->n == 1 ? "" : "s");
-		for (size_t i = 0; i < info->n_inputs; i++)
-			fprintf(out, "  %-10s %s\n", i ? "" : "input", info->inputs[i] ? info->inputs[i] : "");
+		for (size_t i = 0; i < info->n_inputs; i++) {
+			fprintf(out, "  %-10s ", i ? "" : "input");
+			mg_text_put(out, "", info->inputs[i], "\n");
+		}
 	}
 	fputc('\n', out);
 
 	/* the workload against the ensemble */
-	char pl[200];
+	char pl[1100], tev[512], wev[512];
+	merge_text_escape(tev, sizeof tev, m->time_event ? m->time_event : "?");
+	merge_text_escape(wev, sizeof wev, m->work_event ? m->work_event : "?");
 	if (default_events(m->time_event, m->work_event))
 		snprintf(pl, sizeof pl, "measured IPC");
 	else
-		snprintf(pl, sizeof pl, "measured W/T (%s per %s)", m->work_event ? m->work_event : "?",
-			 m->time_event ? m->time_event : "?");
+		snprintf(pl, sizeof pl, "measured W/T (%s per %s)", wev, tev);
 	if (positive(a->measured))
 		fprintf(out, "  %-22s %8s   over %zu sample%s of %zu metric%s\n", pl, num(a->measured, b1, sizeof b1),
 			a->n_samples, a->n_samples == 1 ? "" : "s", a->n, a->n == 1 ? "" : "s");
@@ -207,7 +214,8 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 			const struct spire_metric_def *d = metric_def(info->metrics, r ? r->metric : NULL);
 			if (d && d->abbr && (int)strlen(d->abbr) > abbr_w)
 				abbr_w = (int)strlen(d->abbr);
-			const char *lab = r && r->label ? r->label : r && r->metric ? r->metric : "?";
+			char lab[512];
+			merge_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
 			if ((int)strlen(lab) > ev_w)
 				ev_w = (int)strlen(lab);
 		}
@@ -219,7 +227,8 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 			const struct spire_estimate *e = &a->e[k];
 			const struct spire_roofline *r = e->r;
 			const struct spire_metric_def *d = metric_def(info->metrics, r ? r->metric : NULL);
-			const char *lab = r && r->label ? r->label : r && r->metric ? r->metric : "?";
+			char lab[512];
+			merge_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
 			double x = ratio(e->estimate, e->measured);
 			char xs[32], lp[32];
 			if (isfinite(x))
@@ -251,7 +260,7 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 	if (a->n_unmodeled) {
 		fprintf(out, "  unmodeled (no roofline in the model): ");
 		for (size_t i = 0; i < a->n_unmodeled; i++)
-			fprintf(out, "%s%s", i ? ", " : "", a->unmodeled[i] ? a->unmodeled[i] : "?");
+			mg_text_put(out, i ? ", " : "", a->unmodeled[i] ? a->unmodeled[i] : "?", "");
 		fputc('\n', out);
 	}
 	if (ss)
@@ -522,7 +531,8 @@ static size_t knots_right(const struct spire_roofline *r)
 static void text_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics)
 {
 	char b1[32], b2[32], b3[32], b4[32];
-	fprintf(out, "SPIRE model: %zu roofline%s, cpu %s\n", m->n, m->n == 1 ? "" : "s", m->cpu ? m->cpu : "unknown");
+	fprintf(out, "SPIRE model: %zu roofline%s, cpu ", m->n, m->n == 1 ? "" : "s");
+	mg_text_put(out, "", m->cpu ? m->cpu : "unknown", "\n");
 	text_tw_training(out, m);
 	fputs("\n\n", out);
 	if (!m->n)
@@ -533,7 +543,8 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 		const struct spire_metric_def *d = metric_def(metrics, r->metric);
 		if (d && d->abbr && (int)strlen(d->abbr) > abbr_w)
 			abbr_w = (int)strlen(d->abbr);
-		const char *lab = r->label ? r->label : r->metric ? r->metric : "?";
+		char lab[512];
+		merge_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
 		if ((int)strlen(lab) > ev_w)
 			ev_w = (int)strlen(lab);
 	}
@@ -544,7 +555,8 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 	for (size_t k = 0; k < m->n; k++) {
 		const struct spire_roofline *r = &m->r[k];
 		const struct spire_metric_def *d = metric_def(metrics, r->metric);
-		const char *lab = r->label ? r->label : r->metric ? r->metric : "?";
+		char lab[512];
+		merge_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
 		fprintf(out, "  %-*s  %-*s  %-15s %8zu %9s %9s %5zu %5zu %9s %9s\n", abbr_w, d && d->abbr ? d->abbr : "-",
 			ev_w, lab, d && d->area ? d->area : "-", r->n_train, inum(r->peak_i, b1, sizeof b1),
 			num(r->peak_p, b2, sizeof b2), knots_left(r), knots_right(r), num(r->tail_p, b3, sizeof b3),

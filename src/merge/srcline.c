@@ -8,6 +8,8 @@
  * Split DWARF needs no .dwo: the line tables stay in the executable. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 
 #include "merge.h"
 #include "mg_internal.h"
+#include "outpath.h"
 
 struct sl_row {
 	uint64_t addr;
@@ -36,6 +39,10 @@ struct merge_srclines {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;		/* NULL without DWARF */
+	/* the dwz alternate file of dw, NULL when none was needed or found */
+	int alt_fd;
+	Elf *alt_elf;
+	Dwarf *alt;
 	struct sl_row *rows;
 	size_t n, cap;
 	/* the code the units describe, sorted and disjoint: a sequence's
@@ -279,6 +286,75 @@ static bool dwarf_strings_terminated(Elf *e)
 	return true;
 }
 
+/* A file whose DWARF dwz compressed names a shared alternate file
+ * (.gnu_debugaltlink). libdw would open it itself at the first attribute
+ * that points into it, with a blocking open of a name the file chooses: a
+ * FIFO there would hang. It is looked for here instead, where libdw looks
+ * (by build-id under /usr/lib/debug, then by its name, relative to the
+ * file's directory), each candidate opened as a regular file only, and
+ * handed to libdw. -1 with ERR when a candidate is not a regular file:
+ * libdw would open it later, so the file's lines are not read. */
+static int attach_alt(struct merge_srclines *s, const char *path, char *err, size_t errlen)
+{
+	const char *altname;
+	const void *idp;
+	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(s->dw, &altname, &idp);
+	if (idlen <= 0)
+		return 0;
+	const unsigned char *id = idp;
+	char by_id[sizeof "/usr/lib/debug/.build-id/" + 2 * 64 + sizeof "/.debug"] = "";
+	if (idlen >= 3 && idlen <= 64) {
+		int k = snprintf(by_id, sizeof by_id, "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (ssize_t i = 1; i < idlen; i++)
+			k += snprintf(by_id + k, sizeof by_id - (size_t)k, "%02x", id[i]);
+		snprintf(by_id + k, sizeof by_id - (size_t)k, ".debug");
+	}
+	char *by_name = NULL;
+	if (altname[0] == '/') {
+		by_name = strdup(altname);
+	} else {
+		char *real = realpath(path, NULL);
+		char *slash = real ? strrchr(real, '/') : NULL;
+		if (slash && asprintf(&by_name, "%.*s/%s", (int)(slash - real), real, altname) < 0)
+			by_name = NULL;
+		free(real);
+	}
+	const char *candidates[] = { by_id[0] ? by_id : NULL, by_name };
+	char refused[512] = "";
+	for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !s->alt; i++) {
+		if (!candidates[i])
+			continue;
+		char why[512];
+		int fd = outpath_open_regular(candidates[i], why, sizeof why);
+		if (fd < 0) {
+			if (errno == EINVAL && !refused[0])
+				snprintf(refused, sizeof refused, "%s", why);
+			continue;
+		}
+		Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+		Dwarf *alt = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+		const void *altid;
+		if (alt && dwelf_elf_gnu_build_id(e, &altid) == idlen && !memcmp(altid, id, (size_t)idlen)) {
+			s->alt_fd = fd;
+			s->alt_elf = e;
+			s->alt = alt;
+			dwarf_setalt(s->dw, alt);
+			break;
+		}
+		if (alt)
+			dwarf_end(alt);
+		if (e)
+			elf_end(e);
+		close(fd);
+	}
+	free(by_name);
+	if (!s->alt && refused[0]) {
+		snprintf(err, errlen, "%s (the alternate DWARF file of %s)", refused, path);
+		return -1;
+	}
+	return 0;
+}
+
 struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t errlen)
 {
 	struct merge_srclines *s = calloc(1, sizeof(*s));
@@ -286,6 +362,7 @@ struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t e
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
+	s->alt_fd = -1;
 	s->elf = mg_open_elf(path, &s->fd, err, errlen);
 	if (!s->elf) {
 		free(s);
@@ -297,6 +374,10 @@ struct merge_srclines *merge_srclines_open(const char *path, char *err, size_t e
 	if (s->dw && !dwarf_strings_terminated(s->elf)) {
 		dwarf_end(s->dw);
 		s->dw = NULL;
+	}
+	if (s->dw && attach_alt(s, path, err, errlen)) {
+		merge_srclines_free(s);
+		return NULL;
 	}
 	if (s->dw && collect_rows(s)) {
 		snprintf(err, errlen, "%s: out of memory reading the line tables", path);
@@ -344,6 +425,13 @@ void merge_srclines_free(struct merge_srclines *s)
 	free(s->cover);
 	if (s->dw)
 		dwarf_end(s->dw);
+	/* after dw, which only borrows it */
+	if (s->alt)
+		dwarf_end(s->alt);
+	if (s->alt_elf)
+		elf_end(s->alt_elf);
+	if (s->alt_fd >= 0)
+		close(s->alt_fd);
 	if (s->elf)
 		elf_end(s->elf);
 	if (s->fd >= 0)

@@ -7,17 +7,21 @@
  * that no symbol covers still has bounds: the FDE of .eh_frame that holds
  * it, which every compiler emits for unwinding, stripped or not. */
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <gelf.h>
 #include <libiberty/demangle.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "merge.h"
 #include "mg_internal.h"
+#include "outpath.h"
 
 struct mg_sym {
 	uint64_t start, size;
@@ -42,10 +46,239 @@ struct merge_symtab {
 	char namebuf[320];	/* "liblzma.so.5+0x15b40" of the last CFI lookup */
 };
 
-static char *debuginfo_path;	/* NULL: libdwfl's default (/usr/lib/debug) */
+/* ------------------------------------------------ the debug file --- */
+/* libdwfl's standard callbacks open what they find with a blocking open,
+ * under names the file chooses (its .gnu_debuglink) in directories beside
+ * it, and read a candidate whole for its CRC: a FIFO there would hang gus,
+ * /dev/zero would never end. So the module's own file is reported with
+ * its descriptor (no find_elf lookup ever), and its debug file is found
+ * here, in the places and the order of dwfl_standard_find_debuginfo: by
+ * build-id under the absolute directories of the debug path, then by the
+ * debuglink name beside the file, in its .debug and under the absolute
+ * directories (the file's own directory below them). Each candidate is
+ * opened by outpath_open_regular and checked (its build-id, else the CRC)
+ * before libdwfl gets the descriptor. */
+
+/* libdwfl's default debug path: the file's directory, its .debug, and
+ * /usr/lib/debug */
+#define DEBUG_PATH_DEFAULT ":.debug:/usr/lib/debug"
+static char *debuginfo_path;	/* NULL: DEBUG_PATH_DEFAULT */
+
+struct debug_search {
+	const unsigned char *build_id;	/* the module's, NULL when none */
+	int build_id_len;
+	GElf_Word crc;			/* .gnu_debuglink's, 0 when none */
+	struct stat main_st;		/* the module's file, never its own debug file */
+	bool have_main_st;
+	bool refused;			/* a candidate was there but not a regular file */
+};
+
+/* the CRC-32 of .gnu_debuglink (zlib's) of the whole file; the table is
+ * made per call (2048 steps), which keeps it free of shared state */
+static uint32_t crc32_of(int fd, bool *ok)
+{
+	uint32_t table[256];
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
+	}
+	uint32_t crc = 0xffffffffu;
+	unsigned char buf[65536];
+	off_t at = 0;
+	ssize_t n;
+	while ((n = pread(fd, buf, sizeof buf, at)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		at += n;
+	}
+	*ok = n == 0;
+	return crc ^ 0xffffffffu;
+}
+
+/* PATH as the module's debug file: a descriptor for libdwfl, or -1 */
+static int try_debug_file(struct debug_search *ds, const char *path, bool check_crc)
+{
+	int fd = outpath_open_regular(path, NULL, 0);
+	if (fd < 0) {
+		if (errno == EINVAL)
+			ds->refused = true;
+		return -1;
+	}
+	struct stat st;
+	bool ok = !fstat(fd, &st) &&
+		  !(ds->have_main_st && st.st_dev == ds->main_st.st_dev && st.st_ino == ds->main_st.st_ino);
+	if (ok && ds->build_id_len > 0) {
+		Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+		const void *id = NULL;
+		ssize_t n = e ? dwelf_elf_gnu_build_id(e, &id) : -1;
+		ok = n == ds->build_id_len && !memcmp(id, ds->build_id, (size_t)n);
+		if (e)
+			elf_end(e);
+	} else if (ok && check_crc) {
+		bool read_ok;
+		ok = crc32_of(fd, &read_ok) == ds->crc && read_ok;
+	}
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* DIR/SUB/NAME (either may be NULL) tried; *FOUND its malloc'ed path */
+static int try_debug_at(struct debug_search *ds, const char *dir, const char *sub, const char *name, bool check_crc,
+			char **found)
+{
+	char *path;
+	int len = !dir && !sub ? asprintf(&path, "%s", name)
+		  : !sub ? asprintf(&path, "%s/%s", dir, name)
+		  : !dir ? asprintf(&path, "%s/%s", sub, name) : asprintf(&path, "%s/%s/%s", dir, sub, name);
+	if (len < 0)
+		return -1;
+	int fd = try_debug_file(ds, path, check_crc);
+	if (fd >= 0)
+		*found = path;
+	else
+		free(path);
+	return fd;
+}
+
+/* the debuglink name (or FILE's base name + ".debug") in the directories
+ * of the debug path, as libdwfl's find_debuginfo_in_path looks */
+static int find_by_debuglink(struct debug_search *ds, const char *file, const char *debuglink, char **found)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	char *made = NULL;
+	bool can_check = ds->crc != 0;
+	if (!debuglink) {
+		if (asprintf(&made, "%s.debug", base) < 0)
+			return -1;
+		debuglink = made;
+		can_check = false;
+	}
+	char *dir = base == file ? NULL : strndup(file, (size_t)(base - 1 - file));
+	char *list = strdup(debuginfo_path ? debuginfo_path : DEBUG_PATH_DEFAULT);
+	int fd = -1;
+	if (!list || (base != file && !dir))
+		goto out;
+	/* a leading + or - says whether to check CRCs, for the whole path
+	 * or for one of its directories */
+	char *rest = list;
+	bool check_all = true;
+	if (*rest == '+' || *rest == '-')
+		check_all = *rest++ == '+';
+	for (char *entry; fd < 0 && (entry = strsep(&rest, ":"));) {
+		bool check = check_all;
+		if (*entry == '+' || *entry == '-')
+			check = *entry++ == '+';
+		check = check && can_check;
+		if (!*entry) {
+			/* the file's own directory */
+			fd = try_debug_at(ds, dir, NULL, debuglink, check, found);
+		} else if (*entry == '/') {
+			/* DIR under an absolute directory, then its
+			 * subdirectories, down to the directory alone */
+			if (!dir || dir[0] != '/')
+				continue;
+			for (const char *sub = dir; fd < 0;) {
+				sub = strchr(sub, '/');
+				if (sub)
+					sub++;
+				if (sub && !*sub)
+					break;
+				fd = try_debug_at(ds, entry, sub, debuglink, check, found);
+				if (fd < 0 && made)
+					fd = try_debug_at(ds, entry, sub, base, check, found);
+				if (!sub)
+					break;
+			}
+		} else {
+			/* a subdirectory of the file's directory */
+			fd = try_debug_at(ds, dir, entry, debuglink, check, found);
+			if (fd < 0 && made)
+				fd = try_debug_at(ds, dir, entry, base, check, found);
+		}
+	}
+out:
+	free(list);
+	free(dir);
+	free(made);
+	return fd;
+}
+
+static int find_debuginfo_safely(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+				 const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+				 char **debuginfo_file_name)
+{
+	/* a debug file already there: libdwfl asks for the dwz alternate
+	 * file of its DWARF, which gus never reads through libdwfl
+	 * (srcline.c finds it itself) */
+	Dwarf_Addr dwbias = 0;
+	dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL);
+	if (dwbias != (Dwarf_Addr)-1) {
+		errno = 0;
+		return -1;
+	}
+	struct debug_search ds = { .crc = debuglink_crc };
+	GElf_Addr id_addr;
+	ds.build_id_len = dwfl_module_build_id(mod, &ds.build_id, &id_addr);
+	ds.have_main_st = file_name && !stat(file_name, &ds.main_st);
+	int fd = -1;
+	if (ds.build_id_len > 0) {
+		char hex[2 * 64 + 1] = "";
+		for (int i = 1; i < ds.build_id_len && i < 64; i++)
+			snprintf(hex + 2 * (i - 1), 3, "%02x", ds.build_id[i]);
+		char *list = strdup(debuginfo_path ? debuginfo_path : DEBUG_PATH_DEFAULT), *rest = list;
+		for (char *entry; list && fd < 0 && (entry = strsep(&rest, ":"));) {
+			if (*entry == '+' || *entry == '-')
+				entry++;
+			if (*entry != '/')
+				continue;
+			char name[sizeof hex + 16];
+			snprintf(name, sizeof name, "%02x/%s.debug", ds.build_id[0], hex);
+			fd = try_debug_at(&ds, entry, ".build-id", name, false, debuginfo_file_name);
+		}
+		free(list);
+	}
+	if (fd < 0 && file_name) {
+		fd = find_by_debuglink(&ds, file_name, debuglink_file, debuginfo_file_name);
+		/* the debug file may sit beside a symbolic link's target */
+		char *real = fd < 0 ? realpath(file_name, NULL) : NULL;
+		if (real && strcmp(real, file_name))
+			fd = find_by_debuglink(&ds, real, debuglink_file, debuginfo_file_name);
+		free(real);
+	}
+	/* debuginfod last, through libdwfl's own search: every place it
+	 * looks first was just found empty (a race with whoever fills them
+	 * is the only way to a non-regular file there) */
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (fd < 0 && !ds.refused && ds.build_id_len > 0 && urls && *urls)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name);
+	if (fd < 0)
+		errno = 0;	/* nothing found, which is no error */
+	return fd;
+}
+
+/* the module's file comes with its descriptor: nothing is looked up */
+static int no_elf_search(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+			 Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	*elfp = NULL;
+	errno = ENOENT;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = no_elf_search,
+	.find_debuginfo = find_debuginfo_safely,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -182,13 +415,13 @@ out:
 
 struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errlen)
 {
-	/* the checks of every other reader: an x86-64 executable or library */
+	/* the checks of every other reader: an x86-64 executable or library;
+	 * libdwfl gets the descriptor, never the name to open */
 	int fd;
 	Elf *e = mg_open_elf(path, &fd, err, errlen);
 	if (!e)
 		return NULL;
 	elf_end(e);
-	close(fd);
 
 	struct merge_symtab *st = calloc(1, sizeof *st);
 	if (!st)
@@ -210,12 +443,15 @@ struct merge_symtab *merge_symtab_load(const char *path, char *err, size_t errle
 	st->dwfl = dwfl_begin(&offline_callbacks);
 	if (!st->dwfl) {
 		snprintf(err, errlen, "%s: libdwfl: %s", path, dwfl_errmsg(-1));
+		close(fd);
 		merge_symtab_free(st);
 		return NULL;
 	}
-	st->mod = dwfl_report_offline(st->dwfl, st->base, path, -1);
+	/* the module owns FD once reported; a failed report leaves it ours */
+	st->mod = dwfl_report_offline(st->dwfl, st->base, path, fd);
 	dwfl_report_end(st->dwfl, NULL, NULL);
 	if (!st->mod) {
+		close(fd);
 		snprintf(err, errlen, "%s: libdwfl: %s", path, dwfl_errmsg(-1));
 		merge_symtab_free(st);
 		return NULL;

@@ -26,24 +26,6 @@
 #define MARK_GAP 14.0
 #define CHAR_W 6.6	/* a sans-serif character at 12 px, on average */
 
-/* Declared in mg_internal.h: the SVG renderers share it. */
-void mg_xml_text(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\t':
-		case '\n':
-		case '\r': fputc(c, out); break;
-		default: fputc(c < 0x20 || c == 0x7f ? '?' : c, out); break;
-		}
-	}
-}
-
 static bool shown(const struct td_tree *tree, size_t i)
 {
 	return tree->res[i].status != TD_NOT_SELECTED;

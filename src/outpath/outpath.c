@@ -264,3 +264,39 @@ void outpath_unlock_dir(int fd)
 	if (fd >= 0)
 		close(fd);	/* the lock goes with the last descriptor */
 }
+
+int outpath_open_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	/* stat first, so that a device is never opened at all; the open
+	 * cannot block (O_NONBLOCK) on what replaced the file since, and
+	 * fstat judges what was opened */
+	bool refused = !stat(path, &st) && !S_ISREG(st.st_mode);
+	int fd = -1;
+	if (!refused) {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			if (err && errlen)
+				snprintf(err, errlen, "%s: %s", path, strerror(e));
+			errno = e;
+			return -1;
+		}
+		refused = fstat(fd, &st) || !S_ISREG(st.st_mode);
+	}
+	if (refused) {
+		if (fd >= 0)
+			close(fd);
+		const char *kind = S_ISDIR(st.st_mode) ? " (a directory)" : S_ISFIFO(st.st_mode) ? " (a FIFO)"
+				   : S_ISCHR(st.st_mode) ? " (a character device)"
+				   : S_ISBLK(st.st_mode) ? " (a block device)" : S_ISSOCK(st.st_mode) ? " (a socket)" : "";
+		if (err && errlen)
+			snprintf(err, errlen, "%s: not a regular file%s", path, kind);
+		errno = EINVAL;
+		return -1;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0 && (flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}

@@ -14,6 +14,8 @@
  *   never written, moved or replaced.
  * Which regular files may be replaced is the caller's decision (a
  * recording replaces only a recording, unless forced).
+ * The same kinds of path are read only when regular: a file that a
+ * recording names is opened with outpath_open_regular, never waited on.
  * No other module is used: recordings (gusdata/) and text outputs (cmd/)
  * build on this. */
 #ifndef GUS_OUTPATH_H
@@ -75,5 +77,17 @@ void outpath_unlock_dir(int fd);
 
 /* The directory part of PATH ("." when none), malloc'ed. */
 char *outpath_dirname(const char *path);
+
+/* Opens PATH for reading when it is a regular file (a symbolic link
+ * followed): the one way gus opens a file that an untrusted input names,
+ * a recording's objects and the debug files they lead to. Anything else
+ * is refused without being waited on or read: a FIFO blocks its open
+ * until a writer comes, a device may never end (/dev/zero) or act when
+ * opened (a tape rewinds, a watchdog starts), a directory is no file.
+ * A descriptor (blocking again, close-on-exec), or -1 with ERR
+ * "PATH: not a regular file (a FIFO)" or "PATH: <strerror>" and errno
+ * set: ENOENT or ENOTDIR where nothing is there, EINVAL for a file of
+ * another kind. */
+int outpath_open_regular(const char *path, char *err, size_t errlen);
 
 #endif

@@ -722,8 +722,10 @@ static int store_trace_output(struct gusdata *d, const struct collect_output *ou
 	return rc;
 }
 
+/* Run 2 under the QEMU tracer into D; *INTERRUPTED says whether Ctrl-C
+ * (or SIGTERM) cut it. -1 when writing into D failed. */
 static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
-			   struct collect_input *input)
+			   struct collect_input *input, bool *interrupted)
 {
 	char err[COLLECT_ERRLEN];
 	bool windows = o->window_records > 0;
@@ -831,6 +833,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	progress_end();
 	/* what is stored, not what was sent: a failed write loses a chunk */
 	uint64_t stored = gusdata_trace_records(d);
+	*interrupted = res.interrupted;
 	if (res.interrupted)
 		gusdata_set_meta(d, "trace.interrupted", "yes");
 	gusdata_set_meta_u64(d, "trace.records", stored);
@@ -1326,7 +1329,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	struct recording_spire_pick spick;
 	int spire_budget = 0;
 	memset(&spick, 0, sizeof spick);
-	struct collect_pmu_info spire_pmu;	/* spick.cpu points into it */
+	struct collect_pmu_info spire_pmu;
 	if (o.spire) {
 		struct collect_pmu_info *pmu = &spire_pmu;
 		bool have_pmu = collect_pfm_init(err, sizeof err) == 0 && collect_detect_pmu(pmu) == 0;
@@ -1603,6 +1606,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	/* run 2 (the QEMU tracer): the stream of the program's hot code;
 	 * Intel PT traced run 1 */
 	struct trace_plan tplan;
+	bool trace_interrupted = false;
 	plan_traces(regions, nregions, &tplan);
 	size_t nranges = tplan.n;
 	if (o.tracer == RECORDING_TRACER_PT)
@@ -1621,7 +1625,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 								"without symbols or unwind tables"
 							      : "no hot region to trace");
 	else
-		write_failed = trace_with_qemu(d, &o, &tplan, &input) != 0;
+		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted) != 0;
 	trace_plan_free(&tplan);
 
 	/* done even after a failed write: what failed is said in missing.* */
@@ -1647,6 +1651,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	sum->spire_counted = spire_counted;
 	sum->write_failed = write_failed;
 	sum->interrupted = res.interrupted;
+	sum->trace_interrupted = trace_interrupted;
 	rc = write_failed ? RECORDING_ERROR : RECORDING_OK;
 	goto out;
 

@@ -122,7 +122,9 @@ struct recording_spire_request {
  * kernel) encodes it and as the count set names it */
 struct recording_spire_pick {
 	struct spire_metricset *set;	/* NULL: no set (only --metrics events) */
-	const char *cpu;		/* "# cpu:" line; NULL when unknown */
+	const char *cpu;		/* "# cpu:" line; NULL when unknown; the request's
+				 * --arch or cpu_name, never the caller's locals */
+	char cpu_name[64];		/* the detected PMU's name, owned by the pick */
 	const char *time_enc, *time_name, *work_enc, *work_name;
 	const char **enc, **names;
 	size_t n;
@@ -430,6 +432,7 @@ struct recording_summary {
 	bool counted;		/* ... and its counts landed */
 	bool spire_counted;
 	bool interrupted;	/* Ctrl-C (or SIGTERM) reached gus during run 1: no trace run */
+	bool trace_interrupted;	/* ... during the QEMU tracer's run 2: the trace was cut there */
 	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
 };
 

@@ -95,7 +95,10 @@ static enum recording_status spire_choose(const struct recording_spire_request *
 	const char *dir = o->spire_dir;
 	memset(sp, 0, sizeof(*sp));
 	sp->opt = o->opt;
-	sp->cpu = o->arch ? o->arch : have_pmu ? pmu->name : NULL;
+	/* a copy: PMU is the caller's local, gone once the pick is prepared */
+	if (have_pmu)
+		snprintf(sp->cpu_name, sizeof(sp->cpu_name), "%s", pmu->name);
+	sp->cpu = o->arch ? o->arch : have_pmu ? sp->cpu_name : NULL;
 	if (o->arch) {
 		if (!(sp->set = spire_metricset_load(dir, o->arch, err, sizeof(err)))) {
 			rec_error(log, "%s; 'gus spire metrics' lists the sets", err);

@@ -618,7 +618,8 @@ static void check_build_ids(struct report *rp)
 		if (!said)
 			report_warn(rp, "%s: %s (build-id %s when recorded, %s now): its source lines and code are not "
 				    "used; the trace's own bytes still are", v->file,
-				    readable ? "the file changed since the recording" : "the file is gone",
+				    readable ? "the file changed since the recording"
+				    : access(v->file, F_OK) ? "the file is gone" : "the file cannot be read",
 				    v->r.build_id, readable ? (now[0] ? now : "none") : err);
 	}
 }
@@ -1385,10 +1386,12 @@ enum recording_status report_build(const struct report_request *o, struct report
 		for (size_t i = 0; i < rp->nrv; i++)
 			any |= region_selected(rp, &rp->rv[i]);
 		if (!any) {
+			/* one line, as every message is: the terminal escapes it
+			 * whole (a name's newline too) */
 			char list[4096];
 			size_t k = 0;
 			for (size_t i = 0; i < rp->nrv && k < sizeof list; i++)
-				k += (size_t)snprintf(list + k, sizeof list - k, "\n  %d  %s", rp->rv[i].r.rank,
+				k += (size_t)snprintf(list + k, sizeof list - k, "%s %d %s", i ? ";" : "", rp->rv[i].r.rank,
 						      rp->rv[i].name);
 			report_error(rp, "--region: no region '%s' in %s; its regions:%s", o->region, o->input,
 			    rp->nrv ? list : " none");

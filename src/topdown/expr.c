@@ -23,6 +23,7 @@ struct td_expr {
 	int ref;		/* resolved index */
 	struct td_expr **arg;
 	size_t n_arg;
+	unsigned depth;		/* levels of this subtree: 1 for a leaf */
 };
 
 char *td_strdup(const char *s)
@@ -50,13 +51,16 @@ struct parser {
 	char *err;
 	size_t errlen;
 	bool failed;
+	unsigned nest;		/* parse_cond and sign levels open now */
 };
 
 static struct td_expr *node_new(enum td_op op)
 {
 	struct td_expr *e = calloc(1, sizeof(*e));
-	if (e)
+	if (e) {
 		e->op = op;
+		e->depth = 1;
+	}
 	return e;
 }
 
@@ -67,7 +71,14 @@ static int node_push(struct td_expr *e, struct td_expr *a)
 		return -1;
 	e->arg = n;
 	e->arg[e->n_arg++] = a;
+	if (a->depth + 1 > e->depth)
+		e->depth = a->depth + 1;
 	return 0;
+}
+
+unsigned td_expr_depth(const struct td_expr *e)
+{
+	return e->depth;
 }
 
 void td_expr_free(struct td_expr *e)
@@ -94,6 +105,39 @@ static void fail(struct parser *ps, const char *what)
 	ps->failed = true;
 	td_seterr(ps->err, ps->errlen, "%s at column %d of expression '%s'", what,
 		  (int)(ps->p - ps->s) + 1, ps->s);
+}
+
+static void fail_too_deep(struct parser *ps)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "nested deeper than %d levels", TD_EXPR_MAX_DEPTH);
+	fail(ps, what);
+}
+
+/* One more level of the parser's recursion: false past the limit, before
+ * the stack grows with a hostile formula's "((((..." or "----...". */
+static bool nest_in(struct parser *ps)
+{
+	if (ps->nest >= TD_EXPR_MAX_DEPTH) {
+		fail_too_deep(ps);
+		return false;
+	}
+	ps->nest++;
+	return true;
+}
+
+/* E as built, or NULL (E freed) when it is deeper than the limit: a chain
+ * "A + A + ... + A" nests without recursing in the parser, but freeing
+ * and evaluating it recurse once per operator. E's operands are within the
+ * limit, so E is at most one level over it. */
+static struct td_expr *within_depth(struct parser *ps, struct td_expr *e)
+{
+	if (e && e->depth > TD_EXPR_MAX_DEPTH) {
+		fail_too_deep(ps);
+		td_expr_free(e);
+		return NULL;
+	}
+	return e;
 }
 
 static bool accept(struct parser *ps, const char *tok)
@@ -209,7 +253,7 @@ static struct td_expr *parse_primary(struct parser *ps)
 				td_expr_free(e);
 				return NULL;
 			}
-			return e;
+			return within_depth(ps, e);
 		}
 		struct td_expr *e = node_new(OP_REF);
 		if (!e)
@@ -224,7 +268,10 @@ static struct td_expr *parse_primary(struct parser *ps)
 static struct td_expr *parse_unary(struct parser *ps)
 {
 	if (accept(ps, "-")) {
+		if (!nest_in(ps))
+			return NULL;
 		struct td_expr *a = parse_unary(ps);
+		ps->nest--;
 		if (!a)
 			return NULL;
 		struct td_expr *e = node_new(OP_NEG);
@@ -233,10 +280,16 @@ static struct td_expr *parse_unary(struct parser *ps)
 			td_expr_free(a);
 			return NULL;
 		}
-		return e;
+		return within_depth(ps, e);
 	}
-	if (accept(ps, "+"))
-		return parse_unary(ps);
+	if (accept(ps, "+")) {
+		/* a unary '+' builds nothing but recurses all the same */
+		if (!nest_in(ps))
+			return NULL;
+		struct td_expr *a = parse_unary(ps);
+		ps->nest--;
+		return a;
+	}
 	return parse_primary(ps);
 }
 
@@ -256,7 +309,7 @@ static struct td_expr *parse_mul(struct parser *ps)
 			td_expr_free(e);
 			return NULL;
 		}
-		e = binary(op, e, b);
+		e = within_depth(ps, binary(op, e, b));
 	}
 	return e;
 }
@@ -277,7 +330,7 @@ static struct td_expr *parse_add(struct parser *ps)
 			td_expr_free(e);
 			return NULL;
 		}
-		e = binary(op, e, b);
+		e = within_depth(ps, binary(op, e, b));
 	}
 	return e;
 }
@@ -306,12 +359,24 @@ static struct td_expr *parse_cmp(struct parser *ps)
 			td_expr_free(e);
 			return NULL;
 		}
-		e = binary(op, e, b);
+		e = within_depth(ps, binary(op, e, b));
 	}
 	return e;
 }
 
+static struct td_expr *parse_cond_in(struct parser *ps);
+
+/* Every recursion of the grammar but the signs' comes through here. */
 static struct td_expr *parse_cond(struct parser *ps)
+{
+	if (!nest_in(ps))
+		return NULL;
+	struct td_expr *e = parse_cond_in(ps);
+	ps->nest--;
+	return e;
+}
+
+static struct td_expr *parse_cond_in(struct parser *ps)
 {
 	struct td_expr *c = parse_cmp(ps);
 	if (!c || !accept(ps, "?"))
@@ -340,7 +405,7 @@ static struct td_expr *parse_cond(struct parser *ps)
 		td_expr_free(e);
 		return NULL;
 	}
-	return e;
+	return within_depth(ps, e);
 }
 
 struct td_expr *td_expr_parse(const char *text, char *err, size_t errlen)
@@ -412,12 +477,17 @@ int td_expr_resolve(struct td_expr *e, const struct td_table *t, char *err, size
 	return 0;
 }
 
-void td_expr_walk(const struct td_expr *e, td_ref_fn fn, void *arg)
+static void walk_at(const struct td_expr *e, unsigned depth, td_ref_fn fn, void *arg)
 {
 	if (e->op == OP_REF || e->op == OP_OPT)
-		fn(e->ref_kind, e->ref, e->op == OP_OPT, arg);
+		fn(e->ref_kind, e->ref, e->op == OP_OPT, depth, arg);
 	for (size_t i = 0; i < e->n_arg; i++)
-		td_expr_walk(e->arg[i], fn, arg);
+		walk_at(e->arg[i], depth + 1, fn, arg);
+}
+
+void td_expr_walk(const struct td_expr *e, td_ref_fn fn, void *arg)
+{
+	walk_at(e, 1, fn, arg);
 }
 
 static double eval_metric(int m, struct td_evalctx *cx)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Count sets from `perf stat -x,` output. perf prints one line per event:
- *   value,unit,event,[variance%,]run-time-ns,percent-running[,metric,unit]
- * with an interval timestamp first under -I and a CPU/aggregate id first
- * under -A/--per-*. perf has already scaled the value it prints. */
+ *   value,unit,event,[variance%,]run-time-ns,percent-running[,metric,unit[,threshold]]
+ * (the threshold from newer perf), lines of a metric alone after them, an
+ * interval timestamp first under -I and a CPU/aggregate id first under
+ * -A/--per-*. perf has already scaled the value it prints. */
 #include "td_internal.h"
 
 #include <ctype.h>
@@ -56,6 +57,28 @@ static bool is_count_field(const char *s)
 	return s[0] == '<' || parse_double(s, &v);
 }
 
+/* From field I on, a metric-only line: perf prints a metric that does
+ * not fit on its count's line (the second and later metrics of a group,
+ * -M's) on a line of its own, with the same prefix fields, the count, unit
+ * and event fields empty, then the metric's value and unit (words, never
+ * a number alone) and, in newer perf, its threshold (good, bad or empty). */
+static bool metric_only_at(char **f, int n, int i)
+{
+	double v;
+	if (i + 2 >= n || *f[i] || *f[i + 1] || *f[i + 2])
+		return false;
+	for (int j = i + 3; j < n; j++)
+		if (*f[j] && !parse_double(f[j], &v))
+			return true;
+	return false;
+}
+
+/* where a line's count (or a metric-only line) starts at field I */
+static bool count_at(char **f, int n, int i)
+{
+	return i < n && (is_count_field(f[i]) || metric_only_at(f, n, i));
+}
+
 /* Fields before the count: a -I timestamp (a decimal number followed by a
  * count, or by an id and a count),
  * an -A/--per-* id (not a count, followed by a count), and with --per-socket
@@ -66,91 +89,221 @@ static int prefix_fields(char **f, int n)
 	int skip = 0;
 	double v;
 	if (n > 2 && parse_double(f[0], &v) && strchr(f[0], '.') &&
-	    (is_count_field(f[1]) || (n > 3 && *f[1] && !is_count_field(f[1]) && is_count_field(f[2]))))
+	    (count_at(f, n, 1) || (n > 3 && *f[1] && !is_count_field(f[1]) && count_at(f, n, 2))))
 		skip = 1;
-	if (n > skip + 2 && !is_count_field(f[skip]) && *f[skip] && is_count_field(f[skip + 1]))
+	if (n > skip + 2 && !is_count_field(f[skip]) && *f[skip] && count_at(f, n, skip + 1))
 		skip++;
-	if (skip && n > skip + 2 && is_count_field(f[skip]) && f[skip][0] != '<' &&
-	    is_count_field(f[skip + 1]))
+	if (skip && n > skip + 2 && is_count_field(f[skip]) && f[skip][0] != '<' && count_at(f, n, skip + 1))
 		skip++;
 	return skip;
 }
 
+/* ------------------------------------------------------------ indexes --- */
+/* Hash tables (open addressing, linear probing, at most half full), so
+ * that each line finds the lines and entries before it in constant time:
+ * an hour of perf stat -I 100 is millions of lines. The hash has no secret
+ * seed: a file made for its keys to collide is slow, never misread. */
+
+/* splitmix64's finalizer: every bit of X moves every bit of the result */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* FNV-1a over the bytes, then mixed */
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return mix64(h ^ len);
+}
+
+/* byte strings (copied) to numbers */
+struct name_slot {
+	char *key;		/* NULL: free */
+	size_t len;
+	uint64_t hash;
+	size_t value;
+};
+
+struct name_index {
+	struct name_slot *slot;
+	size_t cap, n;		/* cap: 0 or a power of two */
+};
+
+/* KEY's slot, or the free one where it would go */
+static struct name_slot *name_slot(const struct name_index *ix, const char *key, size_t len, uint64_t hash)
+{
+	size_t mask = ix->cap - 1;
+	for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+		struct name_slot *sl = &ix->slot[i];
+		if (!sl->key || (sl->hash == hash && sl->len == len && !memcmp(sl->key, key, len)))
+			return sl;
+	}
+}
+
+static int name_index_grow(struct name_index *ix)
+{
+	size_t cap = ix->cap ? 2 * ix->cap : 64;
+	struct name_slot *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	struct name_index bigger = { slot, cap, ix->n };
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slot[i].key)
+			*name_slot(&bigger, ix->slot[i].key, ix->slot[i].len, ix->slot[i].hash) = ix->slot[i];
+	free(ix->slot);
+	*ix = bigger;
+	return 0;
+}
+
+/* The value of KEY (LEN bytes) in *VALUE; a KEY not there yet is added
+ * with NEW_VALUE and *ADDED set. -1 on out of memory. */
+static int name_index_get(struct name_index *ix, const char *key, size_t len, size_t new_value, size_t *value,
+			  bool *added)
+{
+	if (2 * (ix->n + 1) > ix->cap && name_index_grow(ix))
+		return -1;
+	uint64_t hash = hash_bytes(key, len);
+	struct name_slot *sl = name_slot(ix, key, len, hash);
+	*added = !sl->key;
+	if (*added) {
+		char *copy = malloc(len + 1);
+		if (!copy)
+			return -1;
+		memcpy(copy, key, len);
+		copy[len] = 0;
+		*sl = (struct name_slot){ copy, len, hash, new_value };
+		ix->n++;
+	}
+	*value = sl->value;
+	return 0;
+}
+
+static void name_index_free(struct name_index *ix)
+{
+	for (size_t i = 0; i < ix->cap; i++)
+		free(ix->slot[i].key);
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* pairs of numbers below 2^31 (of lines, and of the names of lines: lines
+ * are counted in an int) to numbers */
+#define PAIR_FREE UINT64_MAX	/* the key of a free slot, no pair's */
+
+struct pair_slot {
+	uint64_t key;
+	size_t value;
+};
+
+struct pair_index {
+	struct pair_slot *slot;
+	size_t cap, n;		/* cap: 0 or a power of two */
+};
+
+static uint64_t pair_key(size_t a, size_t b)
+{
+	return (uint64_t)a << 32 | (uint64_t)b;
+}
+
+static struct pair_slot *pair_slot(const struct pair_index *ix, uint64_t key)
+{
+	size_t mask = ix->cap - 1;
+	for (size_t i = (size_t)mix64(key) & mask;; i = (i + 1) & mask)
+		if (ix->slot[i].key == key || ix->slot[i].key == PAIR_FREE)
+			return &ix->slot[i];
+}
+
+static int pair_index_grow(struct pair_index *ix)
+{
+	size_t cap = ix->cap ? 2 * ix->cap : 64;
+	struct pair_slot *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		slot[i].key = PAIR_FREE;
+	struct pair_index bigger = { slot, cap, ix->n };
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->slot[i].key != PAIR_FREE)
+			*pair_slot(&bigger, ix->slot[i].key) = ix->slot[i];
+	free(ix->slot);
+	*ix = bigger;
+	return 0;
+}
+
+/* KEY's value in *VALUE (valid until the next addition), added with
+ * NEW_VALUE when it is not there yet (*ADDED set); -1 on out of memory. */
+static int pair_index_get(struct pair_index *ix, uint64_t key, size_t new_value, size_t **value, bool *added)
+{
+	if (2 * (ix->n + 1) > ix->cap && pair_index_grow(ix))
+		return -1;
+	struct pair_slot *sl = pair_slot(ix, key);
+	*added = sl->key == PAIR_FREE;
+	if (*added) {
+		*sl = (struct pair_slot){ key, new_value };
+		ix->n++;
+	}
+	*value = &sl->value;
+	return 0;
+}
+
+static void pair_index_free(struct pair_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* ------------------------------------------------------- count sets --- */
 /* Lines that repeat an event under another timestamp or CPU are summed into
  * one entry; the k-th occurrence of an event under the same prefix (the same
  * event in two groups) stays a separate entry, which the engine averages. */
-struct seen {
-	char *key;		/* prefix '\x1f' event */
-	int k;			/* occurrence under this prefix */
-	size_t entry;		/* count set index */
+struct import_ctx {
+	struct td_countset *cs;
+	struct name_index names;	/* prefixes and events, numbered in order of first sight */
+	struct pair_index lines;	/* (prefix, event) -> lines of it so far */
+	struct pair_index entries;	/* (event, k) -> its count set entry */
+	char *err;
+	size_t errlen;
 };
 
-struct seen_list {
-	struct seen *s;
-	size_t n;
-};
-
-static int occurrence(struct seen_list *sl, const char *prefix, const char *event, char **keyp)
+/* the number of the prefix or event NAME; -1 on out of memory */
+static int name_number(struct import_ctx *ic, const char *name, size_t *number)
 {
-	size_t len = strlen(prefix) + strlen(event) + 2;
-	char *key = malloc(len);
-	if (!key)
-		return -1;
-	snprintf(key, len, "%s\x1f%s", prefix, event);
-	int k = 0;
-	for (size_t i = 0; i < sl->n; i++)
-		if (!strcmp(sl->s[i].key, key))
-			k++;
-	*keyp = key;
-	return k;
+	bool added;
+	return name_index_get(&ic->names, name, strlen(name), ic->names.n, number, &added);
 }
 
-static long find_entry(const struct seen_list *sl, const char *event, int k, bool *found)
+static int record_line(struct import_ctx *ic, const struct td_perf_line *l)
 {
-	for (size_t i = 0; i < sl->n; i++) {
-		const char *ev = strchr(sl->s[i].key, '\x1f') + 1;
-		if (sl->s[i].k == k && !strcmp(ev, event)) {
-			*found = true;
-			return (long)sl->s[i].entry;
-		}
-	}
-	*found = false;
-	return -1;
-}
-
-static int record_line(struct td_countset *cs, struct seen_list *sl, const char *prefix,
-		       const char *event, bool counted, const char *why, double value,
-		       double enabled, double running)
-{
-	char *key;
-	int k = occurrence(sl, prefix, event, &key);
-	if (k < 0)
+	struct td_countset *cs = ic->cs;
+	size_t prefix, event, *seen, *entry;
+	bool added;
+	if (name_number(ic, l->prefix, &prefix) || name_number(ic, l->event, &event) ||
+	    pair_index_get(&ic->lines, pair_key(prefix, event), 0, &seen, &added))
 		return -1;
-	bool found;
-	long e = find_entry(sl, event, k, &found);
-	if (!found) {
-		e = (long)cs->n;
-		int rc = counted ? td_countset_add(cs, event, value * running / enabled, enabled, running)
-				 : td_countset_add_uncounted(cs, event, why);
-		if (rc) {
-			free(key);
-			return -1;
-		}
-	} else if (counted) {
-		struct td_count *c = &cs->c[e];
+	size_t k = (*seen)++;	/* this line is the k-th of its event under its prefix */
+	if (pair_index_get(&ic->entries, pair_key(event, k), cs->n, &entry, &added))
+		return -1;
+	if (added)
+		return l->counted ? td_countset_add(cs, l->event, l->value * l->running / l->enabled, l->enabled,
+						    l->running)
+				  : td_countset_add_uncounted(cs, l->event, l->why_not);
+	if (l->counted) {
+		struct td_count *c = &cs->c[*entry];
 		double scaled = c->counted ? c->raw * c->enabled / c->running : 0;
-		c->enabled = (c->counted ? c->enabled : 0) + enabled;
-		c->running = (c->counted ? c->running : 0) + running;
-		c->raw = (scaled + value) * c->running / c->enabled;
+		c->enabled = (c->counted ? c->enabled : 0) + l->enabled;
+		c->running = (c->counted ? c->running : 0) + l->running;
+		c->raw = (scaled + l->value) * c->running / c->enabled;
 		c->counted = true;
 	}
-	struct seen *ns = realloc(sl->s, (sl->n + 1) * sizeof(*ns));
-	if (!ns) {
-		free(key);
-		return -1;
-	}
-	sl->s = ns;
-	sl->s[sl->n++] = (struct seen){ .key = key, .k = k, .entry = (size_t)e };
 	return 0;
 }
 
@@ -199,6 +352,8 @@ int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *
 		int s = prefix_fields(f, n);
 		char **g = f + s;
 		int m = n - s;
+		if (metric_only_at(g, m, 0))
+			continue;	/* perf's arithmetic on counts, not a count */
 		/* at most the line itself plus a '/' per field: never cut, so
 		 * that two long prefixes stay two */
 		if ((size_t)len + (size_t)s + 1 > prefix_cap) {
@@ -282,7 +437,7 @@ int td_perf_csv_read(FILE *in, const char *origin, const struct td_perf_reader *
 			goto out;
 	}
 	if (ferror(in)) {
-		td_seterr(err, errlen, "%s: read error", origin);
+		td_seterr(err, errlen, "%s: read error: %s", origin, strerror(errno));
 		goto out;
 	}
 	if (!records) {
@@ -296,18 +451,10 @@ out:
 	return rc;
 }
 
-struct import_ctx {
-	struct td_countset *cs;
-	struct seen_list sl;
-	char *err;
-	size_t errlen;
-};
-
 static int import_line(void *ctx, const struct td_perf_line *l)
 {
 	struct import_ctx *ic = ctx;
-	if (record_line(ic->cs, &ic->sl, l->prefix, l->event, l->counted, l->why_not, l->value, l->enabled,
-			l->running)) {
+	if (record_line(ic, l)) {
 		td_seterr(ic->err, ic->errlen, "out of memory");
 		return -1;
 	}
@@ -320,9 +467,9 @@ int td_import_perf_csv(FILE *in, const char *origin, struct td_countset *cs,
 	struct import_ctx ic = { .cs = cs, .err = err, .errlen = errlen };
 	struct td_perf_reader rd = { .ctx = &ic, .line = import_line };
 	int rc = td_perf_csv_read(in, origin, &rd, err, errlen);
-	for (size_t i = 0; i < ic.sl.n; i++)
-		free(ic.sl.s[i].key);
-	free(ic.sl.s);
+	name_index_free(&ic.names);
+	pair_index_free(&ic.lines);
+	pair_index_free(&ic.entries);
 	return rc;
 }
 
@@ -388,25 +535,41 @@ static char *region_name(const char *s, size_t n)
 	return out;
 }
 
-static int add_region_row(struct td_region_rows *rows, char *region, char *event, double value)
+/* REGION's EVENT row added, or VALUE added to it; ROWS_OF finds it:
+ * "region\0event" -> its index. Takes REGION and EVENT. */
+static int add_region_row(struct td_region_rows *rows, struct name_index *rows_of, char *region, char *event,
+			  double value)
 {
-	for (size_t i = 0; i < rows->n; i++)
-		if (!strcmp(rows->v[i].region, region) && !strcmp(rows->v[i].event, event)) {
-			rows->v[i].value += value;
-			free(region);
-			free(event);
-			return 0;
-		}
-	if (rows->n == rows->cap) {
+	size_t rl = strlen(region), el = strlen(event), i;
+	char *key = malloc(rl + el + 2);
+	bool added = false;
+	int rc = -1;
+	if (key) {
+		memcpy(key, region, rl + 1);
+		memcpy(key + rl + 1, event, el + 1);
+		rc = name_index_get(rows_of, key, rl + el + 1, rows->n, &i, &added);
+		free(key);
+	}
+	if (!rc && !added) {
+		rows->v[i].value += value;
+		free(region);
+		free(event);
+		return 0;
+	}
+	if (!rc && rows->n == rows->cap) {
 		size_t cap = rows->cap ? 2 * rows->cap : 64;
 		struct td_region_row *v = realloc(rows->v, cap * sizeof *v);
-		if (!v) {
-			free(region);
-			free(event);
-			return -1;
+		if (v) {
+			rows->v = v;
+			rows->cap = cap;
+		} else {
+			rc = -1;
 		}
-		rows->v = v;
-		rows->cap = cap;
+	}
+	if (rc) {
+		free(region);
+		free(event);
+		return -1;
 	}
 	rows->v[rows->n++] = (struct td_region_row){ region, event, value };
 	return 0;
@@ -422,6 +585,7 @@ int td_import_region_csv(FILE *in, const char *origin, struct td_region_rows *ro
 	}
 	int lineno = 0, rc = 0;
 	bool header = false;
+	struct name_index rows_of = { 0 };
 	while (fgets(buf, REGION_LINE_MAX, in)) {
 		lineno++;
 		size_t raw = strlen(buf);
@@ -482,7 +646,7 @@ int td_import_region_csv(FILE *in, const char *origin, struct td_region_rows *ro
 			rc = -1;
 			break;
 		}
-		if (add_region_row(rows, region, event, value)) {
+		if (add_region_row(rows, &rows_of, region, event, value)) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 			break;
@@ -501,6 +665,7 @@ int td_import_region_csv(FILE *in, const char *origin, struct td_region_rows *ro
 		rc = -1;
 	}
 	free(buf);
+	name_index_free(&rows_of);
 	if (rc)
 		td_region_rows_free(rows);
 	return rc;

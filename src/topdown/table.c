@@ -369,6 +369,12 @@ static int parse_node(struct loader *ld, char *rest)
 		goto fail;
 	}
 	nd.level = nd.parent < 0 ? 1 : t->nodes[nd.parent].level + 1;
+	if (nd.level > TD_MAX_LEVEL) {
+		/* the tree's walks recurse once per level */
+		LERR(ld, "node %s: level %d, deeper than %d levels (parent %s)", w[0], nd.level,
+		     TD_MAX_LEVEL, t->nodes[nd.parent].name);
+		goto fail;
+	}
 	if (!(nd.expr = td_expr_parse(expr, e, sizeof(e)))) {
 		LERR(ld, "node %s: %s", w[0], e);
 		goto fail;
@@ -467,43 +473,107 @@ static int parse_line(struct loader *ld, char *line)
 	return 0;
 }
 
+/* Evaluating a node runs down its formula and, at each metric or node it
+ * names, down that one's formula (td_eval_node): the stack grows with the
+ * levels of the formulas along the chain. Measured once per metric and
+ * node (a name used twice is not walked twice), refused past
+ * TD_EVAL_MAX_DEPTH, and cycles refused, before anything evaluates. */
+struct reach_arg {
+	const struct td_table *t;
+	int *state;		/* per metric, then per node: 0 new, 1 on the path, 2 measured */
+	unsigned *height;	/* when measured: levels of its evaluation */
+	unsigned above;		/* levels of the chain above the formula walked now */
+	unsigned height_now;	/* of the formula walked now, so far */
+	const char *cycle_at;	/* a formula that names itself through this one */
+	bool deep;		/* the chain passes the limit ... */
+	size_t deep_at;		/* ... in this metric or node */
+};
+
+static void reach_ref(enum td_ref_kind kind, int index, bool optional, unsigned depth, void *varg);
+
+static const char *slot_name(const struct td_table *t, size_t slot)
+{
+	return slot < t->n_metrics ? t->metrics[slot].name : t->nodes[slot - t->n_metrics].name;
+}
+
+static const struct td_expr *slot_expr(const struct td_table *t, size_t slot)
+{
+	return slot < t->n_metrics ? t->metrics[slot].expr : t->nodes[slot - t->n_metrics].expr;
+}
+
+/* Measures SLOT, whose formula starts ABOVE levels down a chain; the
+ * recursion ends once the chain passes the limit (every step down adds a
+ * level), so it stays within TD_EVAL_MAX_DEPTH formula levels. */
+static void reach_measure(struct reach_arg *a, size_t slot, unsigned above)
+{
+	const struct td_expr *e = slot_expr(a->t, slot);
+	unsigned saved_above = a->above, saved_height = a->height_now;
+	a->above = above;
+	a->height_now = td_expr_depth(e);
+	if (above + a->height_now > TD_EVAL_MAX_DEPTH) {
+		a->deep = true;
+		a->deep_at = slot;
+	} else {
+		a->state[slot] = 1;
+		td_expr_walk(e, reach_ref, a);
+		a->state[slot] = 2;
+		a->height[slot] = a->height_now;
+	}
+	a->above = saved_above;
+	a->height_now = saved_height;
+}
+
+static void reach_ref(enum td_ref_kind kind, int index, bool optional, unsigned depth, void *varg)
+{
+	struct reach_arg *a = varg;
+	(void)optional;
+	if (a->cycle_at || a->deep || (kind != TD_REF_METRIC && kind != TD_REF_NODE))
+		return;
+	size_t slot = kind == TD_REF_METRIC ? (size_t)index : a->t->n_metrics + (size_t)index;
+	if (a->state[slot] == 1) {
+		a->cycle_at = slot_name(a->t, slot);
+		return;
+	}
+	if (a->state[slot] == 0)
+		reach_measure(a, slot, a->above + depth);
+	if (a->cycle_at || a->deep)
+		return;
+	/* the name's level in this formula, then the named formula's own */
+	if (depth + a->height[slot] > a->height_now)
+		a->height_now = depth + a->height[slot];
+	if (a->above + a->height_now > TD_EVAL_MAX_DEPTH) {
+		a->deep = true;
+		a->deep_at = slot;
+	}
+}
+
+/* The events a node uses, directly or through what it names: each metric
+ * and node walked once per node (SEEN[slot] == STAMP), so that names
+ * shared down the chains ("A = B + B", "B = C + C", ...) cost no more than
+ * once each. The recursion is that of the evaluation, measured above. */
 struct uses_arg {
 	const struct td_table *t;
 	bool *uses;
-	int *state;	/* per metric+node: 0 new, 1 on stack, 2 done */
-	bool cycle;
-	const char *cycle_at;
+	unsigned *seen;
+	unsigned stamp;
 };
 
-static void collect_uses(enum td_ref_kind kind, int index, bool optional, void *varg);
-
-static void walk_uses(struct uses_arg *a, const struct td_expr *e, int slot, const char *name)
-{
-	if (a->state[slot] == 1) {
-		a->cycle = true;
-		a->cycle_at = name;
-		return;
-	}
-	if (a->state[slot] == 2)
-		return;
-	a->state[slot] = 1;
-	td_expr_walk(e, collect_uses, a);
-	a->state[slot] = 0;	/* per-node walk: allow diamonds, catch cycles */
-}
-
-static void collect_uses(enum td_ref_kind kind, int index, bool optional, void *varg)
+static void collect_uses(enum td_ref_kind kind, int index, bool optional, unsigned depth, void *varg)
 {
 	struct uses_arg *a = varg;
 	(void)optional;
-	if (a->cycle)
-		return;
-	if (kind == TD_REF_EVENT)
+	(void)depth;
+	if (kind == TD_REF_EVENT) {
 		a->uses[index] = true;
-	else if (kind == TD_REF_METRIC)
-		walk_uses(a, a->t->metrics[index].expr, index, a->t->metrics[index].name);
-	else if (kind == TD_REF_NODE)
-		walk_uses(a, a->t->nodes[index].expr, (int)a->t->n_metrics + index,
-			  a->t->nodes[index].name);
+		return;
+	}
+	if (kind != TD_REF_METRIC && kind != TD_REF_NODE)
+		return;
+	size_t slot = kind == TD_REF_METRIC ? (size_t)index : a->t->n_metrics + (size_t)index;
+	if (a->seen[slot] == a->stamp)
+		return;
+	a->seen[slot] = a->stamp;
+	td_expr_walk(slot_expr(a->t, slot), collect_uses, a);
 }
 
 static int finish_table(struct loader *ld)
@@ -534,26 +604,50 @@ static int finish_table(struct loader *ld)
 				  t->nodes[i].name, e);
 			return -1;
 		}
-	int *state = calloc(t->n_metrics + t->n_nodes, sizeof(*state));
-	if (!state)
-		return -1;
+	size_t n_slots = t->n_metrics + t->n_nodes;
+	int *state = calloc(n_slots, sizeof(*state));
+	unsigned *height = calloc(n_slots, sizeof(*height));
+	unsigned *seen = calloc(n_slots, sizeof(*seen));
+	int rc = -1;
+	if (!state || !height || !seen) {
+		td_seterr(ld->err, ld->errlen, "%s: out of memory", ld->origin);
+		goto out;
+	}
 	for (size_t i = 0; i < t->n_nodes; i++) {
-		struct uses_arg a = { .t = t, .state = state };
-		a.uses = t->nodes[i].uses = calloc(t->n_events ? t->n_events : 1, sizeof(bool));
-		if (!a.uses) {
-			free(state);
-			return -1;
-		}
-		walk_uses(&a, t->nodes[i].expr, (int)(t->n_metrics + i), t->nodes[i].name);
-		if (a.cycle) {
+		struct reach_arg a = { .t = t, .state = state, .height = height };
+		size_t slot = t->n_metrics + i;
+		if (state[slot] == 0)
+			reach_measure(&a, slot, 0);
+		if (a.cycle_at) {
 			td_seterr(ld->err, ld->errlen, "%s: node %s: formula refers to itself through %s",
 				  ld->origin, t->nodes[i].name, a.cycle_at);
-			free(state);
-			return -1;
+			goto out;
+		}
+		if (a.deep) {
+			td_seterr(ld->err, ld->errlen,
+				  "%s: node %s: formula nested deeper than %d levels with the metrics and nodes it "
+				  "names written out (past the limit at %s %s)",
+				  ld->origin, t->nodes[i].name, TD_EVAL_MAX_DEPTH,
+				  a.deep_at < t->n_metrics ? "metric" : "node", slot_name(t, a.deep_at));
+			goto out;
 		}
 	}
+	for (size_t i = 0; i < t->n_nodes; i++) {
+		struct uses_arg a = { .t = t, .seen = seen, .stamp = (unsigned)i + 1 };
+		a.uses = t->nodes[i].uses = calloc(t->n_events ? t->n_events : 1, sizeof(bool));
+		if (!a.uses) {
+			td_seterr(ld->err, ld->errlen, "%s: out of memory", ld->origin);
+			goto out;
+		}
+		seen[t->n_metrics + i] = a.stamp;
+		td_expr_walk(t->nodes[i].expr, collect_uses, &a);
+	}
+	rc = 0;
+out:
 	free(state);
-	return 0;
+	free(height);
+	free(seen);
+	return rc;
 }
 
 struct td_table *td_table_parse(const char *text, const char *origin, char *err, size_t errlen)

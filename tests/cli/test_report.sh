@@ -156,6 +156,22 @@ check_status $st 0 "Ctrl-C: the recording is readable"
 check_contains "$out" "interrupted" "Ctrl-C: the report says the run was interrupted"
 check_contains "$out" "missing trace: interrupted" "Ctrl-C: ... and what is missing"
 
+# Ctrl-C during run 2 (the QEMU tracer): said on the terminal, exit 130,
+# the recording kept with what was traced
+perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' "$GUS" record -o "$TMP/tint.data" -- "$WORKLOADS/divide" \
+	>/dev/null 2>"$TMP/tint.err" &
+gpid=$!
+i=0
+while [ $i -lt 300 ] && ! pgrep -P $gpid -f qemu >/dev/null; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -INT $gpid
+wait $gpid; st=$?
+check_status $st 130 "Ctrl-C in the trace run: gus record exits 128 + SIGINT"
+check_contains "$(cat "$TMP/tint.err")" "trace cut short by an interrupt" "Ctrl-C in the trace run: the summary says the trace was cut"
+out=$("$GUS" report -q -i "$TMP/tint.data" 2>&1); st=$?
+check_status $st 0 "Ctrl-C in the trace run: the recording is kept and readable"
+check_contains "$out" "the trace run was interrupted" "Ctrl-C in the trace run: the report says so"
+
 # a program that crashes: recorded with its signal
 "$GUS" record -q -o "$TMP/crash.data" -- "$AW" "$TMP/aw" kill 11 >/dev/null 2>&1; st=$?
 check_status $st 139 "a crashing program: gus record exits 128 + SIGSEGV"

@@ -113,6 +113,56 @@ printf '5,,no_such.event,100,100.00,,\n1000000000,,cycles,100,100.00,,\n' > "$TM
 out=$("$GUS" stat --import "$TMP/unknown.csv" --arch clx 2>&1); st=$?
 check_contains "$out" "no_such.event" "an event the table does not use is named in a warning"
 
+# perf 6.12: a threshold column (good, bad or empty) after each metric,
+# and the metrics that do not fit on their count's line on lines of their
+# own (count, unit and event empty); perf stat -M topdownl1 -x, -I 1000 on
+# Sapphire Rapids, the example of the perf commit that added the column
+cat > "$TMP/spr612.csv" <<'CSV'
+1.000103288,4677067630,,TOPDOWN.SLOTS,16029302700,100.00,31.1,%  tma_backend_bound,bad
+1.000103288,,,,,,51.0,%  tma_frontend_bound,bad
+1.000103288,,,,,,7.6,%  tma_bad_speculation,good
+1.000103288,,,,,,10.2,%  tma_retiring,good
+1.000103288,476781750,,topdown-retiring,16029302700,100.00,,
+1.000103288,2389693619,,topdown-fe-bound,16029302700,100.00,,
+1.000103288,1431602465,,topdown-be-bound,16029302700,100.00,,
+1.000103288,378991388,,topdown-bad-spec,16029302700,100.00,,
+1.000103288,4934535,,INT_MISC.CLEARS_COUNT,16029339890,100.00,,
+1.000103288,3188888,,INT_MISC.UOP_DROPPING,16029239908,100.00,,
+1.000103288,484429099,,UOPS_RETIRED.SLOTS,16029176080,100.00,,
+1.000103288,709313662,,UOPS_ISSUED.ANY,16028914990,100.00,0.15,insn per cycle,
+CSV
+sed 's/^1\.000103288,//' "$TMP/spr612.csv" > "$TMP/spr612-plain.csv"
+for form in spr612 spr612-plain; do
+	out=$("$GUS" stat --import "$TMP/$form.csv" --arch spr 2>&1); st=$?
+	check_status $st 0 "perf 6.12 output with thresholds ($form) exits 0"
+	check_contains "$(printf '%s\n' "$out" | grep " Frontend_Bound")" "51.0" "... Frontend Bound 51.0 %, as perf's own metric says ($form)"
+	check_contains "$(printf '%s\n' "$out" | grep " Retiring")" "10.2" "... Retiring 10.2 % ($form)"
+	check_lacks "$out" "empty event" "... its metric-only lines are no count lines ($form)"
+done
+
+# an hour of perf stat -I 100 is millions of lines: 50 004 (4 167
+# intervals of the lines above) are read in well under a second (each
+# line was compared with every line before it: 10 s for 40 000)
+awk '{ line[NR] = $0; sub(/^[0-9.]+,/, "", line[NR]) }
+	END { for (i = 0; i < 4167; i++) for (j = 1; j <= NR; j++) printf "%.9f,%s\n", 1.000103288 + i, line[j] }' \
+	"$TMP/spr612.csv" > "$TMP/big.csv"
+test "$(wc -l < "$TMP/big.csv")" -eq 50004; ok $? "a perf stat -I file of 50 004 lines written"
+out=$("$GUS" stat --import "$TMP/big.csv" --arch spr -x, 2>&1); st=$?
+check_status $st 0 "its import exits 0"
+check_contains "$out" "node,Frontend_Bound,1,,0.510" "... the intervals summed: the one interval's tree"
+check_contains "$out" "event,TOPDOWN.SLOTS,19489340814210," "... slots summed over the 4 167 intervals (4677067630 x 4167)"
+
+# an import file gus cannot read: exit 1, named, with the reason
+out=$("$GUS" stat --import "$TMP" --arch spr 2>&1); st=$?
+check_status $st 1 "a directory as the import file exits 1"
+check_contains "$out" "$TMP: read error: Is a directory" "... named, with the reason"
+if [ "$(id -u)" -ne 0 ]; then
+	cp "$TMP/clx.csv" "$TMP/unreadable.csv" && chmod 000 "$TMP/unreadable.csv"
+	out=$("$GUS" stat --import "$TMP/unreadable.csv" --arch clx 2>&1); st=$?
+	check_status $st 1 "an unreadable import file exits 1"
+	check_contains "$out" "unreadable.csv: Permission denied" "... named, with the reason"
+fi
+
 # --print-events: a perf command collecting the same events, grouped
 out=$("$GUS" stat --print-events --arch clx -l 1 -- ./app 2>&1); st=$?
 check_status $st 0 "--print-events exits 0"

@@ -11,7 +11,7 @@ check_status $st 0 "-I 50 -e task-clock,page-faults: the program's status 0"
 check_contains "$out" "#           time             counts unit events" "perf's header line"
 clocks=$(printf '%s\n' "$out" | grep -c ' msec task-clock$')
 faults=$(printf '%s\n' "$out" | grep -c ' page-faults$')
-test "$clocks" -ge 6 && test "$clocks" -le 30; ok $? "one task-clock line per interval: $clocks for 0.3 s of CPU at 50 ms (more when the machine is loaded)"
+test "$clocks" -ge 6 && test "$clocks" -le 120; ok $? "one task-clock line per interval: $clocks for 0.3 s of CPU at 50 ms (more when the machine is loaded: up to 6 s of wall time)"
 test "$faults" -eq "$clocks"; ok $? "as many page-faults lines ($faults)"
 printf '%s\n' "$out" | awk '$NF == "task-clock" { if ($1 + 0 <= last) bad = 1; last = $1 + 0 } END { exit bad }'
 ok $? "interval times increase"

@@ -46,12 +46,19 @@ else
 fuzz:
 	@echo "make fuzz: the fuzz targets need ./configure CC=clang --enable-fuzzing" >&2; exit 1
 endif
-# each target on its corpus for FUZZ_SECONDS (default 60) seconds
-FUZZ_SECONDS = 60
+# each target on its corpus for FUZZ_SECONDS (default 15, as in CI)
+# seconds, FUZZ_JOBS at once; fuzz-campaign is the long run (FUZZ_CAMPAIGN_SECONDS
+# each, default 600), to do before a parser's change lands
+FUZZ_SECONDS = 15
+FUZZ_CAMPAIGN_SECONDS = 600
+FUZZ_JOBS = 1
 fuzz-run: fuzz
-	$(SHELL) $(srcdir)/tests/fuzz/run.sh '$(abs_top_builddir)/tests/fuzz' '$(abs_top_srcdir)/tests/fuzz' \
-		$(FUZZ_SECONDS) $(fuzz_names)
-.PHONY: fuzz fuzz-run
+	FUZZ_JOBS=$(FUZZ_JOBS) $(SHELL) $(srcdir)/tests/fuzz/run.sh '$(abs_top_builddir)/tests/fuzz' \
+		'$(abs_top_srcdir)/tests/fuzz' $(FUZZ_SECONDS) $(fuzz_names)
+fuzz-campaign: fuzz
+	FUZZ_JOBS=$(FUZZ_JOBS) $(SHELL) $(srcdir)/tests/fuzz/run.sh '$(abs_top_builddir)/tests/fuzz' \
+		'$(abs_top_srcdir)/tests/fuzz' $(FUZZ_CAMPAIGN_SECONDS) $(fuzz_names)
+.PHONY: fuzz fuzz-run fuzz-campaign
 
 tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz.h tests/fuzz/fuzz_csv.c
 tests_fuzz_fuzz_csv_CPPFLAGS = $(fuzz_cppflags)
@@ -133,10 +140,10 @@ tests_fuzz_regress_ipt_LDADD = $(IPT_ALL_LIBS) $(ZYDIS_LIBS)
 tests_fuzz_fuzz_elf_SOURCES = tests/fuzz/fuzz.h tests/fuzz/fuzz_elf.c
 tests_fuzz_fuzz_elf_CPPFLAGS = $(fuzz_cppflags)
 tests_fuzz_fuzz_elf_LDFLAGS = $(FUZZ_LDFLAGS)
-tests_fuzz_fuzz_elf_LDADD = libmerge.a libtopdown.a $(SIM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lm
+tests_fuzz_fuzz_elf_LDADD = libmerge.a liboutpath.a libtopdown.a $(SIM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lm
 tests_fuzz_regress_elf_SOURCES = tests/fuzz/fuzz.h tests/fuzz/fuzz_elf.c tests/fuzz/driver.c
 tests_fuzz_regress_elf_CPPFLAGS = $(fuzz_cppflags) -DFUZZ_NAME='"elf"'
-tests_fuzz_regress_elf_LDADD = libmerge.a libtopdown.a $(SIM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lm
+tests_fuzz_regress_elf_LDADD = libmerge.a liboutpath.a libtopdown.a $(SIM_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) -lm
 
 # gus.data as gus report reads it: the command itself, from gus's own
 # sources with its main renamed

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* perf stat -x, import: plain, -r, -I, -A forms, uncounted events, and the
+/* perf stat -x, import: plain, -r, -I, -A forms, perf 6.12's threshold
+ * column and metric-only lines, uncounted events, many lines, and the
  * errors malformed or truncated files get. */
 #include "tap.h"
 #include "topdown.h"
@@ -133,6 +134,141 @@ static void test_long_prefix(void)
 	free(text);
 }
 
+/* perf 6.12 -x, output of -M topdownl1 (the example of the perf commit
+ * that added the threshold column): perf's metrics with their threshold
+ * after the count lines, and on lines of their own (count, unit and event
+ * empty) for the group's other metrics */
+static const char perf612_lines[] =
+	"4677067630,,TOPDOWN.SLOTS,16029302700,100.00,31.1,%  tma_backend_bound,bad\n"
+	",,,,,,51.0,%  tma_frontend_bound,bad\n"
+	",,,,,,7.6,%  tma_bad_speculation,good\n"
+	",,,,,,10.2,%  tma_retiring,good\n"
+	"476781750,,topdown-retiring,16029302700,100.00,,\n"
+	"2389693619,,topdown-fe-bound,16029302700,100.00,,\n"
+	"1431602465,,topdown-be-bound,16029302700,100.00,,\n"
+	"378991388,,topdown-bad-spec,16029302700,100.00,,\n"
+	"4934535,,INT_MISC.CLEARS_COUNT,16029339890,100.00,,\n"
+	"26472844,,cpu/UOPS_DECODED.DEC0,cmask=1/,16029009707,100.00,,\n"
+	"709313662,,UOPS_ISSUED.ANY,16028914990,100.00,0.71,insn per cycle,\n";
+
+/* TEXT with PREFIX before each line */
+static char *prefixed(const char *prefix, const char *text)
+{
+	size_t cap = strlen(text) * 2 + 64 * strlen(prefix) + 1, len = 0;
+	char *out = malloc(cap);
+	if (!out)
+		abort();
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		len += (size_t)snprintf(out + len, cap - len, "%s%.*s\n", prefix, (int)(nl - p), p);
+		p = nl + 1;
+	}
+	return out;
+}
+
+static void test_threshold_column(void)
+{
+	struct td_countset cs;
+	const struct td_count *c;
+	int rc = import(perf612_lines, &cs);
+	tap_ok(rc == 0 && cs.n == 8, "perf 6.12 -x, with thresholds: 8 count lines, 3 metric-only lines skipped (%s, %zu)",
+	       rc ? err : "ok", cs.n);
+	c = find(&cs, "TOPDOWN.SLOTS", 0);
+	tap_ok(c && c->counted && fabs(scaled(c) - 4677067630) < 1e-3 && c->running == 16029302700,
+	       "perf 6.12: a count line with a metric and its threshold keeps its count");
+	c = find(&cs, "cpu/UOPS_DECODED.DEC0,cmask=1/", 0);
+	tap_ok(c && scaled(c) == 26472844, "perf 6.12: a raw encoding with commas");
+	c = find(&cs, "UOPS_ISSUED.ANY", 0);
+	tap_ok(c && scaled(c) == 709313662, "perf 6.12: an empty threshold after a metric");
+	td_countset_free(&cs);
+
+	/* -I 1000: two intervals summed, the metric-only lines skipped */
+	char *one = prefixed("1.000103288,", perf612_lines), *two = prefixed("2.000211379,", perf612_lines);
+	char *both = malloc(strlen(one) + strlen(two) + 1);
+	if (!both)
+		abort();
+	strcat(strcpy(both, one), two);
+	rc = import(both, &cs);
+	c = find(&cs, "topdown-fe-bound", 0);
+	tap_ok(rc == 0 && cs.n == 8 && c && fabs(scaled(c) - 2.0 * 2389693619) < 1e-3 && c->running == 2 * 16029302700.0,
+	       "perf 6.12 -I: thresholds and metric-only lines, two intervals summed (%s)", rc ? err : "ok");
+	td_countset_free(&cs);
+	struct lines_seen ls;
+	rc = read_lines(one, &ls);
+	tap_ok(rc == 0 && ls.n == 8 && ls.interval[0] == 1.000103288 && !strcmp(ls.event[1], "topdown-retiring"),
+	       "line reader: perf 6.12 -I metric-only lines are no count lines (%d lines, %s)", ls.n, rc ? err : "ok");
+	free(one);
+	free(two);
+	free(both);
+
+	/* -A, -I -A and --per-socket: the id (and CPUs) before the empty fields */
+	static const char *const forms[] = {
+		"CPU0,100,,cycles,1000,100.00,0.50,insn per cycle,good\n"
+		"CPU0,,,,,,7.6,%  tma_bad_speculation,good\n"
+		"CPU1,300,,cycles,1000,100.00,,\n"
+		"CPU1,,,,,,31.1,%  tma_backend_bound,bad\n",
+		"1.000103288,CPU0,100,,cycles,1000,100.00,0.50,insn per cycle,\n"
+		"1.000103288,CPU0,,,,,,7.6,%  tma_bad_speculation,good\n"
+		"1.000103288,CPU1,300,,cycles,1000,100.00,,\n"
+		"1.000103288,CPU1,,,,,,31.1,%  tma_backend_bound,\n",
+		"S0,2,100,,cycles,1000,100.00,,\n"
+		"S0,2,,,,,,7.6,%  tma_bad_speculation,good\n"
+		"S1,2,300,,cycles,1000,100.00,0.50,insn per cycle,bad\n"
+		"S1,2,,,,,,31.1,%  tma_backend_bound,bad\n",
+	};
+	static const char *const form_names[] = { "-A", "-I -A", "--per-socket" };
+	for (size_t i = 0; i < 3; i++) {
+		rc = import(forms[i], &cs);
+		c = find(&cs, "cycles", 0);
+		tap_ok(rc == 0 && cs.n == 1 && c && scaled(c) == 400,
+		       "perf 6.12 %s: metric-only lines skipped, counts summed (%s)", form_names[i], rc ? err : "ok");
+		td_countset_free(&cs);
+	}
+
+	/* a line with no event is still refused: perf's metric-only lines
+	 * carry a metric unit (words) */
+	expect_error("5.5,,,100,100.00,,\n", "counts.csv:1: empty event name");
+	expect_error(",,,100,100.00,,\n", "counts.csv:1: empty event name");
+	expect_error("1.0,CPU0,,,,100,100.00\n", "counts.csv:1: empty event name");
+	expect_error(",,,,,,51.0,%  tma_frontend_bound,bad\n", "no counts found");
+}
+
+/* 50 000 lines of perf stat -I 100 -x, (gus stat --import took 0.5 s for
+ * 10 000 lines, 10 s for 40 000: each line was compared with every line
+ * before it); each interval has cycles in two groups (two entries, the k-th
+ * of each interval summed into the k-th) and an event of its own every
+ * 1000 intervals. */
+static void test_many_lines(void)
+{
+	const int intervals = 10000;
+	size_t cap = (size_t)intervals * 5 * 64, len = 0;
+	char *text = malloc(cap);
+	if (!text)
+		abort();
+	for (int i = 0; i < intervals; i++) {
+		double ts = 0.100125 + 0.1 * i;
+		len += (size_t)snprintf(text + len, cap - len, "%.9f,%d,,cycles,100000,100.00,,\n", ts, i);
+		len += (size_t)snprintf(text + len, cap - len, "%.9f,%d,,instructions,100000,100.00,1.50,insn per cycle,good\n",
+					ts, 2 * i);
+		len += (size_t)snprintf(text + len, cap - len, "%.9f,,,,,,0.5,%%  tma_retiring,good\n", ts);
+		len += (size_t)snprintf(text + len, cap - len, "%.9f,%d,,cycles,50000,50.00,,\n", ts, 3 * i);
+		len += (size_t)snprintf(text + len, cap - len, "%.9f,1,,ev%d,100000,100.00,,\n", ts, i / 1000);
+	}
+	struct td_countset cs;
+	int rc = import(text, &cs);
+	free(text);
+	const double n = intervals, sum = n * (n - 1) / 2;
+	const struct td_count *c0 = find(&cs, "cycles", 0), *c1 = find(&cs, "cycles", 1),
+			      *in = find(&cs, "instructions", 0), *e9 = find(&cs, "ev9", 0);
+	tap_ok(rc == 0 && cs.n == 13, "50 000 lines of -I: 13 entries (%s, %zu)", rc ? err : "ok", cs.n);
+	tap_ok(c0 && c1 && in && scaled(c0) == sum && scaled(c1) == 3 * sum && scaled(in) == 2 * sum,
+	       "50 000 lines of -I: each interval's first and second cycles summed apart, instructions summed");
+	tap_ok(c1 && c1->running == n * 50000 && c1->enabled == n * 100000,
+	       "50 000 lines of -I: run and enabled times added");
+	tap_ok(e9 && scaled(e9) == 1000, "50 000 lines of -I: an event of 1000 intervals");
+	td_countset_free(&cs);
+}
+
 /* per-region counts (gus record --import-counts): TEXT parsed, or why not */
 static int region_rows(const char *text, struct td_region_rows *rows, bool *detected)
 {
@@ -195,6 +331,8 @@ int main(void)
 	test_region_csv();
 	test_line_reader();
 	test_long_prefix();
+	test_threshold_column();
+	test_many_lines();
 	struct td_countset cs;
 	const struct td_count *c;
 	/* perf 6.x: value,unit,event,run,pct,metric,metric-unit; comment header */

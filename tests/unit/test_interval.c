@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Interval counting on a real program (software events count in any VM),
- * SPIRE's counting groups, and the SPIRE metric sets: the parser, the
- * shipped skx set, and every libpfm4 name in it encoded for Skylake-X. */
+ * SPIRE's counting groups, the SPIRE metric sets: the parser, the
+ * shipped skx set, and every libpfm4 name in it encoded for Skylake-X;
+ * perf stat -I files of perf 6.12 (threshold column, metric-only lines). */
 #include "tap.h"
 #include "collect.h"
 #include "spire.h"
@@ -146,7 +147,9 @@ static void test_live(void)
 	size_t last = r->calls - 1;
 	tap_ok(r->t[last] - r->t[last - 1] <= 0.05 + 0.05, "the last interval is partial: %.4f s after the one before",
 	       r->t[last] - r->t[last - 1]);
-	tap_near(r->t[last], res.seconds, 0.005, "the last interval ends when the program ended");
+	/* the last read follows the program's exit by as long as gus takes
+	 * to be scheduled again: on a loaded machine tens of milliseconds */
+	tap_near(r->t[last], res.seconds, 0.05, "the last interval ends when the program ended");
 
 	if (tap_ok(total.n == 2, "the total has both events")) {
 		for (size_t i = 0; i < 2; i++) {
@@ -456,6 +459,50 @@ static void test_parse_bad(void)
 	bad("", "bad.metrics:", "no 'set' line", "empty file");
 }
 
+/* ------------------------------------------- perf stat -I files --- */
+/* perf 6.12's -I -x, output: a threshold column (good, bad or empty) after
+ * each metric, and a metric that does not fit on its count's line on a line
+ * of its own (count, unit and event empty), read as SPIRE samples */
+static void test_perf_threshold_file(void)
+{
+	static const char text[] =
+		"# started on Mon Jan  5 10:00:00 2026\n\n"
+		"     0.100125000,1000000,,cycles,100000000,100.00,,\n"
+		"     0.100125000,2000000,,instructions,100000000,100.00,2.00,insn per cycle,good\n"
+		"     0.100125000,,,,,,0.25,stalled cycles per insn,\n"
+		"     0.100125000,3000,,l1d.replacement,100000000,100.00,,\n"
+		"     0.200250000,1100000,,cycles,100000000,100.00,,\n"
+		"     0.200250000,1650000,,instructions,100000000,100.00,1.50,insn per cycle,bad\n"
+		"     0.200250000,,,,,,0.33,stalled cycles per insn,\n"
+		"     0.200250000,4000,,l1d.replacement,100000000,100.00,,\n";
+	struct spire_sampleset ss;
+	spire_sampleset_init(&ss, NULL, NULL);
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	int rc = f ? spire_import_perf_intervals(f, "perf612.csv", &ss, err, sizeof(err)) : -2;
+	if (f)
+		fclose(f);
+	const struct spire_metric_samples *ms = spire_sampleset_find(&ss, "l1d.replacement");
+	tap_ok(rc == 0 && ms && ms->n == 2, "perf 6.12 -I file with thresholds: two SPIRE samples (%s)",
+	       rc ? err : "ok");
+	tap_ok(ms && ms->n == 2 && ms->s[0].t == 1000000 && ms->s[0].w == 2000000 && ms->s[0].m == 3000 &&
+		       ms->s[1].t == 1100000 && ms->s[1].w == 1650000 && ms->s[1].m == 4000,
+	       "perf 6.12 -I: each interval's T, W and metric, the metric-only lines left out");
+	spire_sampleset_free(&ss);
+
+	/* gus stat --import of the same file sums the intervals */
+	struct td_countset cs;
+	td_countset_init(&cs);
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	rc = f ? td_import_perf_csv(f, "perf612.csv", &cs, err, sizeof(err)) : -2;
+	if (f)
+		fclose(f);
+	bool summed = rc == 0 && cs.n == 3;
+	for (size_t i = 0; summed && i < cs.n; i++)
+		summed = cs.c[i].counted && cs.c[i].raw == (i == 0 ? 2100000 : i == 1 ? 3650000 : 7000);
+	tap_ok(summed, "perf 6.12 -I: gus stat --import sums the intervals (%s)", rc ? err : "ok");
+	td_countset_free(&cs);
+}
+
 /* ------------------------------------------------ the shipped sets --- */
 static const char *const table3[] = {
 	"FE.1", "FE.2", "FE.3", "DB.1", "DB.2", "DB.3", "DB.4", "MS.1", "MS.2", "DQ.1", "DQ.2",
@@ -576,6 +623,7 @@ int main(void)
 	test_plan_spire();
 	test_parse_good();
 	test_parse_bad();
+	test_perf_threshold_file();
 	test_shipped(dir);
 	collect_pfm_fini();
 	return tap_done();
