@@ -79,6 +79,9 @@ fuzz_suite() {
 
 mkdir -p "$top/build"
 start=$(date +%s)
+# the test programs the two stages both compile, compiled once
+rm -rf "$top/build/test-cache"
+export GUS_TEST_CACHE="$top/build/test-cache"
 result() { echo "RESULT $passed $failed $status"; }
 # the sanitizers' stage is the longest: the other two yield the CPU to it
 ( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \

@@ -17,6 +17,32 @@ check_lacks() {	# check_lacks TEXT NEEDLE DESCRIPTION
 check_status() {	# check_status GOT WANT DESCRIPTION
 	if [ "$1" -eq "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   exit status $1, want $2"; fi
 }
+# gus sim options for a check that reads only the simulation itself (cycles,
+# instructions, the loop chosen), not its sensitivities: one weight of one
+# resource instead of the whole sweep (a quarter of the time)
+NOSWEEP="--weights 1 --resources FRONTEND --no-search"
+# cached_compile OUT CC ARGS...: runs the compiler command CC ARGS (which
+# writes OUT), or, where $GUS_TEST_CACHE names a directory (scripts/
+# test-all.sh shares one between its stages, which compile the same test
+# programs), copies OUT from there when the same command ran on the same
+# sources (every argument that is a file) with the same compiler before.
+cached_compile() {
+	_out=$1
+	shift
+	if [ -z "${GUS_TEST_CACHE:-}" ] || ! mkdir -p "$GUS_TEST_CACHE" 2>/dev/null; then
+		"$@"
+		return
+	fi
+	_key=$({ printf '%s\n' "$@"; "$1" --version 2>/dev/null | head -1
+		for _a in "$@"; do [ -f "$_a" ] && [ "$_a" != "$_out" ] && cat "$_a"; done; } | sha256sum | cut -c1-32)
+	if [ -f "$GUS_TEST_CACHE/$_key" ]; then
+		cp "$GUS_TEST_CACHE/$_key" "$_out"
+		return
+	fi
+	"$@" || return
+	# a stage running beside may write the same entry: each lands whole
+	cp "$_out" "$GUS_TEST_CACHE/.$_key.$$" && mv -f "$GUS_TEST_CACHE/.$_key.$$" "$GUS_TEST_CACHE/$_key"
+}
 done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

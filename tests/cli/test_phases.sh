@@ -32,8 +32,8 @@ awk -v a="$lcpi" -v b="$fcpi" 'BEGIN { exit !(a > 10 * b) }'; ok $? "... and ove
 check_contains "$sec" "memory latency:" "the verdict names memory"
 whole=$(printf '%s\n' "$sec" | awk '/cycles per iteration  / {print $4; exit}')
 # the reference: each phase's complete stream simulated, weighed by its iterations
-c1=$("$GUS" sim --trace --qemu --function hot --max-insns 5000000 -- "$P" 2000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
-c2=$("$GUS" sim --trace --qemu --function hot --max-insns 5000000 -- "$P" 0 300 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c1=$("$GUS" sim $NOSWEEP --trace --qemu --function hot --max-insns 5000000 -- "$P" 2000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c2=$("$GUS" sim $NOSWEEP --trace --qemu --function hot --max-insns 5000000 -- "$P" 0 300 2>/dev/null | awk '/cycles per iteration/ {print $4}')
 ref=$(awk -v a="$c1" -v b="$c2" 'BEGIN { printf "%.2f", (200000 * a + 30000 * b) / 230000 }')
 awk -v w="$whole" -v r="$ref" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
 ok $? "the whole ($whole cycles per iteration) is within 15 % of the complete phases weighed by time ($ref)"
@@ -75,8 +75,8 @@ awk -v a="$slow" -v b="$fast" 'BEGIN { exit !(a > 10 * b) }'; ok $? "threads: on
 shares=$(printf '%s\n' "$rows" | awk '{sub("%", "", $1); print $1}' | tr '\n' ' ')
 printf '%s\n' "$rows" | awk '{sub("%", "", $1); if (NR > 1 && $1 > prev) bad = 1; if ($1 < 10) bad = 1; prev = $1} END { exit bad }'
 ok $? "threads: listed by their share of the samples, most first, each over a tenth ($shares)"
-c1=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 20000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
-c2=$("$GUS" sim --trace --qemu --function hot --max-insns 3000000 -- "$T" 0 8000 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c1=$("$GUS" sim $NOSWEEP --trace --qemu --function hot --max-insns 3000000 -- "$T" 20000 0 2>/dev/null | awk '/cycles per iteration/ {print $4}')
+c2=$("$GUS" sim $NOSWEEP --trace --qemu --function hot --max-insns 3000000 -- "$T" 0 8000 2>/dev/null | awk '/cycles per iteration/ {print $4}')
 awk -v w="$fast" -v r="$c1" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'
 ok $? "threads: the L1 thread ($fast) within 15 % of its own stream ($c1)"
 awk -v w="$slow" -v r="$c2" 'BEGIN { d = w / r - 1; exit !(r > 0 && d < 0.15 && d > -0.15) }'

@@ -141,7 +141,7 @@ check_contains "$out" "of 2 innermost loops the one with the largest trip-count 
 check_contains "$out" "(depth 3, 7 instructions, about 32 iterations per entry)" "static: its depth, body and inferred trip count"
 check_contains "$out" "the others: " "static: the other loops listed"
 check_contains "$("$GUS" sim --bin "$nest" --function kernel_gemm 2>&1)" "addpd xmm" "static: the k/j loop's add is simulated (not the scaling loop alone)"
-out=$("$GUS" sim --trace --qemu --function kernel_gemm -- "$nest" 2>&1); st=$?
+out=$("$GUS" sim $NOSWEEP --trace --qemu --function kernel_gemm -- "$nest" 2>&1); st=$?
 check_status $st 0 "--trace --function kernel_gemm: exit 0"
 check_contains "$out" "of 2 innermost loops the one the trace ran most instructions in" \
 	"trace: the loop the trace ran most instructions in, and why"
@@ -153,7 +153,7 @@ out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
 # the trace: the function's whole stream is simulated, the loop's own
 # instructions' time is its time; --alone keeps the loop's records only
-out=$("$GUS" sim --arch spr --trace --qemu --function kernel_gemm --json -- "$nest" 2>/dev/null)
+out=$("$GUS" sim $NOSWEEP --arch spr --trace --qemu --function kernel_gemm --json -- "$nest" 2>/dev/null)
 all=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
 cyc=$(printf '%s\n' "$out" | sed -n 's/^  "cycles_per_iteration": \(.*\),/\1/p')
 stream=$(printf '%s\n' "$out" | sed -n 's/^  "stream_cycles_per_iteration": \(.*\),/\1/p')
@@ -163,12 +163,12 @@ ok $? "trace: the loop's time, and the function's per iteration a little more ($
 # an inner loop that rarely runs (kernel_rarescan: a 9-iteration scan at
 # one byte in 64) does not stand for the function: the outer loop, whose
 # own instructions ran most, is chosen, and its time is the imul+add chain
-out=$("$GUS" sim --arch spr --trace --qemu --function kernel_rarescan -- "$nest" 2>&1)
+out=$("$GUS" sim $NOSWEEP --arch spr --trace --qemu --function kernel_rarescan -- "$nest" 2>&1)
 check_contains "$out" "(depth 1, 12 instructions, 34560 executed), an outer loop: its own instructions (32832, in no loop inside it) ran more than any innermost loop's" \
 	"trace: the outer loop whose own instructions ran most, and why"
 check_contains "$out" "kernel_rarescan, loop 0x" "trace: named a loop, not an innermost one"
 check_contains "$out" "cycles per iteration               4.01" "trace: the outer loop's chain, imul 3 + add 1"
-out=$("$GUS" sim --trace --qemu --function kernel_gemm --alone --json -- "$nest" 2>/dev/null)
+out=$("$GUS" sim $NOSWEEP --trace --qemu --function kernel_gemm --alone --json -- "$nest" 2>/dev/null)
 alone=$(printf '%s\n' "$out" | sed -n 's/^  "instructions": \([0-9]*\),/\1/p')
 [ "$alone" = 752640 ]; ok $? "trace --alone: the loop's records only ($alone)"
 

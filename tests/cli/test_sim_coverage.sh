@@ -28,7 +28,8 @@ for cc in $compilers; do
 		for src in "$TESTDIR"/fixtures/sim-corpus/*.c; do
 			name=$(basename "$src" .c)
 			# shellcheck disable=SC2086
-			$cc $cfg -march=skylake-avx512 -fopenmp-simd -w -shared -fPIC -o "$TMP/$name.so" "$src" 2>"$TMP/cc.err" ||
+			cached_compile "$TMP/$name.so" $cc $cfg -march=skylake-avx512 -fopenmp-simd -w -shared -fPIC \
+				-o "$TMP/$name.so" "$src" 2>"$TMP/cc.err" ||
 				{ bad="$bad $name(compile failed: $(head -c 200 "$TMP/cc.err"))"; continue; }
 			range=$(text_range "$TMP/$name.so") || { bad="$bad $name(no .text)"; continue; }
 			out=$("$GUS" sim --bin "$TMP/$name.so" --range "$range" --iterations 4 --weights 1 \
