@@ -6,7 +6,6 @@
 #include "merge.h"
 #include "recording.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

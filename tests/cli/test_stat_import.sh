@@ -4,16 +4,9 @@
 # format, multiplexing, mismeasured values, and bad input.
 . "$TESTDIR/cli/lib.sh"
 
-# perf stat --topdown counts on Ice Lake (a published data point)
-cat > "$TMP/topdown.csv" <<'CSV'
-# started on Sat Nov 21 10:00:00 2026
-
-482937977,,slots,1000000000,100.00,,
-191281317,,topdown-retiring,1000000000,100.00,39.6,%  tma_retiring
-11363246,,topdown-bad-spec,1000000000,100.00,2.4,%  tma_bad_speculation
-17044869,,topdown-fe-bound,1000000000,100.00,3.5,%  tma_frontend_bound
-263248545,,topdown-be-bound,1000000000,100.00,54.5,%  tma_backend_bound
-CSV
+# perf stat --topdown counts on Ice Lake (a published data point), after
+# the comment and blank line perf starts its output with
+{ printf '# started on Sat Nov 21 10:00:00 2026\n\n'; cat "$TESTDIR/fixtures/perf-topdown-icx.csv"; } > "$TMP/topdown.csv"
 out=$("$GUS" stat --import "$TMP/topdown.csv" --arch icx 2>&1); st=$?
 check_status $st 0 "import of perf --topdown counts exits 0"
 line=$(printf '%s\n' "$out" | grep " Backend_Bound")

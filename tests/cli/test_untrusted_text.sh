@@ -170,15 +170,8 @@ r=$(raw "$TMP/script.txt")$(raw "$TMP/script.err")
 check_contains "$(cat "$TMP/script.err")" "r$SHOWN.data" "gus script: its message names the recording escaped"
 
 # ------------------------------------------- an imported file's name ---
-cat > "$TMP/counts.csv" <<'CSV'
-482937977,,slots,1000000000,100.00,,
-191281317,,topdown-retiring,1000000000,100.00,39.6,%  tma_retiring
-11363246,,topdown-bad-spec,1000000000,100.00,2.4,%  tma_bad_speculation
-17044869,,topdown-fe-bound,1000000000,100.00,3.5,%  tma_frontend_bound
-263248545,,topdown-be-bound,1000000000,100.00,54.5,%  tma_backend_bound
-CSV
 IMPORT="$TMP/c$HOSTILE.csv"
-cp "$TMP/counts.csv" "$IMPORT"
+cp "$TESTDIR/fixtures/perf-topdown-icx.csv" "$IMPORT"
 "$GUS" stat --import "$IMPORT" --arch icx >"$TMP/stat.txt" 2>&1; st=$?
 check_status $st 0 "gus stat --import of a file with control characters in its name exits 0"
 r=$(raw "$TMP/stat.txt")

@@ -46,14 +46,7 @@ full_stdout "script --help" script --help
 full_stdout "sim" sim --arch skx --hex $HEX
 full_stdout "sim --json" sim --arch skx --hex $HEX --json
 full_stdout "stat --print-events" stat --print-events --arch skx
-cat > "$TMP/topdown.csv" <<'CSV'
-482937977,,slots,1000000000,100.00,,
-191281317,,topdown-retiring,1000000000,100.00,39.6,%  tma_retiring
-11363246,,topdown-bad-spec,1000000000,100.00,2.4,%  tma_bad_speculation
-17044869,,topdown-fe-bound,1000000000,100.00,3.5,%  tma_frontend_bound
-263248545,,topdown-be-bound,1000000000,100.00,54.5,%  tma_backend_bound
-CSV
-full_stdout "stat --import" stat --import "$TMP/topdown.csv" --arch icx
+full_stdout "stat --import" stat --import "$TESTDIR/fixtures/perf-topdown-icx.csv" --arch icx
 "$GUS" spire train -q -o "$TMP/m.spire" --cpu skx "$F/train-skx.csv" >/dev/null 2>&1
 check_status $? 0 "spire train to a file: exit 0"
 full_stdout "spire train" spire train -o "$TMP/m2.spire" --cpu skx "$F/train-skx.csv"
@@ -68,7 +61,7 @@ check_contains "$(cat "$TMP/e")" "gus: standard output: Bad file descriptor" "--
 # ---------------------------------------------------------------- files ---
 full_file "sim -o" sim --arch skx --hex $HEX -o /dev/full
 full_file "sim --svg" sim --arch skx --hex $HEX -o "$TMP/sim.txt" --svg /dev/full
-full_file "stat --import -o" stat --import "$TMP/topdown.csv" --arch icx -o /dev/full
+full_file "stat --import -o" stat --import "$TESTDIR/fixtures/perf-topdown-icx.csv" --arch icx -o /dev/full
 full_file "spire train -o" spire train -q -o /dev/full --cpu skx "$F/train-skx.csv"
 full_file "spire analyze -o" spire analyze -q -m "$TMP/m.spire" -o /dev/full "$F/workload-mem.csv"
 full_file "spire analyze --svg" spire analyze -q -m "$TMP/m.spire" -o "$TMP/an.txt" --svg /dev/full "$F/workload-mem.csv"
