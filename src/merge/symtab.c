@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "merge.h"
 #include "mg_internal.h"
@@ -73,28 +74,19 @@ struct debug_search {
 	bool refused;			/* a candidate was there but not a regular file */
 };
 
-/* the CRC-32 of .gnu_debuglink (zlib's) of the whole file; the table is
- * made per call (2048 steps), which keeps it free of shared state */
+/* the CRC-32 of the whole file, as .gnu_debuglink holds it (zlib's) */
 static uint32_t crc32_of(int fd, bool *ok)
 {
-	uint32_t table[256];
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		table[i] = c;
-	}
-	uint32_t crc = 0xffffffffu;
+	uLong crc = crc32(0L, Z_NULL, 0);
 	unsigned char buf[65536];
 	off_t at = 0;
 	ssize_t n;
 	while ((n = pread(fd, buf, sizeof buf, at)) > 0) {
-		for (ssize_t i = 0; i < n; i++)
-			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		crc = crc32(crc, buf, (uInt)n);
 		at += n;
 	}
 	*ok = n == 0;
-	return crc ^ 0xffffffffu;
+	return (uint32_t)crc;
 }
 
 /* PATH as the module's debug file: a descriptor for libdwfl, or -1 */
