@@ -744,14 +744,96 @@ static struct tbcount *tbcount_new(void)
 	return t;
 }
 
-/* are the LEN bytes at DATA one whole x86-64 instruction? */
-static bool whole_insn(const void *data, size_t len)
+/* the length of the x86-64 instruction that starts the LEN bytes at DATA
+ * (0: they hold no whole instruction) */
+static size_t insn_len(const void *data, size_t len)
 {
 	ZydisDecoder dec;
 	ZydisDecodedInstruction in;
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
-		return true;
-	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, data, len, &in)) && in.length == len;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, data, len, &in)))
+		return 0;
+	return in.length <= len ? in.length : 0;
+}
+
+/* up to LEN (at most 16) bytes of the guest's code at HADDR, the host
+ * address of guest address VA, into BUF; returns how many were read (the
+ * bytes of the first page, and the next page's as long as it is mapped).
+ * The guest's image is read where QEMU maps it, with process_vm_readv on
+ * this process so that an unmapped page is a short read, never a fault;
+ * through /proc/self/mem where that call is refused. */
+static size_t guest_read(const void *haddr, uint64_t va, uint8_t *buf, size_t len)
+{
+	if (!haddr || len > 16)
+		return 0;
+	size_t n1 = 0x1000 - (va & 0xfff);	/* the bytes left in VA's page */
+	if (n1 > len)
+		n1 = len;
+	struct iovec local = { buf, len };
+	struct iovec remote[2] = { { (void *)haddr, n1 },
+				   { (void *)((uintptr_t)haddr + n1), len - n1 } };
+	ssize_t got = process_vm_readv(getpid(), &local, 1, remote, len > n1 ? 2 : 1, 0);
+	if (got >= 0)
+		return (size_t)got <= len ? (size_t)got : 0;
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t done = 0;
+	ssize_t r = pread(fd, buf, n1, (off_t)(uintptr_t)haddr);
+	if (r == (ssize_t)n1) {
+		done = n1;
+		if (len > n1 && (r = pread(fd, buf + n1, len - n1, (off_t)((uintptr_t)haddr + n1))) > 0)
+			done += (size_t)r <= len - n1 ? (size_t)r : 0;
+	}
+	close(fd);
+	return done;
+}
+
+/* The bytes of instruction IN into OUT: what QEMU gave, or the whole
+ * instruction where QEMU gave only the bytes it fetched before a page
+ * boundary. QEMU 7.2's x86 translator keeps a block's instructions after
+ * its first inside the first one's page: it fetches an instruction that
+ * crosses into the next page up to the fetch that would cross (a prefix
+ * and opcode, or "44 8b 8c 87" of a load whose disp32 crosses: the bytes
+ * stop at the page boundary or up to 7 before it), then ends the block
+ * before that instruction, which runs whole as the next block's first;
+ * the plugin was told of it already, with those bytes. Any instruction
+ * whose bytes stop short within 15 of a page's end is completed from the
+ * guest's memory (the first page's bytes checked against QEMU's); *CUT is
+ * set when QEMU's bytes were short of an instruction that crosses the page,
+ * or, where the memory cannot be read, when they are not one whole
+ * instruction and stop where such a fetch would. Returns the length (QEMU's
+ * own, where no whole instruction longer than it was found). */
+static size_t insn_bytes(const struct qemu_plugin_insn *in, uint8_t out[16], bool *cut)
+{
+	uint64_t va = qemu_plugin_insn_vaddr(in);
+	size_t sz = qemu_plugin_insn_size(in);
+	const uint8_t *data = qemu_plugin_insn_data(in);
+	uint64_t page_end = PAGE_DOWN(va) + 0x1000;
+	*cut = false;
+	if (sz > 16)
+		sz = 16;
+	memset(out, 0, 16);
+	if (sz && data)
+		memcpy(out, data, sz);
+	else
+		sz = 0;
+	/* whole by QEMU's bytes, or no room for an instruction to cross */
+	if (sz >= 15 || va + sz > page_end || page_end - va >= 15 || (sz && insn_len(out, sz) == sz))
+		return sz;
+	uint8_t mem[16];
+	size_t got = guest_read(qemu_plugin_insn_haddr(in), va, mem, 15);
+	if (got > sz && !memcmp(mem, out, sz)) {
+		size_t len = insn_len(mem, got);
+		if (len > sz && va + len > page_end) {
+			*cut = true;
+			memcpy(out, mem, len);
+			return len;
+		}
+		return sz;
+	}
+	*cut = page_end - (va + sz) < 8;
+	return sz;
 }
 
 static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -759,16 +841,14 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	uint64_t start = qemu_plugin_tb_vaddr(tb);
-	/* QEMU 7.2's x86 translator ends a block before an instruction that
-	 * crosses into the next page (unless it is the block's first) after
-	 * the plugin was told of it, with the bytes of the first page only:
-	 * that instruction runs as the next block's first, not in this one
-	 * (it would be sent twice per execution) */
+	/* the last of two or more instructions, cut at a page boundary: QEMU
+	 * ended the block before it, and it runs as the next block's first
+	 * (sent here, it would be sent twice per execution, once cut) */
 	if (n > 1) {
-		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
-		uint64_t va = qemu_plugin_insn_vaddr(last);
-		size_t sz = qemu_plugin_insn_size(last);
-		if (((va + sz) & 0xfff) == 0 && !whole_insn(qemu_plugin_insn_data(last), sz))
+		uint8_t bytes[16];
+		bool cut;
+		insn_bytes(qemu_plugin_tb_get_insn(tb, n - 1), bytes, &cut);
+		if (cut)
 			n--;
 	}
 	pthread_mutex_lock(&lock);
@@ -817,23 +897,22 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t va = qemu_plugin_insn_vaddr(in);
 		if (!in_ranges(va))
 			continue;
-		size_t sz = qemu_plugin_insn_size(in);
-		if (sz > 16)
-			sz = 16;
+		uint8_t bytes[16];
+		bool cut;
+		size_t sz = insn_bytes(in, bytes, &cut);
 		unsigned sflags = 0;
 		if (i + 1 < n && !in_ranges(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i + 1))))
 			sflags |= QW_S_FALL_OUT;
 		msg[w++] = va;
 		msg[w++] = sz | sflags << 8;
-		msg[w] = msg[w + 1] = 0;
-		memcpy(&msg[w], qemu_plugin_insn_data(in), sz);
+		memcpy(&msg[w], bytes, 16);
 		w += 2;
 		/* one callback for both kinds: QEMU 7.2 stops at the first
 		 * registered memory callback whose kind does not match */
 		if (mem_on)
 			qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)j);
-		b->last_end = va + qemu_plugin_insn_size(in);
+		b->last_end = va + sz;
 		j++;
 	}
 	b->n = (uint32_t)k;

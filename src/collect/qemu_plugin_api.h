@@ -95,6 +95,10 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+/* where the instruction's first byte lies in QEMU's memory (user mode: the
+ * host address of the guest's byte; the guest's image is mapped linearly,
+ * so the next guest page follows it there too); NULL where QEMU has none */
+void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);

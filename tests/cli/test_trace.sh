@@ -170,6 +170,32 @@ check_lacks "$out" "cannot decode" "pagecross: no instruction the model cannot d
 # (the function's stream: 20000 iterations of 5 instructions, and 4 others)
 check_contains "$out" "100004 instructions" "pagecross: 5 instructions per iteration in the stream"
 
+# ... and one in the middle of its loop's block whose bytes QEMU stops
+# fetching short of the boundary (an 8-byte load from 5 bytes before the
+# page end: QEMU 7.2 gives the plugin "44 8b 8c 86", the bytes before its
+# disp32, in the block of the adds before it, then the whole load as a
+# block's first): whole, once per execution, decodable
+out=$("$GUS" script --qemu --no-mem --function cross_mid_loop --no-disasm -- "$WORKLOADS/pagecross" 1000 mid 2>"$TMP/e"); st=$?
+check_status $st 0 "pagecross mid: traced"
+counts=$(printf '%s\n' "$out" | grep -v '^  --' | awk '{print $1}' | sort | uniq -c | awk '$1 >= 1000 {print $1}' | sort -u | tr '\n' ' ')
+whole=$(printf '%s\n' "$out" | grep -c 'ffb cross_mid_loop+0x1ffb  *44 8b 8c 86 00 00 00 00$')
+[ "$counts" = "1000 " ] && [ "$whole" = 1000 ]
+ok $? "pagecross mid: each loop instruction 1000 times, the page-crossing load whole ($counts; $whole whole)"
+cut=$(printf '%s\n' "$out" | grep -c ' 44 8b 8c 86$')
+[ "$cut" = 0 ]; ok $? "pagecross mid: no cut copy of the load ($cut)"
+out=$("$GUS" sim --trace --qemu --function cross_mid_loop -- "$WORKLOADS/pagecross" 20000 mid 2>&1); st=$?
+check_status $st 0 "pagecross mid: simulated"
+check_lacks "$out" "undecodable bytes" "pagecross mid: no undecodable bytes in gus sim --trace"
+# (20000 iterations of 6 instructions, 4 before the loop and 2 after it)
+check_contains "$out" "120006 instructions" "pagecross mid: 6 instructions per iteration in the stream"
+# gus report on a recording of it (the QEMU tracer's windows over the run)
+"$GUS" record -q -o "$TMP/pagecross.data" -- "$WORKLOADS/pagecross" 10000000 mid </dev/null >/dev/null 2>"$TMP/e"; st=$?
+check_status $st 0 "pagecross mid: recorded"
+out=$("$GUS" report -q -i "$TMP/pagecross.data" --region cross_mid_loop 2>&1); st=$?
+check_status $st 0 "pagecross mid: reported"
+check_contains "$out" ": cross_mid_loop (function" "pagecross mid: the loop's function is the hot region"
+check_lacks "$out" "undecodable bytes" "pagecross mid: no undecodable bytes in gus report"
+
 # a stream --max-insns cuts: the partial iteration (or call) is not counted
 out=$("$GUS" sim --trace --qemu --function lcg_chain --max-insns 20000 -- "$AW" "$TMP/aw" chain 100000 2>&1)
 check_contains "$out" "--max-insns cut the stream inside one iteration of lcg_chain, innermost loop" \
