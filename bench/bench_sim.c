@@ -71,7 +71,8 @@ int main(int argc, char **argv)
 		if (rate > best)
 			best = rate;
 	}
-	printf("one configuration: %.1f million instructions/s (best of 3, %zu instructions)\n", best / 1e6, n);
+	printf("one configuration alone: %.1f million instructions/s (best of 3, %zu instructions; with the decoding, "
+	       "caches and predictor of the stream, which a sweep shares)\n", best / 1e6, n);
 
 	/* a full sweep: every resource x 16 weights + unlimited, all cores */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -100,8 +101,12 @@ int main(int argc, char **argv)
 	       "  %.1f million simulated instructions/s in all, %.1f per core\n",
 	       sim_nres(m), configs, sweep_n, t1 - t0, cores, total / (t1 - t0) / 1e6,
 	       total / (t1 - t0) / 1e6 / (double)(cores > 0 ? cores : 1));
-	printf("target: >= 20 million instructions/s per core for one configuration: %s\n",
-	       best >= 20e6 ? "met" : "NOT met");
+	/* issue 35: >= 60 M simulated instructions per second per
+	 * configuration, the retirement limit included */
+	double per_config = total / (t1 - t0) / (double)(cores > 0 ? cores : 1);
+	printf("target: >= 60 million instructions/s per configuration and core in a sweep: %s (%.1f)\n",
+	       per_config >= 60e6 ? "met" : "NOT met", per_config / 1e6);
+	printf("one configuration alone, >= 40 million: %s\n", best >= 40e6 ? "met" : "NOT met");
 	sim_analysis_free(&a);
 	free(recs);
 	sim_code_free(code);

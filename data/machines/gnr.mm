@@ -102,6 +102,7 @@ ports 0 1 2 3 4 5 6 7 8 9 A B       # A = port 10, B = port 11. ALU 0 1 5 6 A, l
 window 512                          # reorder buffer entries (as spr.mm; unchanged per [CC-RWC])
 scheduler 97                        # math scheduler entries (as spr.mm)
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (as spr.mm; unchanged per [CC-RWC])
+retire 8                            # as spr.mm (Redwood Cove keeps Golden Cove's 8-wide retirement)
 unlaminated-slots 1.75              # indexed load-ops un-laminated: as spr.mm
 # One taken branch per cycle (as spr.mm, measured on Golden/Raptor Cove):
 # [CC-RWC] measures the same 128-entry L1 BTB with one taken branch per

@@ -78,6 +78,7 @@ alias icl icelake icelake-server icelake-client sunnycove tgl tigerlake
 ports 0 1 2 3 4 5 6 7 8 9           # Sunny Cove: 0 1 5 6 ALU, 2 3 load, 7 8 store address, 4 9 store data
 window 352                          # reorder buffer entries (Intel opt. manual, WikiChip, uiCA: 352; Skylake 224)
 frontend 5                          # allocation/rename width: 5 fused-domain µops per cycle (Intel; uiCA issueWidth 5). The DSB delivers 6 and the LSD 5; rename is the limit
+retire 8                            # retirement width: Intel has not published Sunny Cove's; taken as Golden Cove's 8. Any width at or above the 5-wide allocation binds only after a stall, when what finished behind a miss drains
 # The front end follows one taken branch per cycle: taken branches execute on
 # port 6 only (not-taken ones on port 0 or 6), and the µop cache and the LSD
 # deliver from one taken branch per cycle, so a loop never runs faster than

@@ -40,6 +40,7 @@ alias clx skylake-avx512 cascadelake skylake-sp skylake-x
 ports 0 1 2 3 4 5 6 7               # Skylake ports: 0 1 5 6 ALU, 2 3 load+AGU, 4 store data, 7 store AGU
 window 224                          # reorder buffer entries (Intel opt. manual, WikiChip; same as client SKL)
 frontend 4                          # rename/allocate width: 4 fused-domain µops per cycle (the DSB delivers 6, rename is the limit)
+retire 4                            # retirement: 4 fused-domain µops per cycle per thread (Intel Optimization Reference Manual, Skylake client microarchitecture: the ROB retires up to 4 µops per cycle)
 # The front end follows one taken branch per cycle (the µop cache delivers
 # from one 32-byte window per cycle, and only port 6 executes taken
 # branches): a loop never runs faster than one iteration per cycle.

@@ -99,6 +99,7 @@ store-buffer 114
 branch-buffer 80
 vector-renames 295
 frontend 6                          # rename/allocate width: 6 fused-domain µops per cycle (Intel; decode is 6-wide, µop cache 8)
+retire 8                            # retirement: 8 fused-domain µops per cycle (Intel Architecture Day 2021, Golden Cove: "8-wide retire")
 # A load-op with an indexed address (base + index) is un-laminated at
 # allocation unless it is a legacy two-operand update of a register (add
 # rax, [rdi+rcx*8] and addps xmm0, [rdi+rcx] stay fused; cmp rax,

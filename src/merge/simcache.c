@@ -9,16 +9,19 @@
  *   str machine                       str = u32 length + bytes (no NUL)
  *   u8 has_stream [str stream]
  *   u32 ninsn, per instruction: u64 addr, u8 len, len bytes
- *   sim_stats:  f64 cycles mark_cycles, u64 insns mark_insns fused uops,
+ *   sim_stats:  f64 cycles mark_cycles, u64 insns mark_insns fused uops
+ *               mark_fused mark_uops,
  *               f64 slots retiring frontend bad_spec backend_mem backend_core,
  *               u64 mispredicts
  *   sim_events: u64 loads stores level_hits[4] cond_branches cond_miss
- *               indirect indirect_miss btb_miss mispredicts,
+ *               indirect indirect_miss btb_miss mispredicts branches
+ *               target_misses,
  *               u64 ninsn, ninsn x u64 insn_count
- *   f64 units cycles_per_unit ipc
+ *   f64 units cycles_per_unit ipc fused_per_cycle
+ *   u32 passes, u8 warm_pass, u64 measured_records
  *   u32 nweights, nweights x f64
  *   u32 nsens, per entry: u8 n, n x u8 res, u8 flags (1 bottleneck,
- *               2 searched), f64 upper, nweights x f64 speedup
+ *               2 searched, 4 envelope), f64 upper dip, nweights x f64 speedup
  *   u64 FNV-1a of every byte before it
  *
  * The code is stored as bytes, not as decoded instructions: decoding again
@@ -35,7 +38,7 @@
 
 #define SIMCACHE_MAGIC "GUSSIM"
 #define SIMCACHE_MAGIC_LEN 6
-#define SIMCACHE_VERSION 1
+#define SIMCACHE_VERSION 2
 #define SIMCACHE_MAX_NAME 256	/* a machine name or stream line longer than this is damage */
 #define SIMCACHE_MAX_STREAM 4096
 #define SIMCACHE_MAX_INSN 15	/* x86's longest instruction, sim_insn.bytes */
@@ -158,6 +161,8 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_u64(&w, st->mark_insns);
 	w_u64(&w, st->fused);
 	w_u64(&w, st->uops);
+	w_u64(&w, st->mark_fused);
+	w_u64(&w, st->mark_uops);
 	w_f64(&w, st->slots);
 	w_f64(&w, st->retiring);
 	w_f64(&w, st->frontend);
@@ -177,6 +182,8 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_u64(&w, ev->indirect_miss);
 	w_u64(&w, ev->btb_miss);
 	w_u64(&w, ev->mispredicts);
+	w_u64(&w, ev->branches);
+	w_u64(&w, ev->target_misses);
 	size_t ncount = ev->insn_count ? ev->ninsn : 0;
 	w_u64(&w, ncount);
 	for (size_t i = 0; i < ncount; i++)
@@ -185,6 +192,10 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_f64(&w, a->units);
 	w_f64(&w, a->cycles_per_unit);
 	w_f64(&w, a->ipc);
+	w_f64(&w, a->fused_per_cycle);
+	w_u32(&w, a->passes);
+	w_u8(&w, a->warm_pass);
+	w_u64(&w, a->measured_records);
 	size_t nw = a->weights ? a->nweights : 0;
 	w_count(&w, nw);
 	for (size_t i = 0; i < nw; i++)
@@ -195,8 +206,9 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 		unsigned sn = se->set.n <= 8 ? se->set.n : 8;
 		w_u8(&w, (uint8_t)sn);
 		w_bytes(&w, se->set.res, sn);
-		w_u8(&w, (uint8_t)((se->bottleneck ? 1 : 0) | (se->searched ? 2 : 0)));
+		w_u8(&w, (uint8_t)((se->bottleneck ? 1 : 0) | (se->searched ? 2 : 0) | (se->envelope ? 4 : 0)));
 		w_f64(&w, se->upper);
+		w_f64(&w, se->dip);
 		/* an entry without speedups (no weights were run) stores NaN:
 		 * the count of weights is shared by all entries */
 		for (size_t k = 0; k < nw; k++)
@@ -389,6 +401,8 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	st->mark_insns = r_u64(&r);
 	st->fused = r_u64(&r);
 	st->uops = r_u64(&r);
+	st->mark_fused = r_u64(&r);
+	st->mark_uops = r_u64(&r);
 	st->slots = r_f64(&r);
 	st->retiring = r_f64(&r);
 	st->frontend = r_f64(&r);
@@ -408,6 +422,8 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	ev->indirect_miss = r_u64(&r);
 	ev->btb_miss = r_u64(&r);
 	ev->mispredicts = r_u64(&r);
+	ev->branches = r_u64(&r);
+	ev->target_misses = r_u64(&r);
 	uint64_t ncount = r_u64(&r);
 	if (!r_count(&r, ncount, 8))
 		goto fail;
@@ -423,6 +439,10 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	a->units = r_f64(&r);
 	a->cycles_per_unit = r_f64(&r);
 	a->ipc = r_f64(&r);
+	a->fused_per_cycle = r_f64(&r);
+	a->passes = r_u32(&r);
+	a->warm_pass = r_u8(&r) != 0;
+	a->measured_records = (size_t)r_u64(&r);
 	uint32_t nw = r_u32(&r);
 	if (!r_count(&r, nw, 8))
 		goto fail;
@@ -434,8 +454,8 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	for (uint32_t i = 0; i < nw; i++)
 		a->weights[i] = r_f64(&r);
 	uint32_t nsens = r_u32(&r);
-	/* the smallest entry: n, flags and upper */
-	if (!r_count(&r, nsens, 10 + (size_t)nw * 8))
+	/* the smallest entry: n, flags, upper and dip */
+	if (!r_count(&r, nsens, 18 + (size_t)nw * 8))
 		goto fail;
 	a->sens = calloc(nsens ? nsens : 1, sizeof *a->sens);
 	if (!a->sens)
@@ -461,11 +481,13 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 		se->set.n = sn;
 		memcpy(se->set.res, res, sn);
 		uint8_t flags = r_u8(&r);
-		if (flags & ~3u)
+		if (flags & ~7u)
 			goto fail;
 		se->bottleneck = flags & 1;
 		se->searched = flags & 2;
+		se->envelope = flags & 4;
 		se->upper = r_f64(&r);
+		se->dip = r_f64(&r);
 		/* sim_analyze leaves speedup NULL when no weight was run */
 		if (nw) {
 			se->speedup = calloc(nw, sizeof *se->speedup);

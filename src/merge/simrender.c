@@ -147,6 +147,11 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	if (info->iterations)
 		fprintf(out, "%zu instructions per iteration, %u iterations simulated (the first %u as warm-up)\n\n",
 			info->body_insns, info->iterations, info->warmup);
+	else if (a->passes > 1)
+		/* a stream too short to measure alone (sim_source_fit) */
+		fprintf(out, "%zu instructions, too few to measure once: measured over %u passes of them%s (%llu simulated)\n\n",
+			a->measured_records, a->passes, a->warm_pass ? " after a warm pass" : ", warmed by the stream before",
+			(unsigned long long)b->insns);
 	else
 		fprintf(out, "%llu instructions simulated\n\n", (unsigned long long)b->insns);
 	if (a->units > 0) {
@@ -155,18 +160,28 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		if (a->stream_cycles_per_unit > a->cycles_per_unit * 1.005)
 			fprintf(out, "  %-28s %10.2f\n", "  with the code around it", a->stream_cycles_per_unit);
 	}
-	fprintf(out, "  %-28s %10.0f\n", "cycles (whole run)", b->cycles);
+	fprintf(out, "  %-28s %10.0f\n", a->passes > 1 ? "cycles (all passes)" : "cycles (whole run)", b->cycles);
 	fprintf(out, "  %-28s %10.2f\n", "IPC", a->ipc);
-	fprintf(out, "  %-28s %10.2f\n", "µops per cycle", b->cycles > 0 ? (double)b->uops / b->cycles : 0);
+	/* both after the warm-up, as IPC: the fused-domain µops, what the
+	 * machine's width counts */
+	fprintf(out, "  %-28s %10.2f\n", "µops per cycle", a->fused_per_cycle);
 	size_t approx = sim_code_approx(code);
 	if (approx)
 		fprintf(out, "  %zu instructions modelled approximately (by category): marked ~ below\n", approx);
 	else
 		fprintf(out, "  all instructions modelled from the machine's form table\n");
-	if (a->events.mispredicts || a->events.cond_branches)
-		fprintf(out, "  %-28s %10llu of %llu conditional, %llu indirect\n", "branch mispredictions",
-			(unsigned long long)a->events.mispredicts, (unsigned long long)a->events.cond_branches,
-			(unsigned long long)a->events.indirect);
+	if (a->events.mispredicts || a->events.branches) {
+		/* each kind against its own count: a redirect for a target the
+		 * BTB lacked is no conditional branch's wrong guess */
+		const struct sim_events *e = &a->events;
+		fprintf(out, "  %-28s %10llu of %llu branches: %llu of %llu conditional, %llu of %llu indirect",
+			"branch mispredictions", (unsigned long long)e->mispredicts, (unsigned long long)e->branches,
+			(unsigned long long)e->cond_miss, (unsigned long long)e->cond_branches,
+			(unsigned long long)e->indirect_miss, (unsigned long long)e->indirect);
+		if (e->target_misses)
+			fprintf(out, ", %llu target(s) the BTB lacked", (unsigned long long)e->target_misses);
+		fputc('\n', out);
+	}
 	if (a->events.level_hits[0] + a->events.level_hits[1] + a->events.level_hits[2] + a->events.level_hits[3])
 		fprintf(out, "  %-28s L1 %llu, L2 %llu, L3 %llu, memory %llu\n", "memory accesses served by",
 			(unsigned long long)a->events.level_hits[0], (unsigned long long)a->events.level_hits[1],
@@ -198,6 +213,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			abort();
 		memcpy(sorted, a->sens, a->nsens * sizeof *sorted);
 		qsort_r(sorted, a->nsens, sizeof *sorted, cmp_sens, (void *)a);
+		bool envelope = false;
+		double dip = 0;
 		for (size_t i = 0; i < a->nsens; i++) {
 			const struct sim_sensitivity *se = &sorted[i];
 			char name[128];
@@ -205,9 +222,14 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
 			for (size_t k = 0; k < nw; k++)
 				fprintf(out, " %7.1f%%", 100 * shown(se->speedup[idx[k]]));
-			fprintf(out, " %9.1f%%%s\n", 100 * shown(se->upper),
-				se->searched ? "  (found by search)" : "");
+			fprintf(out, " %9.1f%%%s%s\n", 100 * shown(se->upper),
+				se->searched ? "  (found by search)" : "", se->envelope ? "  ~" : "");
+			envelope |= se->envelope;
+			dip = se->dip > dip ? se->dip : dip;
 		}
+		if (envelope)
+			fprintf(out, "  ~ the model's time was not monotonic in this capacity (by up to %.1f %%): the row is "
+				"the envelope, the best reached at or below each capacity\n", 100 * dip);
 		bool any = false;
 		for (size_t i = 0; i < a->nsens; i++) {
 			const struct sim_sensitivity *se = &sorted[i];
@@ -294,6 +316,13 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	fprintf(out, ",\n  \"instructions\": %llu,\n  \"uops\": %llu,\n  \"fused_uops\": %llu,\n  \"ipc\": ",
 		(unsigned long long)b->insns, (unsigned long long)b->uops, (unsigned long long)b->fused);
 	merge_json_number(out, a->ipc);
+	fprintf(out, ",\n  \"fused_uops_per_cycle\": ");
+	merge_json_number(out, a->fused_per_cycle);
+	fprintf(out, ",\n  \"cycles_measured\": ");
+	merge_json_number(out, b->cycles - b->mark_cycles);
+	fprintf(out, ",\n  \"instructions_measured\": %llu,\n  \"passes\": %u,\n  \"warm_pass\": %s",
+		(unsigned long long)(b->insns - b->mark_insns), a->passes ? a->passes : 1,
+		a->warm_pass ? "true" : "false");
 	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
 	double s = b->slots;
 	fprintf(out, "  \"topdown\": {\"slots\": ");
@@ -315,13 +344,14 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	fprintf(out,
 		"  \"events\": {\"loads\": %llu, \"stores\": %llu, \"l1_hits\": %llu, \"l2_hits\": %llu, \"l3_hits\": %llu, "
 		"\"memory\": %llu, \"conditional_branches\": %llu, \"conditional_mispredicted\": %llu, "
-		"\"indirect_branches\": %llu, \"indirect_mispredicted\": %llu, \"btb_misses\": %llu, \"mispredictions\": %llu},\n",
+		"\"indirect_branches\": %llu, \"indirect_mispredicted\": %llu, \"btb_misses\": %llu, \"mispredictions\": %llu, \"branches\": %llu, \"target_misses\": %llu},\n",
 		(unsigned long long)e->loads, (unsigned long long)e->stores, (unsigned long long)e->level_hits[0],
 		(unsigned long long)e->level_hits[1], (unsigned long long)e->level_hits[2],
 		(unsigned long long)e->level_hits[3], (unsigned long long)e->cond_branches,
 		(unsigned long long)e->cond_miss, (unsigned long long)e->indirect,
 		(unsigned long long)e->indirect_miss, (unsigned long long)e->btb_miss,
-		(unsigned long long)e->mispredicts);
+		(unsigned long long)e->mispredicts, (unsigned long long)e->branches,
+		(unsigned long long)e->target_misses);
 	fprintf(out, "  \"threshold\": ");
 	merge_json_number(out, info->threshold);
 	fprintf(out, ",\n  \"weights\": [");
@@ -344,8 +374,11 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		}
 		fprintf(out, "], \"upper_bound\": ");
 		merge_json_number(out, se->upper);
-		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s}", se->bottleneck ? "true" : "false",
-			se->searched ? "true" : "false");
+		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s, \"envelope\": %s, \"dip\": ",
+			se->bottleneck ? "true" : "false", se->searched ? "true" : "false",
+			se->envelope ? "true" : "false");
+		merge_json_number(out, se->dip);
+		fputc('}', out);
 	}
 	fprintf(out, "\n  ],\n  \"bottlenecks\": [");
 	bool first = true;

@@ -17,6 +17,9 @@
 #define CHUNK 65536
 
 /* what the stream did at one record, shared by all configurations */
+/* the structures an instruction holds from issue to retirement */
+enum { HELD_VREGS = 1, HELD_LOADS = 2, HELD_STORES = 4, HELD_BRANCHES = 8 };
+
 struct annot {
 	uint8_t mispredict;
 	uint8_t taken;
@@ -26,6 +29,7 @@ struct annot {
 	uint8_t split;		/* bit K: memory operand K crosses a cache line (known address) */
 	uint8_t writebacks;	/* dirty L1 lines its accesses evicted */
 	uint8_t wb_level;	/* down to which level they are written (1: the L2) */
+	uint8_t held;		/* HELD_* of the entries held to retirement it takes */
 	uint64_t key[2];	/* shadow-memory cell (address or expression) */
 	uint64_t line[2];	/* cache line (address, or expression of its 64 bytes) */
 };
@@ -50,7 +54,11 @@ struct model {
 	/* entries held from issue to retirement: vector rename registers,
 	 * the load and the store buffer, the branches' buffer */
 	struct inflight vregs, loads, stores, branches;
+	uint8_t held;		/* HELD_* of those with a capacity */
 	double recover, last_retire;
+	/* in-order retirement, RET_GAP cycles per fused-domain µop: free from
+	 * RET_AVAIL (0: no width limit) */
+	double ret_gap, ret_avail;
 	uint64_t *sm_key;
 	double *sm_val;
 	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
@@ -108,12 +116,16 @@ struct sim_session {
 	struct annot *ann;
 	const struct sim_rec *chunk;
 	size_t chunk_n;
+	uint64_t chunk_fused, chunk_uops;	/* the chunk's fused-domain and executed µops */
 	unsigned threads;
 	pthread_t *tid;
 	pthread_barrier_t start, done;
 	bool quit;
 	struct worker_arg *wargs;
 	struct sim_events ev;
+	/* the predictor's counts and model 0's mispredictions where the
+	 * counting started (sim_session_count_from_here) */
+	struct sim_events ev0;
 };
 
 static inline double dmax(double a, double b)
@@ -137,8 +149,10 @@ static void inflight_init(struct inflight *f, unsigned n, double scale)
 /* when K more entries are free */
 static inline double inflight_free_at(const struct inflight *f, unsigned k)
 {
-	if (!f->cap || !k)
+	if (!k || !f->cap)
 		return 0;
+	if (k == 1)
+		return f->ring[f->pos];
 	unsigned p = f->pos + (k > f->cap ? f->cap : k) - 1;
 	while (p >= f->cap)
 		p -= f->cap;
@@ -147,7 +161,9 @@ static inline double inflight_free_at(const struct inflight *f, unsigned k)
 
 static inline void inflight_take(struct inflight *f, unsigned k, double retire)
 {
-	for (unsigned i = 0; f->cap && i < k; i++) {
+	if (!f->cap)
+		return;
+	for (unsigned i = 0; i < k; i++) {
 		f->ring[f->pos] = retire;
 		f->pos = f->pos + 1 == f->cap ? 0 : f->pos + 1;
 	}
@@ -185,6 +201,8 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	inflight_init(&md->loads, m->load_buffer, ww);
 	inflight_init(&md->stores, m->store_buffer, ww);
 	inflight_init(&md->branches, m->branch_buffer, ww);
+	md->held = (md->vregs.cap ? HELD_VREGS : 0) | (md->loads.cap ? HELD_LOADS : 0) |
+		   (md->stores.cap ? HELD_STORES : 0) | (md->branches.cap ? HELD_BRANCHES : 0);
 	md->ring_mem = calloc(md->window, 1);
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
@@ -194,6 +212,10 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	/* the taken-branch rate is part of the front end's capacity */
 	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
 	md->taken_gap = m->taken_rate > 0 ? 1.0 / (m->taken_rate * wf) : 0;
+	/* the retire width scales with the front end's: both are the
+	 * pipeline's width, and a wider issue behind a fixed retirement
+	 * would show no gain the hardware could have */
+	md->ret_gap = m->retire > 0 ? 1.0 / (m->retire * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
 	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
 	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
@@ -284,10 +306,14 @@ static inline size_t sm_slot(uint64_t k)
 /* a resource with gap g used at or after lower bound LB: the use may start
  * at floor(avail) (several uses share a cycle when the capacity is above
  * one), and the resource is busy for g more */
-/* floor() for the non-negative times of the model, without the libm call */
+/* floor() for the non-negative times of the model, without the libm call.
+ * A resource of capacity 6 advances by a sixth per use, which a double
+ * does not hold exactly: six uses from cycle k end a hair below k+1, and
+ * a seventh would start in cycle k. The epsilon (far under any gap, and
+ * over the rounding of times up to 10^9 cycles) keeps them at six. */
 static inline double tfloor(double t)
 {
-	return (double)(int64_t)t;
+	return (double)(int64_t)(t + 1e-6);
 }
 
 /* whether LEN bytes at ADDR cross a B-byte aligned boundary */
@@ -351,12 +377,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double t_issue = t_fe;
 	if (t_win > t_issue)
 		t_issue = t_win, cause = BY_WINDOW;
-	double t_held = dmax(inflight_free_at(&md->vregs, in->vec_writes),
-			     dmax(inflight_free_at(&md->loads, in->mem_reads),
-				  dmax(inflight_free_at(&md->stores, in->mem_writes),
-				       inflight_free_at(&md->branches, in->branch != SIM_BR_NONE))));
-	if (t_held > t_issue)
-		t_issue = t_held, cause = BY_WINDOW;
+	const unsigned held = a->held & md->held;
+	if (held) {
+		double t_held = dmax(inflight_free_at(&md->vregs, in->vec_writes),
+				     dmax(inflight_free_at(&md->loads, in->mem_reads),
+					  dmax(inflight_free_at(&md->stores, in->mem_writes),
+					       inflight_free_at(&md->branches, in->branch != SIM_BR_NONE))));
+		if (t_held > t_issue)
+			t_issue = t_held, cause = BY_WINDOW;
+	}
 	if (in->serial && md->last_retire > t_issue)
 		t_issue = md->last_retire, cause = BY_SERIAL;
 	/* a branch across the fetch window's boundary, or whose fused head
@@ -376,7 +405,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		if (t_tk > t_issue)
 			t_issue = t_tk, cause = BY_TAKEN;
 	}
-	if (md->recover > t_issue || (md->recover == t_issue && md->recover > t_fe))
+	if (md->recover >= t_issue && (md->recover > t_issue || md->recover > t_fe))
 		t_issue = md->recover, cause = BY_RECOVERY;
 	if (md->rs && in->math_uops) {
 		double t_rs = rs_issue(md, t_issue, in->math_uops);
@@ -431,6 +460,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	bool mem_bound = false;
 	if (in->nload) {
 		double t_addr = t_issue;
+		/* a load across a line takes the load ports more than once */
+		unsigned uses = 1;
 		for (unsigned i = 0; i < in->nmem; i++) {
 			const struct sim_memop *mo = &in->mem[i];
 			if (!mo->read)
@@ -439,21 +470,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 				t_addr = dmax(t_addr, md->reg[mo->base]);
 			if (mo->index >= 0)
 				t_addr = dmax(t_addr, md->reg[mo->index]);
-		}
-		double slot = t_addr;
-		for (unsigned u = 0; u < in->nload; u++)
-			slot = dmax(slot, res_start(md, in->load[u]));
-		/* a load across a line takes the load ports more than once */
-		unsigned uses = 1;
-		for (unsigned i = 0; i < in->nmem; i++) {
-			if (!in->mem[i].read)
-				continue;
 			if (a->split >> i & 1)
 				uses += m->split_load_uses;
 			/* a line filled into the L1 takes its ports too */
 			if (a->level[i] > 0)
 				uses += m->l1_transfer_uses;
 		}
+		double slot = t_addr;
+		for (unsigned u = 0; u < in->nload; u++)
+			slot = dmax(slot, res_start(md, in->load[u]));
 		for (unsigned u = 0; u < in->nload; u++)
 			res_take(md, in->load[u], t_issue, uses * md->gap[in->load[u]]);
 		double lat = md->load_lat[in->load_lat_class];
@@ -499,13 +524,14 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* a store that missed waits for its line's bandwidth like a load
 	 * (the line is fetched for ownership): a store stream beyond the L1
 	 * runs at the rate its lines come in */
-	for (unsigned i = 0; i < in->nmem; i++)
-		if (in->mem[i].write && !in->mem[i].read)
-			for (unsigned l = 1; l <= a->level[i]; l++)
-				t_exec = dmax(t_exec, md->avail[level_thr(m, l)]);
+	if (in->mem_writes)
+		for (unsigned i = 0; i < in->nmem; i++)
+			if (in->mem[i].write && !in->mem[i].read)
+				for (unsigned l = 1; l <= a->level[i]; l++)
+					t_exec = dmax(t_exec, md->avail[level_thr(m, l)]);
 	/* stores commit two per cycle only to one line: a store to another
 	 * line than the previous one's waits for a cycle of its own */
-	if (m->store_pairs_same_line || m->split_store_bytes)
+	if (in->mem_writes && (m->store_pairs_same_line || m->split_store_bytes))
 		for (unsigned i = 0; i < in->nmem; i++) {
 			if (!in->mem[i].write)
 				continue;
@@ -529,7 +555,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* a dirty line leaves the L1 through its write-back path, one at a
 	 * time: the access whose fill evicts it waits for the path (scaled
 	 * with the L2's bandwidth by the sensitivity analysis) */
-	if (m->l1_writeback > 0 && a->writebacks && a->wb_level >= 1) {
+	if (a->writebacks && m->l1_writeback > 0 && a->wb_level >= 1) {
 		t_exec = dmax(t_exec, md->wb_avail);
 		md->wb_avail = t_exec + a->writebacks * md->wb_gap;
 	}
@@ -549,7 +575,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	/* lines a store fetched for ownership, and dirty lines written back
 	 * to the L2, pass through the L1's ports */
-	if (m->l1_transfer_uses && md->nload_res) {
+	if (m->l1_transfer_uses && md->nload_res && (a->writebacks || in->mem_writes)) {
 		unsigned lines = a->writebacks;
 		for (unsigned i = 0; i < in->nmem; i++)
 			lines += in->mem[i].write && !in->mem[i].read && a->level[i] > 0;
@@ -558,7 +584,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	/* a line moved between the L1 and the L2 (a fill, for a load or for
 	 * ownership, or a dirty line written back) holds up issue */
-	if (md->l1_stall > 0) {
+	if (md->l1_stall > 0 && in->nmem) {
 		unsigned lines = a->writebacks;
 		for (unsigned i = 0; i < in->nmem; i++)
 			lines += miss_lines(&in->mem[i], a, i);
@@ -567,7 +593,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			md->st.backend_mem += lines * md->l1_stall * md->width;
 		}
 	}
-	for (unsigned i = 0; i < in->nmem; i++) {
+	for (unsigned i = 0, n = in->mem_writes ? in->nmem : 0; i < n; i++) {
 		const struct sim_memop *mo = &in->mem[i];
 		if (!mo->write)
 			continue;
@@ -593,19 +619,39 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	for (unsigned i = 0; i < in->nwrites; i++)
 		md->reg[in->writes[i]] = t_end;
 
+	/* retirement is in order and at most the retire width per cycle:
+	 * what finished behind a long miss leaves the window at that rate,
+	 * not all in the miss's cycle */
 	double r = dmax(t_end, md->last_retire);
-	if (in->addr - md->focus_lo < md->focus_hi - md->focus_lo)
+	if (fused && md->ret_gap > 0) {
+		double slot = tfloor(md->ret_avail);
+		if (slot > r)
+			r = slot;
+		double rslots = fused;
+		if (__builtin_expect(in->unlaminated, 0))
+			rslots += m->unlaminated_slots;
+		md->ret_avail = dmax(md->ret_avail, r) + rslots * md->ret_gap;
+	}
+	if (__builtin_expect(md->focus_hi != 0, 0) && in->addr - md->focus_lo < md->focus_hi - md->focus_lo)
 		md->st.focus_cycles += r - md->last_retire;
 	md->last_retire = r;
-	for (unsigned k = 0; k < fused && k < md->window; k++) {
+	if (fused == 1) {
 		md->ring[md->pos] = r;
 		md->ring_mem[md->pos] = mem_bound;
 		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
+	} else {
+		for (unsigned k = 0; k < fused && k < md->window; k++) {
+			md->ring[md->pos] = r;
+			md->ring_mem[md->pos] = mem_bound;
+			md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
+		}
 	}
-	inflight_take(&md->vregs, in->vec_writes, r);
-	inflight_take(&md->loads, in->mem_reads, r);
-	inflight_take(&md->stores, in->mem_writes, r);
-	inflight_take(&md->branches, in->branch != SIM_BR_NONE, r);
+	if (held) {
+		inflight_take(&md->vregs, in->vec_writes, r);
+		inflight_take(&md->loads, in->mem_reads, r);
+		inflight_take(&md->stores, in->mem_writes, r);
+		inflight_take(&md->branches, in->branch != SIM_BR_NONE, r);
+	}
 	if (a->mispredict) {
 		md->br_acc += md->br_inc;
 		if (md->br_acc >= 1 - 1e-9) {
@@ -614,9 +660,6 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			md->st.mispredicts++;
 		}
 	}
-	md->st.insns++;
-	md->st.fused += fused;
-	md->st.uops += in->uops;
 }
 
 /* ---------------------------------------------------------- prepass --- */
@@ -675,11 +718,15 @@ static int place_access(struct sim_session *s, const struct sim_insn *in, const 
 static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
 	const struct sim_code *code = s->code;
+	s->chunk_fused = s->chunk_uops = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_rec *rec = &recs[i];
 		const struct sim_insn *in = sim_code_insn(code, rec->insn);
 		struct annot *a = &s->ann[i];
-		memset(a, 0, sizeof *a);
+		*a = (struct annot){ .held = (in->vec_writes ? HELD_VREGS : 0) | (in->mem_reads ? HELD_LOADS : 0) |
+					     (in->mem_writes ? HELD_STORES : 0) | (in->branch ? HELD_BRANCHES : 0) };
+		s->chunk_fused += in->fused;
+		s->chunk_uops += in->uops;
 		if (rec->insn >= s->ev.ninsn) {
 			size_t nn = sim_code_count(code) + 1024;
 			s->ev.insn_count = realloc(s->ev.insn_count, nn * sizeof *s->ev.insn_count);
@@ -690,6 +737,7 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 		}
 		s->ev.insn_count[rec->insn]++;
 		if (in->branch) {
+			s->ev.branches++;
 			bool miss = sim_bpred_branch(&s->bp, (enum sim_branch_kind)in->branch, in->addr,
 						     rec->taken, rec->target);
 			a->mispredict = miss;
@@ -801,6 +849,10 @@ static void run_models(struct sim_session *s, size_t lo, size_t hi)
 			const struct sim_rec *rec = &s->chunk[i];
 			model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
 		}
+		/* the same for every configuration: counted once, in the prepass */
+		md->st.insns += s->chunk_n;
+		md->st.fused += s->chunk_fused;
+		md->st.uops += s->chunk_uops;
 	}
 }
 
@@ -911,8 +963,19 @@ void sim_session_mark(struct sim_session *s)
 	for (size_t c = 0; c < s->ncfg; c++) {
 		s->models[c].st.mark_cycles = s->models[c].last_retire;
 		s->models[c].st.mark_insns = s->models[c].st.insns;
+		s->models[c].st.mark_fused = s->models[c].st.fused;
+		s->models[c].st.mark_uops = s->models[c].st.uops;
 		s->models[c].st.mark_focus_cycles = s->models[c].st.focus_cycles;
 	}
+}
+
+void sim_session_count_from_here(struct sim_session *s)
+{
+	free(s->ev.insn_count);
+	memset(&s->ev, 0, sizeof s->ev);
+	s->ev0 = (struct sim_events){ .cond_branches = s->bp.cond, .cond_miss = s->bp.cond_miss,
+				      .indirect = s->bp.indirect, .indirect_miss = s->bp.indirect_miss,
+				      .btb_miss = s->bp.btb_miss, .mispredicts = s->models[0].st.mispredicts };
 }
 
 void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n)
@@ -966,14 +1029,16 @@ void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim
 	}
 	if (ev) {
 		*ev = s->ev;
-		ev->cond_branches = s->bp.cond;
-		ev->cond_miss = s->bp.cond_miss;
-		ev->indirect = s->bp.indirect;
-		ev->indirect_miss = s->bp.indirect_miss;
-		ev->btb_miss = s->bp.btb_miss;
+		ev->cond_branches = s->bp.cond - s->ev0.cond_branches;
+		ev->cond_miss = s->bp.cond_miss - s->ev0.cond_miss;
+		ev->indirect = s->bp.indirect - s->ev0.indirect;
+		ev->indirect_miss = s->bp.indirect_miss - s->ev0.indirect_miss;
+		ev->btb_miss = s->bp.btb_miss - s->ev0.btb_miss;
 		s->ev.insn_count = NULL;
 		s->ev.ninsn = 0;
-		ev->mispredicts = s->models[0].st.mispredicts;
+		ev->mispredicts = s->models[0].st.mispredicts - s->ev0.mispredicts;
+		uint64_t wrong = ev->cond_miss + ev->indirect_miss;
+		ev->target_misses = ev->mispredicts > wrong ? ev->mispredicts - wrong : 0;
 	}
 }
 

@@ -65,6 +65,11 @@ static long slot_get(const struct code_slot *t, size_t cap, uint64_t addr)
 	return -1;
 }
 
+const struct sim_machine *sim_code_machine(const struct sim_code *c)
+{
+	return c->m;
+}
+
 struct sim_code *sim_code_new(const struct sim_machine *m)
 {
 	struct sim_code *c = calloc(1, sizeof *c);

@@ -467,6 +467,11 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		}
 		return 0;
 	}
+	if (!strcmp(k, "retire")) {
+		if (real_statement(tok, ntok, 0, true, 64, &m->retire))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(k, "window") || !strcmp(k, "frontend") || !strcmp(k, "mispredict-penalty") ||
 	    !strcmp(k, "store-forward") || !strcmp(k, "divider")) {
 		if (ntok != 2 || parse_num(tok[1], &d))
@@ -762,6 +767,9 @@ struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size
 		}
 	}
 
+	/* without a retire statement a core retires as fast as it issues */
+	if (!rc && !(m->retire > 0))
+		m->retire = m->frontend;
 	if (!rc && build_resources(m, err, errlen))
 		rc = -1;
 	if (!rc && check_uses(m, err, errlen))

@@ -77,6 +77,7 @@ struct sim_machine {
 	 * see (0: the predictor's own 100) */
 	unsigned branch_history;
 	double frontend, penalty, store_forward, dividers;
+	double retire;	/* fused-domain µops retired per cycle (0: no limit) */
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */
 	/* a taken branch whose bytes cross a CROSS_BYTES-aligned boundary

@@ -122,6 +122,8 @@ struct sim_insn {
 struct sim_code;
 
 struct sim_code *sim_code_new(const struct sim_machine *m);
+/* the machine CODE was decoded for */
+const struct sim_machine *sim_code_machine(const struct sim_code *c);
 void sim_code_free(struct sim_code *c);
 /* Decodes the instruction at ADDR from BYTES (AVAIL bytes readable) and
  * returns its index, the existing index when ADDR was decoded before, or
@@ -165,6 +167,7 @@ struct sim_stats {
 	 * their value at the mark */
 	double focus_cycles, mark_focus_cycles;
 	uint64_t insns, mark_insns, fused, uops;
+	uint64_t mark_fused, mark_uops;	/* at the mark */
 	/* simulated Top-Down, in issue slots */
 	double slots, retiring, frontend, bad_spec, backend_mem, backend_core;
 	double unlaminated_slots;	/* allocation slots beyond the fused µops */
@@ -176,6 +179,10 @@ struct sim_events {
 	uint64_t loads, stores;
 	uint64_t level_hits[4];	/* accesses served by L1, L2, L3, memory */
 	uint64_t cond_branches, cond_miss, indirect, indirect_miss, btb_miss, mispredicts;
+	/* every branch (conditional, direct, indirect, return), and the
+	 * redirects that were neither a conditional nor an indirect branch's
+	 * wrong guess: taken branches whose target the BTB lacked */
+	uint64_t branches, target_misses;
 	uint64_t *insn_count;	/* executions per sim_code instruction */
 	size_t ninsn;
 };
@@ -207,6 +214,9 @@ void sim_session_addresses_followed(struct sim_session *s, bool followed);
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi);
 /* remember the current time of every model (end of warm-up) */
 void sim_session_mark(struct sim_session *s);
+/* the events sim_session_finish returns are counted from here on (by
+ * default from the start, sim_session_warm's predictor training apart) */
+void sim_session_count_from_here(struct sim_session *s);
 /* results: NCFG stats, and the configuration-independent events */
 void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim_events *ev);
 void sim_session_free(struct sim_session *s);
@@ -240,6 +250,12 @@ struct sim_sensitivity {
 	double upper;		/* speedup with the resource(s) unlimited */
 	bool bottleneck;
 	bool searched;		/* found by the automatic search */
+	/* the model's time was not monotonic in this capacity (a discrete
+	 * model can lose a hair at a larger one: a miss or a mispredict
+	 * moved across the mark): SPEEDUP is the envelope, the best reached
+	 * at or below each capacity, and DIP the most it raised a figure */
+	bool envelope;
+	double dip;
 };
 
 struct sim_analysis {
@@ -252,7 +268,14 @@ struct sim_analysis {
 	double *weights;
 	size_t nsens;
 	struct sim_sensitivity *sens;
-	double ipc;
+	/* after the mark: instructions and fused-domain µops per cycle */
+	double ipc, fused_per_cycle;
+	/* how the measured records were taken (sim_source_fit): PASSES
+	 * times (1: once), after a warm pass over the whole stream when
+	 * WARM_PASS; MEASURED_RECORDS per pass */
+	unsigned passes;
+	bool warm_pass;
+	size_t measured_records;
 };
 
 /* A stream source the analysis can replay as often as it needs. */
@@ -268,7 +291,29 @@ struct sim_source {
 	unsigned data_level;	/* sim_session_data_level's */
 	bool warm;		/* sim_session_warm over the records first */
 	bool addresses_followed;	/* sim_session_addresses_followed's */
+	/* the measured records [mark, n) fed PASSES times (0 or 1: once),
+	 * after one pass over the whole stream when WARM_PASS: how a stream
+	 * too short to measure alone is measured (sim_source_fit) */
+	unsigned passes;
+	bool warm_pass;
 };
+
+/* The records a measurement needs after the mark on machine M: at fewer,
+ * what finished in the shadow of the warm-up's last miss (up to a
+ * window's worth) would retire "free" and skew the time per record. */
+size_t sim_min_measured(const struct sim_machine *m);
+
+/* Scales SRC's measurement to what it holds. With sim_min_measured()
+ * of CODE's machine
+ * records or more after the mark, nothing changes. With fewer, the
+ * measured part is repeated (whole calls or windows of a region, each
+ * pass warmed by the one before) until it holds that many: when
+ * OWN_WARMUP ([0, mark) is part of the same stream, e.g. its first
+ * quarter) the whole stream is measured after a warm pass over it;
+ * else [0, mark) stays the warm-up (the window before, say). UNITS
+ * becomes the iterations measured: the times HEAD starts one in the
+ * measured records (HEAD 0: SRC's units, if any, times the passes). */
+void sim_source_fit(struct sim_source *src, const struct sim_code *code, uint64_t head, bool own_warmup);
 
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code,
 		const struct sim_source *src, const struct sim_analysis_opts *o, struct sim_analysis *a,

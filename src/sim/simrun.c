@@ -108,8 +108,12 @@ struct sim_source simrun_source(const struct simrun_collect *c, uint64_t head, s
 	if (head)
 		for (size_t i = mark; i < c->n; i++)
 			units += sim_code_insn(c->code, c->recs[i].insn)->addr == head;
-	return (struct sim_source){ .recs = c->recs, .n = c->n, .mark = mark, .units = units,
-				    .focus_lo = focus.start, .focus_hi = focus.end, .warm = true };
+	struct sim_source src = { .recs = c->recs, .n = c->n, .mark = mark, .units = units,
+				  .focus_lo = focus.start, .focus_hi = focus.end, .warm = true };
+	/* a short stream (a few calls of a small function) is measured
+	 * whole, after a warm pass over it */
+	sim_source_fit(&src, c->code, head, true);
+	return src;
 }
 
 static int simrun_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -622,12 +622,73 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	sim_session_addresses_followed(s, src->addresses_followed);
 	if (src->warm)
 		sim_session_warm(s, src->recs, src->n);
+	if (src->warm_pass) {
+		sim_session_feed(s, src->recs, src->n);
+		sim_session_count_from_here(s);
+	} else if (src->warm) {
+		sim_session_count_from_here(s);
+	}
 	sim_session_feed(s, src->recs, mark);
+	unsigned passes = src->passes > 1 ? src->passes : 1;
+	/* repeated passes are measured from the end of one, not from the end
+	 * of the warm-up: the warm-up's tail (a cold pass, or a window before)
+	 * is late, what issued behind it retires in a burst at the retire
+	 * width, and the passes in that burst look faster than the machine;
+	 * after four windows' worth of settling passes the burst is over, and
+	 * from the end of a settled pass to the end of the last the time is
+	 * whole passes */
+	if (passes > 1) {
+		size_t per = src->n - mark;
+		size_t settle = per ? (4 * (size_t)m->window + per - 1) / per : 1;
+		for (size_t p = 0; p < settle; p++)
+			sim_session_feed(s, src->recs + mark, per);
+	}
 	sim_session_mark(s);
-	sim_session_feed(s, src->recs + mark, src->n - mark);
+	for (unsigned p = 0; p < passes; p++) {
+		/* the events of one pass: what the stream holds */
+		if (p && p + 1 == passes)
+			sim_session_count_from_here(s);
+		sim_session_feed(s, src->recs + mark, src->n - mark);
+	}
 	sim_session_finish(s, st, ev);
 	sim_session_free(s);
 	return 0;
+}
+
+size_t sim_min_measured(const struct sim_machine *m)
+{
+	/* a window's worth can retire in the warm-up's shadow: 32 windows
+	 * keep that under about 3 % (repeated passes settle first) */
+	return 32 * (size_t)(m->window ? m->window : 224);
+}
+
+/* at most this many passes: a 16-record stream on a 512-entry window */
+#define MAX_PASSES 1024
+
+void sim_source_fit(struct sim_source *src, const struct sim_code *code, uint64_t head, bool own_warmup)
+{
+	size_t want = sim_min_measured(sim_code_machine(code));
+	if (src->mark > src->n)
+		src->mark = src->n;
+	size_t measured = src->n - src->mark;
+	if (measured >= want || !src->n)
+		return;
+	if (own_warmup || !measured) {
+		/* the whole stream, after a pass over it */
+		src->mark = 0;
+		src->warm_pass = true;
+		measured = src->n;
+	}
+	size_t passes = (want + measured - 1) / measured;
+	src->passes = passes > MAX_PASSES ? MAX_PASSES : (unsigned)passes;
+	if (head) {
+		double units = 0;
+		for (size_t i = src->mark; i < src->n; i++)
+			units += sim_code_insn(code, src->recs[i].insn)->addr == head;
+		src->units = units * src->passes;
+	} else {
+		src->units *= src->passes;
+	}
 }
 
 static double time_of(const struct sim_stats *st, const struct sim_source *src)
@@ -655,6 +716,57 @@ static void sens_configs(const struct sim_machine *m, const struct sim_set *set,
 	set_config(m, &out[nw], set, 0, true);
 }
 
+/* More of a resource never slows a core down (it can leave the extra
+ * unused): the speedups as the envelope of what the model gave, each the
+ * best reached at a capacity between the machine's and its own (weight
+ * 1 gains 0; below 1 the worst, as less capacity never helps); the bound
+ * unlimited covers them all. Says whether a figure moved, and by how
+ * much at most. */
+static void envelope(const double *weights, size_t nw, struct sim_sensitivity *se)
+{
+	double dip = 0;
+	double *raw = malloc((nw ? nw : 1) * sizeof *raw);
+	if (!raw)
+		abort();
+	if (nw)
+		memcpy(raw, se->speedup, nw * sizeof *raw);
+	for (size_t w = 0; w < nw; w++) {
+		double best = raw[w];
+		for (size_t k = 0; k < nw; k++) {
+			bool between = weights[w] >= 1 ? weights[k] >= 1 && weights[k] <= weights[w]
+						       : weights[k] < 1 && weights[k] >= weights[w];
+			if (!between)
+				continue;
+			if (weights[w] >= 1 ? raw[k] > best : raw[k] < best)
+				best = raw[k];
+		}
+		if (weights[w] >= 1 && best < 0)
+			best = 0;
+		if (weights[w] < 1 && best > 0)
+			best = 0;
+		double moved = fabs(best - raw[w]);
+		if (moved > dip)
+			dip = moved;
+		se->speedup[w] = best;
+	}
+	free(raw);
+	for (size_t w = 0; w < nw; w++)
+		if (se->speedup[w] > se->upper) {
+			double moved = se->speedup[w] - se->upper;
+			if (moved > dip)
+				dip = moved;
+			se->upper = se->speedup[w];
+		}
+	if (se->upper < 0) {
+		if (-se->upper > dip)
+			dip = -se->upper;
+		se->upper = 0;
+	}
+	/* a difference under 0.01 % is the model's rounding, not a dip */
+	se->envelope = dip >= 1e-4;
+	se->dip = dip;
+}
+
 static int sens_run(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
 		    const struct sim_analysis_opts *o, double base, struct sim_sensitivity *sens, size_t nsens,
 		    char *err, size_t errlen)
@@ -677,11 +789,7 @@ static int sens_run(const struct sim_machine *m, const struct sim_code *code, co
 			for (size_t w = 0; w < o->nweights; w++)
 				se->speedup[w] = speedup(base, time_of(&st[i * per + w], src));
 			se->upper = speedup(base, time_of(&st[i * per + o->nweights], src));
-			/* the discrete model can gain a hair more at a finite weight
-			 * than unlimited; the bound must cover what was seen */
-			for (size_t w = 0; w < o->nweights; w++)
-				if (se->speedup[w] > se->upper)
-					se->upper = se->speedup[w];
+			envelope(o->weights, o->nweights, se);
 			se->bottleneck = o->nweights && se->speedup[o->nweights - 1] >= o->threshold;
 		}
 	}
@@ -785,6 +893,11 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	a->stream_cycles_per_unit = src->units > 0 ? (a->base.cycles - a->base.mark_cycles) / src->units : base;
 	double dc = a->base.cycles - a->base.mark_cycles;
 	a->ipc = dc > 0 ? (double)(a->base.insns - a->base.mark_insns) / dc : 0;
+	a->fused_per_cycle = dc > 0 ? (double)(a->base.fused - a->base.mark_fused) / dc : 0;
+	a->passes = src->passes > 1 ? src->passes : 1;
+	a->warm_pass = src->warm_pass;
+	size_t mark = src->mark <= src->n ? src->mark : src->n;
+	a->measured_records = src->n - mark;
 	a->nweights = o->nweights;
 	a->weights = calloc(o->nweights ? o->nweights : 1, sizeof *a->weights);
 	if (!a->weights)

@@ -460,6 +460,190 @@ static void test_branches(void)
 	sim_machine_free(m);
 }
 
+/* the paper's machine with another retire width (fmemopen of its text) */
+static struct sim_machine *paper_with_retire(const char *retire)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/fixtures/paper-fig4.mm", datadir);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	static char text[65536];
+	size_t n = fread(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	text[n] = 0;
+	char *r = strstr(text, "retire 64");
+	if (!r)
+		return NULL;
+	memcpy(r, retire, strlen(retire));	/* same length: "retire 2 " */
+	FILE *mem = fmemopen(text, n, "r");
+	if (!mem)
+		return NULL;
+	struct sim_machine *m = sim_machine_read(mem, "paper-fig4 (retire)", err, sizeof err);
+	fclose(mem);
+	if (!m)
+		printf("# %s\n", err);
+	return m;
+}
+
+/* retirement is in order and at most the retire width per cycle: what
+ * finished behind a long instruction does not all retire in its cycle */
+static void test_retire_width(void)
+{
+	struct sim_machine *m = paper_with_retire("retire 2 ");
+	if (!tap_ok(m != NULL, "the paper's machine with retire 2 loads"))
+		return;
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec recs[11];
+	memset(recs, 0, sizeof recs);
+	recs[0].insn = (uint32_t)sim_code_add_abstract(code, 0x100, "long", "p1", 20, err, sizeof err);
+	for (int i = 1; i < 11; i++)
+		recs[i].insn = (uint32_t)sim_code_add_abstract(code, 0x100 + (uint64_t)i, "xor", "p0156", 1, err,
+								sizeof err);
+	struct sim_stats st;
+	double c = run_once(m, code, recs, 11, "INST_WINDOW", 4, &st);
+	/* the long one retires at 20, then 10 more at 2 per cycle */
+	tap_ok(c >= 25 - 1e-9, "11 µops behind a 20-cycle one retire 2 per cycle: %g cycles (>= 25)", c);
+	tap_ok(c <= 26 + 1e-9, "and no later than the width allows: %g cycles (<= 26)", c);
+	tap_ok((double)st.fused / st.cycles <= 2 + 1e-9, "fused µops per cycle %.2f within the retire width 2",
+	       (double)st.fused / st.cycles);
+	/* the retire width is the pipeline's: FRONTEND scales it too */
+	double wide = run_once(m, code, recs, 11, "FRONTEND", 2, NULL);
+	tap_ok(wide < c, "FRONTEND x2 widens retirement too: %g < %g cycles", wide, c);
+	sim_code_free(code);
+	sim_machine_free(m);
+	/* a bad width is an error naming the line */
+	char text[] = "machine x\nretire 0\n";
+	FILE *mem = fmemopen(text, sizeof text - 1, "r");
+	struct sim_machine *bad = sim_machine_read(mem, "bad.mm", err, sizeof err);
+	fclose(mem);
+	tap_ok(!bad && strstr(err, "bad.mm:2"), "retire 0 is refused naming the line (%s)", err);
+	sim_machine_free(bad);
+}
+
+/* An 88-instruction function with one cold load, run once (the stream a
+ * trace of one call gives): a quarter of it as warm-up ended behind the
+ * miss and the rest "retired" in a cycle or two (IPC 66 on a 6-wide
+ * core). sim_source_fit measures it whole over passes after a warm one. */
+static void test_short_stream(void)
+{
+	const char *arch[] = { "data/machines/skx.mm", "data/machines/spr.mm" };
+	for (int k = 0; k < 2; k++) {
+		struct sim_machine *m = load(arch[k]);
+		if (!m)
+			continue;
+		struct sim_code *code = sim_code_new(m);
+		/* mov rax, [rdi]; then 43 x (add rdx, 3; add rax, rdx); ret */
+		uint8_t buf[512];
+		size_t len = 0;
+		len += (size_t)hexbytes("488b07", buf + len);
+		for (int i = 0; i < 43; i++)
+			len += (size_t)hexbytes("4883c2034801d0", buf + len);
+		len += (size_t)hexbytes("c3", buf + len);
+		struct sim_rec recs[128];
+		memset(recs, 0, sizeof recs);
+		size_t n = 0;
+		for (uint64_t at = 0x2000; at < 0x2000 + len;) {
+			long idx = sim_code_add(code, at, buf + (at - 0x2000), len - (at - 0x2000), err, sizeof err);
+			if (idx < 0)
+				break;
+			recs[n].insn = (uint32_t)idx;
+			if (at == 0x2000) {
+				recs[n].nmem = 1;
+				recs[n].mem[0] = 0x7f0000123440;	/* a line nothing touched */
+			}
+			n++;
+			at += sim_code_insn(code, (size_t)idx)->len;
+		}
+		recs[n - 1].taken = 1;
+		recs[n - 1].target = 0x1234;
+		tap_ok(n == 88, "%s: 88 instructions (%zu)", sim_machine_name(m), n);
+		struct sim_source src = { .recs = recs, .n = n, .mark = n / 4, .warm = true };
+		sim_source_fit(&src, code, 0x2000, true);
+		tap_ok(src.warm_pass && src.mark == 0 && src.passes * n >= sim_min_measured(m),
+		       "%s: measured whole over %u passes after a warm one", sim_machine_name(m), src.passes);
+		tap_near(src.units, src.passes, 1e-9, "%s: one call per pass", sim_machine_name(m));
+		struct sim_analysis_opts o = { .threads = 1 };
+		struct sim_analysis a;
+		if (tap_ok(sim_analyze(m, code, &src, &o, &a, err, sizeof err) == 0, "%s: analysed", sim_machine_name(m))) {
+			double width = sim_machine_width(m);
+			double cycles = a.base.cycles - a.base.mark_cycles;
+			tap_ok(a.ipc <= 2 * width && a.fused_per_cycle <= width + 1e-9,
+			       "%s: IPC %.2f and fused µops per cycle %.2f within the width %g", sim_machine_name(m), a.ipc,
+			       a.fused_per_cycle, width);
+			tap_ok(cycles >= (double)(a.base.fused - a.base.mark_fused) / width - 1e-9,
+			       "%s: cycles %.0f >= fused µops / width", sim_machine_name(m), cycles);
+			tap_near(a.cycles_per_unit * a.units, cycles, 1e-6 * cycles,
+				 "%s: cycles per call x calls = the measured cycles", sim_machine_name(m));
+			/* the add chain: 43 dependent adds into rax per call, each
+			 * call's chain its own (the load restarts it) */
+			tap_ok(a.cycles_per_unit >= 88 / width && a.cycles_per_unit <= 60,
+			       "%s: %.2f cycles per call, between the width's bound and the chain", sim_machine_name(m),
+			       a.cycles_per_unit);
+			tap_ok(a.events.cond_branches == 0 && a.events.branches == 1,
+			       "%s: events of one pass: %llu branch(es)", sim_machine_name(m),
+			       (unsigned long long)a.events.branches);
+			sim_analysis_free(&a);
+		}
+		size_t want = sim_min_measured(m);
+		tap_ok(want >= 32 * 224, "%s: %zu records wanted after the mark", sim_machine_name(m), want);
+		sim_code_free(code);
+		sim_machine_free(m);
+	}
+}
+
+/* more capacity never slows the model: every row of a sweep is monotonic
+ * (the envelope where the discrete model was not) and the bound
+ * unlimited covers it */
+static void test_monotonic(void)
+{
+	struct sim_machine *m = load("data/machines/skx.mm");
+	if (!m)
+		return;
+	/* a loop of loads, a dependent multiply chain, a store and a
+	 * data-dependent branch pattern */
+	const char *hex = "488b07480fafc04889470848ffc04885c0740148ffcf75e9";
+	uint8_t buf[64];
+	int len = hexbytes(hex, buf);
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec *recs;
+	size_t n, per;
+	err[0] = 0;
+	if (!tap_ok(sim_stream_loop(code, 0x1000, buf, (size_t)len, 2000, &recs, &n, &per, err, sizeof err) == 0,
+		    "monotonic: stream built (%s)", err)) {
+		sim_code_free(code);
+		sim_machine_free(m);
+		return;
+	}
+	double w[] = { 0.5, 0.9, 1.0, 1.01, 1.05, 1.1, 1.2, 2.0 };
+	uint8_t res[SIM_MAX_RES];
+	size_t nres = sim_nres(m);
+	for (size_t i = 0; i < nres; i++)
+		res[i] = (uint8_t)i;
+	struct sim_source src = { .recs = recs, .n = n, .mark = n / 4, .units = (double)(n - n / 4) / per };
+	struct sim_analysis_opts o = { .weights = w, .nweights = 8, .resources = res, .nresources = nres,
+				       .threshold = 0.01, .threads = 1 };
+	struct sim_analysis a;
+	if (tap_ok(sim_analyze(m, code, &src, &o, &a, err, sizeof err) == 0, "monotonic: analysed")) {
+		size_t bad = 0;
+		for (size_t i = 0; i < a.nsens; i++) {
+			const struct sim_sensitivity *se = &a.sens[i];
+			for (size_t k = 1; k < 8; k++)
+				bad += se->speedup[k] < se->speedup[k - 1];
+			bad += se->speedup[2] != 0;
+			bad += se->speedup[7] > se->upper;
+			bad += se->speedup[0] > 0 || se->speedup[3] < 0;
+			bad += se->envelope != (se->dip >= 1e-4);
+		}
+		tap_ok(bad == 0, "every row of %zu is non-decreasing, 0 at weight 1, under its bound (%zu breaks)",
+		       a.nsens, bad);
+		sim_analysis_free(&a);
+	}
+	free(recs);
+	sim_code_free(code);
+	sim_machine_free(m);
+}
+
 /* sizes that do not fit 64 bits (or are not numbers) are errors naming
  * the line, not undefined conversions */
 static void test_bad_sizes(void)
@@ -490,5 +674,8 @@ int main(void)
 	test_memory();
 	test_l1_transfer();
 	test_branches();
+	test_retire_width();
+	test_short_stream();
+	test_monotonic();
 	return tap_done();
 }

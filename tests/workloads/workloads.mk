@@ -27,6 +27,9 @@ nest_workloads = tests/workloads/loopnest
 nest_workloads += tests/workloads/pagecross
 # AVX-512 code, which QEMU 7.2 cannot run: single-stepped natively
 nest_workloads += tests/workloads/avx512
+# streams that once gave impossible numbers: a function run once whose
+# warm-up ends behind a miss, a chain of jumps the BTB cannot hold
+nest_workloads += tests/workloads/coldcall
 noinst_PROGRAMS = $(bundled_workloads) $(follow_workloads) $(io_workloads) $(caller_workloads) $(phase_workloads) \
 	$(region_workloads) $(nest_workloads)
 noinst_DATA = tests/workloads/libhot.so tests/workloads/wrapper.sh
@@ -38,6 +41,9 @@ workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 tests_workloads_avx512_SOURCES = tests/workloads/avx512.c
 tests_workloads_avx512_CFLAGS = $(workload_cflags)
 tests_workloads_avx512_LDFLAGS =
+tests_workloads_coldcall_SOURCES = tests/workloads/coldcall.c
+tests_workloads_coldcall_CFLAGS = $(workload_cflags)
+tests_workloads_coldcall_LDFLAGS =
 tests_workloads_pagecross_SOURCES = tests/workloads/pagecross.c
 tests_workloads_pagecross_CFLAGS = $(workload_cflags)
 tests_workloads_pagecross_LDFLAGS =
