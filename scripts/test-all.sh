@@ -42,6 +42,10 @@ run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 	p=$(grep -E "^# (PASS|SKIP|XFAIL):" "$dir/check.log" | awk '{s += $3} END {print s + 0}')
 	f=$(grep -E "^# (FAIL|ERROR|XPASS):" "$dir/check.log" | awk '{s += $3} END {print s + 0}')
 	echo "$name: $p passed, $f failed"
+	# the slowest tests of the stage (each says how long it took)
+	grep -H "^# elapsed: " "$dir"/tests/cli/*.log 2>/dev/null |
+		sed -E 's|^.*/([^/]*)\.log:# elapsed: ([0-9]+) s$|\2 \1|' | sort -rn | head -5 |
+		awk -v n="$name" '{ printf "%s: slow: %s %s s\n", n, $2, $1 }'
 	for log in $(grep -lE "^(FAIL|ERROR)" "$dir"/tests/*/*.log 2>/dev/null); do
 		echo "---- $log"; grep -E "^(not ok|#)" "$log" | head -20
 	done

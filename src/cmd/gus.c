@@ -341,6 +341,13 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* off a terminal, what a command prints (a help text, a list) stays
+	 * in one buffer until the end, where a failed write still has its
+	 * errno: glibc drops a buffer whose write failed mid-way, and the
+	 * reason with it. A terminal keeps its line buffering. */
+	static char out_buffer[1 << 16];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	return close_stdout(run_command(argc, argv));
 }
 

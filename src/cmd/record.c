@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,7 +54,9 @@ static void record_usage(FILE *out)
 		"  -e, --event EV           sampling event: cycles or cpu-clock (default:\n"
 		"                           precise cycles, cpu-clock without a PMU)\n"
 		"      --max-insns N        QEMU: records stored in all (default 16000000; with\n"
-		"                           --window 0: per traced function, default 500000)\n"
+		"                           --window 0: per traced function, default 500000);\n"
+		"                           windows that reach it cover the run up to there:\n"
+		"                           it goes on untraced, and how much they cover is said\n"
 		"      --window N           the stream as windows of N records spread\n"
 		"                           over the whole run, 32 back to back, then 32 at\n"
 		"                           twice the stride, ... (default 5000; 0: the\n"
@@ -315,6 +318,16 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", interrupted (no trace run)");
 		else if (sum.trace_interrupted)
 			fprintf(stderr, ", trace cut short by an interrupt (what was traced is kept)");
+		if (sum.trace_stopped && rq->window_records && isfinite(sum.trace_covers))
+			fprintf(stderr, ", trace windows over the first %.*f %% of the run (--max-insns reached after %.2f s of "
+				"%.2f s)", sum.trace_covers < 0.01 ? 1 : 0, 100 * sum.trace_covers, sum.trace_stop_seconds,
+				sum.trace_seconds);
+		else if (sum.trace_stopped && rq->window_records)
+			fprintf(stderr, ", trace windows over the part of the run before --max-insns was reached");
+		else if (sum.trace_ranges_cut)
+			fprintf(stderr, ", trace cut at --max-insns in %zu of %zu hot range(s) (their first records; %s)",
+				sum.trace_ranges_cut, sum.trace_ranges,
+				sum.trace_stopped ? "the run was stopped there" : "--window 0");
 		if (sum.counting)
 			fprintf(stderr, ", %s", sum.counted ? "TMA counted" : "no TMA counts (see gus report)");
 		else if (rq->import_counts)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus sim: the core model alone on a loop body (hex or ELF), with the
- * sensitivity analysis. Option parsing and calls into sim/ and merge/. */
+ * sensitivity analysis. Option parsing and calls into sim/ and merge/;
+ * a real stream from recording/, or for a recording's function or range
+ * the windows gus report simulates, from report/. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "merge.h"
 #include "sim.h"
 #include "recording.h"
+#include "report.h"
 
 struct sim_opts {
 	const char *hex, *bin, *function, *range, *arch, *machine, *output, *svg, *address;
@@ -26,6 +30,7 @@ struct sim_opts {
 	enum merge_format fmt;
 	/* --trace: a real stream */
 	bool trace, qemu, no_mem, ptrace;
+	bool from_start;	/* a recording: the region's first records, not gus report's windows */
 	const char *recording;	/* --recording, -i or --pt: a gus.data, Intel PT or QEMU */
 	char **argv;
 	unsigned long long max_insns;
@@ -64,8 +69,12 @@ static void sim_usage(FILE *out)
 		"      --trace            simulate a real instruction stream, from\n"
 		"      --qemu             the program after -- run under the QEMU tracer, or\n"
 		"  -i, --recording FILE   the stream of a recording (gus record): its Intel PT or\n"
-		"                         what its QEMU tracer stored (--pt FILE: the same)\n"
-		"      --max-insns N      stream records to simulate (default 1000000)\n"
+		"                         what its QEMU tracer stored (--pt FILE: the same); with\n"
+		"                         --function or --range, the windows spread over the run\n"
+		"                         that gus report simulates for that code\n"
+		"      --from-start       a recording: the region's first records instead\n"
+		"      --max-insns N      stream records to simulate (default 1000000; from a\n"
+		"                         recording's windows 300000, as gus report)\n"
 		"      --no-mem           ignore QEMU's data addresses (as with PT)\n"
 		"      --ptrace           run natively, single-stepping the region with ptrace\n"
 		"                         (taken by itself when QEMU cannot run the code)\n"
@@ -113,6 +122,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "pt", required_argument, NULL, 'P' },
 		{ "recording", required_argument, NULL, 'P' },
 		{ "max-insns", required_argument, NULL, 'M' },
+		{ "from-start", no_argument, NULL, 'f' },
 		{ "no-mem", no_argument, NULL, 'N' },
 		{ "ptrace", no_argument, NULL, 'p' },
 		{ "ptrace-window", required_argument, NULL, 'Y' },
@@ -181,6 +191,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		case 'i':
 		case 'P': o->recording = optarg; o->trace = true; break;
 		case 'N': o->no_mem = true; break;
+		case 'f': o->from_start = true; break;
 		case 'p': o->ptrace = true; break;
 		case 'M':
 		case 'Y':
@@ -230,6 +241,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return gus_usage_error("sim: --qemu needs a program: gus sim --trace --qemu [options] -- program args");
 		if (o->recording && o->ptrace_window)
 			return gus_usage_error("sim: --ptrace-window is for a live run (--qemu or --ptrace), not --recording");
+		if (o->from_start && !o->recording)
+			return gus_usage_error("sim: --from-start goes with --recording (a live trace starts at the start)");
 		if (o->recording && optind < argc)
 			return gus_usage_error("sim: unexpected argument '%s' (--recording reads a recording)", argv[optind]);
 		if (o->function && o->range)
@@ -245,8 +258,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			return GUS_EXIT_ERROR;
 		return 0;
 	}
-	if (o->max_insns || o->no_mem || o->ptrace || o->ptrace_window)
-		return gus_usage_error("sim: --max-insns, --no-mem, --ptrace and --ptrace-window go with --trace");
+	if (o->max_insns || o->no_mem || o->ptrace || o->ptrace_window || o->from_start)
+		return gus_usage_error("sim: --max-insns, --no-mem, --ptrace, --ptrace-window and --from-start go with --trace");
 	if (optind < argc)
 		return gus_usage_error("sim: unexpected argument '%s'", argv[optind]);
 	if (!!o->hex + !!o->bin != 1)
@@ -260,10 +273,12 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-/* the sensitivity analysis of a stream and its report */
+/* the sensitivity analysis of a stream and its report; RUN (NULL: none)
+ * is the run's estimate from the windows, which gus report gives where
+ * the concatenated stream counts the same unit */
 static int analyze_render(const struct sim_opts *o, const struct sim_machine *m, const struct sim_code *code,
 			  const struct sim_source *src, const struct merge_sim_info *info, const double *weights,
-			  size_t nweights)
+			  size_t nweights, const struct report_run_estimate *run)
 {
 	char err[1024];
 	int rc = 0;
@@ -292,6 +307,8 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 		gus_error("%s", err);
 		return GUS_EXIT_ERROR;
 	}
+	if (run)
+		report_run_estimate_apply(run, &an);
 	struct outfile of;
 	if (outfile_open(&of, o->output, stdout)) {
 		rc = GUS_EXIT_ERROR;
@@ -329,8 +346,21 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 		return rc;
 	struct simrun_collect tc = { .code = sim_code_new(m), .data_addresses = region.data_addresses };
 	struct recording_trace_result tr;
-	rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr));
-	if (rc)
+	memset(&tr, 0, sizeof tr);
+	/* a recording's function or range: the windows gus report simulates
+	 * for that code, each alone too where the code is simulated whole (a
+	 * loop picked inside the function has its own time) */
+	struct report_stream rs = { .whole = NAN, .run = { .whole = NAN } };
+	if (o->recording && region.restricted && !o->from_start) {
+		struct report_stream_request rq = { .input = o->recording, .m = region.pick_loop ? NULL : m,
+						    .file = region.program, .start = region.link.start,
+						    .end = region.link.end, .bias = region.bias, .head = region.head,
+						    .budget = o->max_insns_given ? (size_t)o->max_insns : 0,
+						    .log = *gus_terminal_log() };
+		if ((rc = gus_exit_for(report_region_stream(&rq, &tc, &rs))))
+			goto out;
+	}
+	if (!rs.windows && (rc = gus_exit_for(recording_trace_run(&to, &region, simrun_collect_sink, &tc, &tr))))
 		goto out;
 	recording_trace_settle(&to, &region, m, &tr, &tc);
 	if (tc.undecodable)
@@ -344,12 +374,25 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	}
 	/* the first quarter warms caches, predictor and window up */
 	struct sim_source src = simrun_source(&tc, region.restricted ? region.head : 0, region.focus);
-	char source[PATH_MAX + 512], stream[PATH_MAX + 512];
+	char source[PATH_MAX + 512], stream[PATH_MAX + sizeof rs.line + 512];
 	snprintf(source, sizeof source, "%s:%s", region.program, region.name);
-	recording_trace_describe(&to, &region, &tr, tc.n, stream, sizeof stream);
+	if (rs.windows) {
+		/* where the stream came from, as gus report says it */
+		snprintf(stream, sizeof stream, "%s; the windows gus report simulates for this code%s%s (--from-start: its "
+			 "first records instead)", rs.line, rs.budget_reached ? ", the first of them (--max-insns reached)" : "",
+			 region.focus.end ? ", the loop's time inside them"
+			 : o->alone && region.loop_note[0] ? ", the loop's records of them" : "");
+	} else {
+		recording_trace_describe(&to, &region, &tr, tc.n, stream, sizeof stream);
+		size_t l = strlen(stream);
+		if (o->recording && region.restricted)
+			snprintf(stream + l, sizeof stream - l, "; the region's first records (%s)",
+				 o->from_start ? "--from-start: gus report simulates windows spread over the run"
+					       : rs.why_no_windows);
+	}
 	struct merge_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
 				       .stream = stream, .loop_note = region.loop_note };
-	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights);
+	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights, region.focus.end ? NULL : &rs.run);
 	/* the program's own failure is reported, the analysis stands */
 	if (!rc && (tr.qemu || tr.stepped) && tr.exit_status)
 		rc = tr.exit_status;
@@ -452,7 +495,7 @@ int cmd_sim(int argc, char **argv)
 	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
 				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,
 				       .loop_note = o.hex ? NULL : loop_note };
-	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights);
+	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights, NULL);
 	free(lp.recs);
 	sim_code_free(code);
 out:

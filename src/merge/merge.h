@@ -445,6 +445,14 @@ struct merge_report_region {
 	 * them (gus record --read-events) */
 	const struct td_countset *counts;
 	const char *measured_note;
+	/* what of the run its stream covers, the share of its traced range's
+	 * records (1: the whole run; NAN: unknown, not a stream's simulation,
+	 * or its first records), at most that when Ctrl-C stopped the run
+	 * after the windows filled; where and why the trace stops short of
+	 * the run (NULL: it does not) */
+	double stream_covers;
+	bool stream_covers_at_most;
+	const char *stream_cut;
 };
 
 struct merge_report_fact {
@@ -462,6 +470,11 @@ struct merge_report {
 	const char *incomplete;		/* what was cut, when gus record did not finish; NULL */
 	bool cut_before_trace;		/* ... before the trace run */
 	uint64_t samples, trace_records;	/* as the tables hold them */
+	/* the QEMU tracer reached --max-insns (meta trace.stopped, NULL: it
+	 * did not), and the share of the traced ranges' records its windows
+	 * cover (NAN: unknown) */
+	const char *trace_stopped;
+	double trace_covers;
 	const char *tracer;		/* "pt", "qemu", "none" */
 	const struct sim_machine *m;
 	/* measured, for the whole program */

@@ -127,7 +127,7 @@ static void spire_render_fn(FILE *f, void *ctx)
 
 static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "cpu.taken_for", "tracer",
 				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete", "record.stage",
-				   "trace.interrupted",
+				   "trace.interrupted", "trace.stopped",
 				   "tma.table", "counts.source", "sim.machine", "trace.records" };
 
 /* "0.4M", "12.3k": records of a run */
@@ -450,6 +450,11 @@ static void write_text(const struct merge_report *r, FILE *out)
 		fprintf(out, " (planned; gus record was stopped before the trace run)");
 	if (merge_report_meta(r, "missing.pt") && strcmp(r->tracer, "pt"))
 		mg_text_put(out, "; no Intel PT: ", fact_or(r, "missing.pt", ""), "");
+	/* a trace stopped short of the run is said, and in each region it cuts */
+	if (r->trace_stopped && traced) {
+		fputs(col("\033[33m"), out);
+		mg_text_put(out, "\n# the trace stopped short of the run: ", r->trace_stopped, col("\033[0m"));
+	}
 	fprintf(out, "\n# model: %s\n", sim_machine_describe(r->m));
 	static const char *missing[] = { "samples", "regions", "trace" };
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
@@ -671,6 +676,13 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	write_json_callers(r, out, rv);
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
+	fprintf(out, ",\n     \"stream_covers\": ");
+	merge_json_number(out, rv->stream_covers);
+	fprintf(out, ", \"stream_covers_at_most\": %s, \"stream_cut\": ", rv->stream_covers_at_most ? "true" : "false");
+	if (rv->stream_cut)
+		merge_json_string(out, rv->stream_cut);
+	else
+		fputs("null", out);
 	fprintf(out, ",\n     \"threads\": ");
 	write_json_threads(out, rv);
 	fprintf(out, ",\n     \"cached\": %s,\n     \"simulated_missing\": ", rv->from_cache ? "true" : "false");
@@ -703,6 +715,13 @@ static void write_json(const struct merge_report *r, FILE *out)
 		fputs(strcmp(merge_report_meta(r, "record.complete") ? merge_report_meta(r, "record.complete") : "no", "yes")
 			      ? "\"gus record was stopped or failed: parts are missing\"" : "null", out);
 	}
+	fprintf(out, ",\n  \"trace_stopped\": ");
+	if (r->trace_stopped)
+		merge_json_string(out, r->trace_stopped);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"trace_covers\": ");
+	merge_json_number(out, r->trace_covers);
 	fprintf(out, ",\n  \"meta\": {");
 	bool first = true;
 	for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++) {
@@ -902,7 +921,8 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 					    { "verdict", merge_agreement_name(rv->verdict.kind) },
 					    { "verdict_text", rv->verdict.text }, { "measured", rv->verdict.measured },
 					    { "resource", rv->verdict.resource },
-					    { "simulated_missing", rv->simulated ? "" : rv->why_no_model } };
+					    { "simulated_missing", rv->simulated ? "" : rv->why_no_model },
+					    { "stream_cut", rv->stream_cut ? rv->stream_cut : "" } };
 		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 			merge_csv_field(out, rv->name, sep);
@@ -911,9 +931,9 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			fputc('\n', out);
 		}
 		double nums[] = { (double)rv->samples, rv->share, rv->simulated ? rv->verdict.speedup_top : NAN,
-				  rv->simulated ? rv->verdict.gain_upper : NAN };
-		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper" };
-		for (size_t k = 0; k < 4; k++) {
+				  rv->simulated ? rv->verdict.gain_upper : NAN, rv->stream_covers };
+		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper", "stream_covers" };
+		for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 			merge_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, nnames[k], sep);

@@ -19,6 +19,7 @@
  *               u64 ninsn, ninsn x u64 insn_count
  *   f64 units cycles_per_unit ipc fused_per_cycle
  *   u32 passes, u8 warm_pass, u64 measured_records
+ *   f64 measured_cycles measured_insns measured_fused, u8 run_weighted
  *   u32 nweights, nweights x f64
  *   u32 nsens, per entry: u8 n, n x u8 res, u8 flags (1 bottleneck,
  *               2 searched, 4 envelope), f64 upper dip, nweights x f64 speedup
@@ -196,6 +197,10 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_u32(&w, a->passes);
 	w_u8(&w, a->warm_pass);
 	w_u64(&w, a->measured_records);
+	w_f64(&w, a->measured_cycles);
+	w_f64(&w, a->measured_insns);
+	w_f64(&w, a->measured_fused);
+	w_u8(&w, a->run_weighted);
 	size_t nw = a->weights ? a->nweights : 0;
 	w_count(&w, nw);
 	for (size_t i = 0; i < nw; i++)
@@ -443,6 +448,10 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	a->passes = r_u32(&r);
 	a->warm_pass = r_u8(&r) != 0;
 	a->measured_records = (size_t)r_u64(&r);
+	a->measured_cycles = r_f64(&r);
+	a->measured_insns = r_f64(&r);
+	a->measured_fused = r_f64(&r);
+	a->run_weighted = r_u8(&r) != 0;
 	uint32_t nw = r_u32(&r);
 	if (!r_count(&r, nw, 8))
 		goto fail;

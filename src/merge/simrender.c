@@ -319,10 +319,13 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	fprintf(out, ",\n  \"fused_uops_per_cycle\": ");
 	merge_json_number(out, a->fused_per_cycle);
 	fprintf(out, ",\n  \"cycles_measured\": ");
-	merge_json_number(out, b->cycles - b->mark_cycles);
-	fprintf(out, ",\n  \"instructions_measured\": %llu,\n  \"passes\": %u,\n  \"warm_pass\": %s",
-		(unsigned long long)(b->insns - b->mark_insns), a->passes ? a->passes : 1,
-		a->warm_pass ? "true" : "false");
+	merge_json_number(out, a->measured_cycles);
+	fprintf(out, ",\n  \"instructions_measured\": ");
+	merge_json_number(out, a->measured_insns);
+	fprintf(out, ",\n  \"fused_uops_measured\": ");
+	merge_json_number(out, a->measured_fused);
+	fprintf(out, ",\n  \"run_weighted\": %s,\n  \"passes\": %u,\n  \"warm_pass\": %s",
+		a->run_weighted ? "true" : "false", a->passes ? a->passes : 1, a->warm_pass ? "true" : "false");
 	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
 	double s = b->slots;
 	fprintf(out, "  \"topdown\": {\"slots\": ");

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -542,6 +543,18 @@ struct live_range {
 	size_t range;			/* index into trace_plan.r */
 };
 
+/* Where one thread is in its windows of one traced range (the tracer's
+ * schedule, collect.h): the window it is in and its records of it so
+ * far, so where it is in its run of the range; and where it was when the
+ * windows filled what may be stored. */
+struct window_pos {
+	uint32_t thread;	/* STREAM_THREAD */
+	size_t range;		/* index into trace_plan.r */
+	uint32_t index;
+	uint64_t n;
+	double at_stop;		/* records of its run of the range before storing stopped */
+};
+
 struct qemu_store {
 	struct gusdata *d;
 	struct gusdata_trace_writer *w;
@@ -554,7 +567,106 @@ struct qemu_store {
 	bool windows;		/* MAX caps what is stored in all, not per range */
 	bool failed, enough;
 	char failure[200];	/* the first failed write's reason */
+	/* windows: where each thread is in each range, so that a run whose
+	 * windows filled MAX goes on untraced and says how much of it they
+	 * cover */
+	uint64_t window_records;
+	unsigned per_level;
+	struct window_pos *pos;
+	size_t npos, cappos, last_pos;
+	size_t *slot;		/* open addressing on (thread, range): index + 1 into POS, 0 free */
+	size_t nslot;		/* a power of two, over twice NPOS */
+	struct timespec started;
+	double stop_seconds;	/* into run 2 when storing stopped */
 };
+
+/* records from the start of a thread's run of a range to window J of W
+ * records, K per level: K*W*(2^L - 1) + (J mod K)*W*2^L, L = J / K (the
+ * QEMU tracer's schedule, collect.h; gus-data(5) trace.window_records) */
+static double window_start(uint64_t w, unsigned k, uint32_t j)
+{
+	unsigned level = j / k, i = j % k;
+	return (double)k * (double)w * (ldexp(1.0, (int)level) - 1) + i * (double)w * ldexp(1.0, (int)level);
+}
+
+static double window_pos_at(const struct qemu_store *q, const struct window_pos *p)
+{
+	return window_start(q->window_records, q->per_level, p->index) + (double)p->n;
+}
+
+/* the position of V's thread in plan range RANGE, V counted; NULL when out
+ * of memory */
+static size_t window_slot(const struct qemu_store *q, uint32_t thread, size_t range)
+{
+	uint64_t h = ((uint64_t)thread * MAX_TRACE_RANGES + range) * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & (q->nslot - 1);
+	while (q->slot[i] && (q->pos[q->slot[i] - 1].thread != thread || q->pos[q->slot[i] - 1].range != range))
+		i = (i + 1) & (q->nslot - 1);
+	return i;
+}
+
+static struct window_pos *window_track(struct qemu_store *q, const struct stream_insn *v, size_t range)
+{
+	struct window_pos *p = NULL;
+	if (q->last_pos < q->npos && q->pos[q->last_pos].thread == v->thread && q->pos[q->last_pos].range == range)
+		p = &q->pos[q->last_pos];
+	size_t at = 0;
+	if (!p && q->nslot) {
+		at = window_slot(q, v->thread, range);
+		if (q->slot[at])
+			p = &q->pos[(q->last_pos = q->slot[at] - 1)];
+	}
+	if (!p) {
+		if (q->npos == q->cappos) {
+			size_t cap = q->cappos ? 2 * q->cappos : 64;
+			struct window_pos *np = realloc(q->pos, cap * sizeof *np);
+			size_t *ns = calloc(2 * cap, sizeof *ns);
+			if (!np || !ns) {
+				free(ns);
+				if (np)
+					q->pos = np;
+				return NULL;
+			}
+			q->pos = np;
+			q->cappos = cap;
+			free(q->slot);
+			q->slot = ns;
+			q->nslot = 2 * cap;
+			for (size_t i = 0; i < q->npos; i++)
+				q->slot[window_slot(q, q->pos[i].thread, q->pos[i].range)] = i + 1;
+			at = window_slot(q, v->thread, range);
+		}
+		p = &q->pos[q->npos];
+		*p = (struct window_pos){ .thread = v->thread, .range = range, .at_stop = q->enough ? 0 : -1 };
+		q->slot[at] = q->npos + 1;
+		q->last_pos = q->npos++;
+	}
+	if ((v->flags & STREAM_WINDOW) && v->window) {
+		p->index = STREAM_WINDOW_INDEX(v->window);
+		p->n = 0;
+	}
+	p->n++;
+	return p;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* the windows hold MAX records: where every thread is now is where they
+ * end; the run goes on, untraced, to say how much of it that is */
+static void windows_full(struct qemu_store *q)
+{
+	q->enough = true;
+	q->stop_seconds = seconds_since(&q->started);
+	for (size_t i = 0; i < q->npos; i++)
+		q->pos[i].at_stop = window_pos_at(q, &q->pos[i]);
+	progress(false, "the windows hold --max-insns records (%llu): the traced run goes on to its end, untraced, to "
+		 "measure how much of it they cover", (unsigned long long)q->max);
+}
 
 /* a write into the recording failed: the first reason is kept, later
  * calls would only find SQLite's "not an error" */
@@ -612,11 +724,18 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 			continue;
 		size_t r = q->live[l].range;
 		if (q->windows) {
-			/* the windows cover the run up to here: enough stored */
-			if (q->stored + k >= q->max) {
-				q->enough = true;
-				break;
+			/* the windows cover the run up to here: enough stored;
+			 * the rest is followed, not stored */
+			if (!q->enough && q->stored + k >= q->max)
+				windows_full(q);
+			if (!window_track(q, &v[i], r)) {
+				if (!q->failed)
+					snprintf(q->failure, sizeof q->failure, "out of memory");
+				q->failed = true;
+				return -1;
 			}
+			if (q->enough)
+				continue;
 		} else {
 			if (q->kept[r] >= q->max)
 				continue;
@@ -636,10 +755,10 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	q->stored += k;
 	if (q->stored >> 16 != (q->stored - k) >> 16)
 		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
-	/* every range has what the report simulates (or the windows filled
-	 * what may be stored): the rest of the run would add nothing, so it
-	 * is stopped */
-	if (q->enough || (!q->windows && q->full == q->plan->n)) {
+	/* every range has what the report simulates: the rest of the run
+	 * would add nothing, so it is stopped (windows that filled what may
+	 * be stored let the run go on: its end says what they cover) */
+	if (!q->windows && q->full == q->plan->n) {
 		q->enough = true;
 		return 1;
 	}
@@ -722,15 +841,75 @@ static int store_trace_output(struct gusdata *d, const struct collect_output *ou
 	return rc;
 }
 
+/* How much of run 2 the windows cover, they having filled what may be
+ * stored STOP_SECONDS into it and the run gone on to its end (or to
+ * Ctrl-C): meta trace.stopped_x1000 and trace.coverage, a line per traced
+ * range in the tracer's order, "RANGE BEFORE ALL", its records (all
+ * threads) run before storing stopped and in the whole run. *COVERS the
+ * share of all traced ranges' records, *LEAST the smallest share of one
+ * range's (NAN: none ran). Records, not time: storing every record of
+ * the dense first windows slows QEMU far more than counting the rest. */
+static void store_coverage(struct gusdata *d, const struct qemu_store *q, double *covers, double *least)
+{
+	double sum_before = 0, sum_all = 0;
+	*covers = *least = NAN;
+	gusdata_set_meta_u64(d, "trace.stopped_x1000", (uint64_t)(q->stop_seconds * 1000 + 0.5));
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	if (!f)
+		return;
+	size_t t = 0;
+	for (size_t i = 0; i < q->plan->nobjects; i++)
+		for (size_t k = 0; k < q->plan->n; k++) {
+			if (q->plan->r[k].object != i)
+				continue;
+			double before = 0, all = 0;
+			for (size_t p = 0; p < q->npos; p++)
+				if (q->pos[p].range == k) {
+					double now = window_pos_at(q, &q->pos[p]);
+					before += q->pos[p].at_stop >= 0 ? q->pos[p].at_stop : now;
+					all += now;
+				}
+			if (all > 0 && (isnan(*least) || before / all < *least))
+				*least = before / all;
+			sum_before += before;
+			sum_all += all;
+			fprintf(f, "%zu %.0f %.0f\n", t++, before, all);
+		}
+	if (!fclose(f))
+		gusdata_set_meta(d, "trace.coverage", list);
+	free(list);
+	if (sum_all > 0)
+		*covers = sum_before / sum_all;
+}
+
+/* a share as gus record says it: "12 %", "0.4 %", "under 0.1 %" */
+static void share_text(double f, char *buf, size_t n)
+{
+	double p = 100 * f;
+	if (isnan(p))
+		snprintf(buf, n, "an unknown share");
+	else if (p > 0 && p < 0.1)
+		snprintf(buf, n, "under 0.1 %%");
+	else if ((p > 0 && p < 1) || (p >= 99.5 && f < 1))
+		snprintf(buf, n, "%.1f %%", p);
+	else
+		snprintf(buf, n, "%.0f %%", p);
+}
+
 /* Run 2 under the QEMU tracer into D; *INTERRUPTED says whether Ctrl-C
- * (or SIGTERM) cut it. -1 when writing into D failed. */
+ * (or SIGTERM) cut it; a trace --max-insns stopped is said in SUM. -1
+ * when writing into D failed. */
 static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
-			   struct collect_input *input, bool *interrupted)
+			   struct collect_input *input, bool *interrupted, struct recording_summary *sum)
 {
 	char err[COLLECT_ERRLEN];
 	bool windows = o->window_records > 0;
 	uint64_t max = o->max_insns ? o->max_insns : windows ? 16000000 : 500000;
-	struct qemu_store q = { .d = d, .plan = plan, .max = max, .windows = windows };
+	struct qemu_store q = { .d = d, .plan = plan, .max = max, .windows = windows,
+				.window_records = o->window_records,
+				.per_level = o->windows_per_level ? o->windows_per_level : 32 };
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;
 	struct collect_qemu_object objects[MAX_TRACE_RANGES];
@@ -807,6 +986,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	}
 	gusdata_set_meta(d, "trace.data_addresses", o->no_mem ? "no" : "yes");
 	gusdata_set_meta(d, "trace.stdin", input_said);
+	clock_gettime(CLOCK_MONOTONIC, &q.started);
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &qs, &res, err, sizeof err);
 	if (qs.exec_note[0]) {
 		rec_warn(rec_log, "%s", qs.exec_note);
@@ -828,6 +1008,15 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	collect_output_free(&out);
 	int wrc = gusdata_trace_writer_close(q.w);
 	free(q.live);
+	double covers = NAN, least = NAN;
+	if (!windows) {
+		sum->trace_ranges_cut = q.full;
+		sum->trace_ranges = plan->n;
+	}
+	if (q.enough && windows)
+		store_coverage(d, &q, &covers, &least);
+	free(q.pos);
+	free(q.slot);
 	char write_err[200];
 	snprintf(write_err, sizeof write_err, "%s", q.failed ? q.failure : gusdata_errmsg(d));
 	progress_end();
@@ -846,9 +1035,32 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		return -1;
 	}
 	if (q.enough) {
-		gusdata_set_meta(d, "trace.stopped", windows ? "the windows reached --max-insns records: the traced run "
-							       "was stopped, the windows cover it up to there"
-							     : "every hot range reached --max-insns: the traced run was stopped");
+		char said[600];
+		sum->trace_stopped = true;
+		if (windows) {
+			sum->trace_covers = covers;
+			sum->trace_stop_seconds = q.stop_seconds;
+			sum->trace_seconds = res.seconds;
+			char share[32], lshare[32];
+			share_text(covers, share, sizeof share);
+			share_text(least, lshare, sizeof lshare);
+			snprintf(said, sizeof said, "the windows reached --max-insns (%llu records) %.2f s into the traced run, "
+				 "which went on untraced %s (%.2f s): they cover %sthe first %s of the run, by the hot ranges' "
+				 "records", (unsigned long long)max, q.stop_seconds,
+				 res.interrupted ? "until Ctrl-C stopped it" : "to its end", res.seconds,
+				 res.interrupted ? "at most " : "", share);
+			gusdata_set_meta(d, "trace.stopped", said);
+			rec_warn(rec_log, "the trace's windows filled --max-insns (%llu records) %.2f s into the %.2f s traced "
+				 "run: they cover %sthe first %s of the run, by the hot ranges' records (the least covered "
+				 "range: %s); gus report says it per region; a larger --max-insns covers more",
+				 (unsigned long long)max, q.stop_seconds, res.seconds, res.interrupted ? "at most " : "", share,
+				 lshare);
+		} else {
+			snprintf(said, sizeof said, "every hot range reached --max-insns (%llu records each) %.2f s into the "
+				 "traced run, which was stopped there: the stream is their first records", (unsigned long long)max,
+				 res.seconds);
+			gusdata_set_meta(d, "trace.stopped", said);
+		}
 	} else if (st != COLLECT_OK) {
 		if (stderr_head[0])
 			rec_warn(rec_log, "the QEMU tracer: %s (run 2's standard error begins: %s)", err, stderr_head);
@@ -857,7 +1069,8 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		gusdata_set_meta(d, "missing.trace", err);
 		return 0;
 	}
-	if (!q.enough)
+	/* windows that filled let the run end by itself */
+	if (!q.enough || windows)
 		gusdata_set_meta_u64(d, "trace.exit_status", (uint64_t)collect_exit_code(res.wait_status));
 	if (!stored)
 		gusdata_set_meta(d, "missing.trace", "the traced run never executed the hot regions");
@@ -1625,7 +1838,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 								"without symbols or unwind tables"
 							      : "no hot region to trace");
 	else
-		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted) != 0;
+		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted, sum) != 0;
 	trace_plan_free(&tplan);
 
 	/* done even after a failed write: what failed is said in missing.* */

@@ -433,6 +433,16 @@ struct recording_summary {
 	bool spire_counted;
 	bool interrupted;	/* Ctrl-C (or SIGTERM) reached gus during run 1: no trace run */
 	bool trace_interrupted;	/* ... during the QEMU tracer's run 2: the trace was cut there */
+	/* the QEMU tracer reached --max-insns (meta trace.stopped): with
+	 * windows, storing stopped TRACE_STOP_SECONDS into the TRACE_SECONDS
+	 * of run 2, which went on untraced, so the windows cover TRACE_COVERS
+	 * of the traced ranges' records (NAN: unknown); without, each range
+	 * has its first records and run 2 was stopped */
+	bool trace_stopped;
+	double trace_covers, trace_stop_seconds, trace_seconds;
+	/* without windows: the traced ranges whose stream --max-insns cut
+	 * (their first records kept), of TRACE_RANGES */
+	size_t trace_ranges_cut, trace_ranges;
 	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
 };
 

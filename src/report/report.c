@@ -24,7 +24,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 2
+#define REPORT_CACHE_VERSION 3
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -42,6 +42,7 @@ struct region_view {
 	struct merge_verdict verdict;
 	char source[PATH_MAX + 64];	/* file:line of its first instruction */
 	char stream_note[PATH_MAX + 256];	/* what is wrong with its stream (damaged chunks, a changed file) */
+	struct report_cover cover;	/* what of the run its stream covers */
 	struct report *rp;		/* srcline_of's context */
 	/* where the traced run had it: runtime - link-time address */
 	uint64_t bias;
@@ -630,50 +631,25 @@ static void cache_key(const struct report *rp, const struct region_view *v, char
 		 (long long)v->r.id, rp->weights[0], rp->weights[rp->nweights - 1], rp->nweights);
 }
 
-/* the number of the traced range holding V (meta trace.ranges: "START END
- * OBJECT" per line, in the tracer's order), -1 when none */
-static long traced_range(struct report *rp, const struct region_view *v)
-{
-	const char *list = gusdata_meta(rp->d, "trace.ranges");
-	long r = 0;
-	for (const char *p = list; p && *p; r++) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		unsigned long long start, end;
-		int used = 0;
-		if (sscanf(p, "%llx %llx %n", &start, &end, &used) == 2 && used > 0 && (size_t)used <= len &&
-		    len - (size_t)used == strlen(v->file) && !strncmp(p + used, v->file, len - (size_t)used) &&
-		    start <= v->r.start && v->r.end <= end)
-			return r;
-		p += len + (eol != NULL);
-	}
-	return -1;
-}
-
 /* Where region V's windows come from (false: the recording has none,
- * the stream is the region's first records). The QEMU tracer's windows
- * are in the stream, of the traced range *RANGE; Intel PT holds the whole
- * run and is cut into windows alike when read, unless it was recorded
- * with --window 0. */
+ * the stream is the region's first records): report_trace_source_of */
 static bool trace_source(struct report *rp, const struct region_view *v, struct report_trace_source *src, long *range)
 {
-	uint64_t records = 0, per_level = 0;
-	bool said = gusdata_meta_u64(rp->d, "trace.window_records", &records);
-	*src = (struct report_trace_source){ .d = rp->d, .pt = strcmp(rp->tracer, "qemu") != 0 };
-	*range = -1;
-	if (!gusdata_meta_u64(rp->d, "trace.windows_per_level", &per_level) || !per_level || per_level > 4096)
-		per_level = src->pt ? REPORT_PT_WINDOWS_PER_LEVEL : 16;
-	src->per_level = (unsigned)per_level;
-	if (src->pt) {
-		if (said && !records)
-			return false;
-		src->window_records = records ? records : REPORT_PT_WINDOW_RECORDS;
-		*range = 0;
-		return true;
+	return report_trace_source_of(rp->d, rp->tracer, v->file, v->r.start, v->r.end, src, range);
+}
+
+/* what of the run region V's stream covers, said in its stream line */
+static void region_cover(struct report *rp, struct region_view *v)
+{
+	struct report_trace_source src;
+	long range;
+	if (!strcmp(rp->tracer, "none")) {
+		memset(&v->cover, 0, sizeof v->cover);
+		v->cover.covers = NAN;
+		return;
 	}
-	src->window_records = records;
-	*range = traced_range(rp, v);
-	return said && records && *range >= 0;
+	bool windows = trace_source(rp, v, &src, &range);
+	report_cover_of(rp->d, rp->tracer, rp->stage, range, windows, &v->cover);
 }
 
 static int gather_stream(struct report *rp, struct region_view *v, struct simrun_collect *tc)
@@ -1062,12 +1038,18 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
 	struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
-				     .max = 300000 };
+				     .max = REPORT_STREAM_BUDGET };
 	if (gather_stream(rp, v, &tc))
 		goto out;
 	if (tc.undecodable)
 		report_warn(rp, "%s: %llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)", v->name,
 			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
+	if (tc.n == 0 && v->cover.cut[0] && v->cover.covers == 0) {
+		/* the windows filled before the run reached it */
+		snprintf(v->why_no_model, sizeof v->why_no_model, "not in the trace: %s", v->cover.cut);
+		static_model(rp, v, key);
+		goto out;
+	}
 	if (tc.n == 0 && !strcmp(rp->tracer, "qemu")) {
 		/* sampled natively, never run under QEMU: code chosen for the
 		 * CPU at run time (glibc's ifuncs, OpenSSL's and others'
@@ -1102,26 +1084,14 @@ static void simulate_region(struct report *rp, struct region_view *v)
 	if (v->win.n) {
 		report_windows_simulate(rp->m, &tc, v->r.head + v->bias, &v->win);
 		windows_to_model(v);
-		/* the base time of the whole run: each window alone (warmed by
-		 * the one before it) as often as the sample hit it; the
-		 * concatenated stream, where later windows find the caches as
-		 * earlier ones left them, gives the sensitivities */
-		if (isfinite(v->win.whole) && (v->win.per_iteration == (v->an.units > 0)))
-			v->an.cycles_per_unit = v->win.whole;
+		/* the base time of the whole run: each window (timed in the
+		 * concatenated stream) as often as the sample hit it; the
+		 * concatenated stream gives the sensitivities */
+		report_run_estimate_apply(&v->win.run, &v->an);
 		simulate_threads(rp, v);
 	}
-	char stream[512];
-	if (!strcmp(rp->tracer, "qemu"))
-		snprintf(stream, sizeof stream, "QEMU trace, %zu instructions in the region%s%s, data addresses %s", tc.n,
-			 v->win.n ? " from windows spread over the whole run, picked by the time they stand for"
-				  : "", v->win.n ? "" : " (its first ones)",
-			 strcmp(gusdata_meta(rp->d, "trace.data_addresses") ? gusdata_meta(rp->d, "trace.data_addresses")
-									  : "yes", "no") ? "known" : "not used");
-	else
-		snprintf(stream, sizeof stream, "Intel PT, %zu instructions in the region%s, no data addresses "
-			 "(memory dependencies from address expressions)", tc.n,
-			 v->win.n ? " from windows spread over the whole run, picked by the time they stand for"
-				  : " (its first ones)");
+	char stream[sizeof v->cover.over + sizeof v->cover.cut + 256];
+	report_stream_line(rp->d, rp->tracer, NULL, tc.n, true, -1, &v->cover, stream, sizeof stream);
 	if (v->stream_note[0] && asprintf(&v->stream, "%s; %s", stream, v->stream_note) < 0)
 		v->stream = NULL;
 	if (!v->stream)
@@ -1241,6 +1211,9 @@ static int fill_model(struct report *rp)
 	}
 	m->samples = rp->samples;
 	m->trace_records = rp->trace_records;
+	/* a trace stopped short of the run: how much of the traced ranges it covers */
+	m->trace_stopped = merge_report_meta(m, "trace.stopped");
+	m->trace_covers = m->trace_stopped ? report_trace_covers(rp->d) : NAN;
 	m->tracer = rp->tracer;
 	m->m = rp->m;
 	m->tree = rp->have_tree ? &rp->tree : NULL;
@@ -1289,6 +1262,11 @@ static int fill_model(struct report *rp)
 			.measured_of_function = v->mtree_of != NULL,
 			.counts = v->mcs.n ? &v->mcs : NULL,
 		};
+		/* what of the run its stream covers: a simulation of a stream */
+		bool streamed = v->simulated && v->stream && strncmp(v->stream, STATIC_STREAM, strlen(STATIC_STREAM));
+		rp->mr[i].stream_covers = streamed ? v->cover.covers : NAN;
+		rp->mr[i].stream_covers_at_most = streamed && v->cover.at_most;
+		rp->mr[i].stream_cut = streamed && v->cover.cut[0] ? v->cover.cut : NULL;
 		if (v->simulated && v->win.simulated) {
 			rp->mr[i].windows = v->win.simulated;
 			rp->mr[i].windows_total = v->win.total;
@@ -1409,6 +1387,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 		struct region_view *rv = &rp->rv[i];
 		rv->rp = rp;
 		region_source_line(rp, rv);
+		region_cover(rp, rv);
 		if (region_selected(rp, rv))
 			simulate_region(rp, rv);
 		char why_model[200], why_measure[200];

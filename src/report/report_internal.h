@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "merge.h"
+#include "report.h"
 
 struct gusdata;
 
@@ -67,8 +68,9 @@ struct report_window {
 	double stands_for;	/* records of the region's run it stands for in the sample */
 	bool cold;		/* simulated from cold caches: not in the spread */
 	size_t off, n;		/* its records in the collected stream */
-	/* simulated alone, after a quarter of it as warm-up */
-	double cycles, insns, units, cycles_per_unit;
+	/* timed in one simulation of the collected stream: from the last
+	 * retirement before it to its own last */
+	double cycles, insns, fused, units, cycles_per_unit;
 };
 
 /* a stretch of the run whose windows agree within REPORT_PHASE_SPREAD */
@@ -102,6 +104,7 @@ struct report_windows {
 	size_t simulated;	/* windows with a cycles_per_unit */
 	double min, median, max;
 	double whole;		/* cycles per unit of the run, the windows weighed by their hits */
+	struct report_run_estimate run;	/* WHOLE with the weighed counts */
 	struct report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
 };
@@ -130,11 +133,53 @@ struct report_trace_source {
 int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
 			  size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen);
-/* Each window simulated alone (cycles per iteration of HEAD, or per
- * instruction when a window does not run it twice), their spread and the
- * phases of the run. */
+/* Each window timed (cycles per iteration of HEAD, or per instruction
+ * when a window does not run it twice) in one simulation of the collected
+ * stream, their spread, the run's estimate and the phases of the run. */
 void report_windows_simulate(const struct sim_machine *m, const struct simrun_collect *tc, uint64_t head,
 			     struct report_windows *w);
 void report_windows_free(struct report_windows *w);
+
+/* ------------------------------------------------------------- stream --- */
+/* A region's stream as the report takes it (stream.c). */
+
+/* The number of the traced range of D holding [START, END) of FILE (meta
+ * trace.ranges: "START END OBJECT" per line, in the tracer's order), -1
+ * when none. */
+long report_traced_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end);
+/* Where the windows of [START, END) of FILE come from in D, recorded by
+ * TRACER (false: D has none there, the stream is the region's first
+ * records). The QEMU tracer's windows are in the stream, of the traced
+ * range *RANGE; Intel PT holds the whole run and is cut into windows
+ * alike when read, unless it was recorded with --window 0. */
+bool report_trace_source_of(struct gusdata *d, const char *tracer, const char *file, uint64_t start, uint64_t end,
+			    struct report_trace_source *src, long *range);
+
+/* The share of all traced ranges' records D's windows cover (meta
+ * trace.coverage), NAN when it does not say. */
+double report_trace_covers(struct gusdata *d);
+
+/* How much of the run a region's stream covers. */
+struct report_cover {
+	bool windows;		/* windows over the run, else the region's first records */
+	/* the share of its traced range's records (all threads) the windows
+	 * cover: 1 the whole run, NAN unknown (or no windows) */
+	double covers;
+	bool at_most;		/* Ctrl-C stopped the run after the windows filled */
+	char over[160];		/* " from windows spread over the first 12 % of the run", " (its first ones)" */
+	char cut[800];		/* where and why the trace stops short of the run; "" when it does not */
+};
+/* The cover of traced range RANGE (-1: none) of D, recorded by TRACER,
+ * gus record cut at STAGE ("" or NULL: finished), from meta trace.stopped,
+ * trace.stopped_x1000, trace.coverage, trace.interrupted, missing.trace
+ * (gus-data(5)). */
+void report_cover_of(struct gusdata *d, const char *tracer, const char *stage, long range, bool windows,
+		     struct report_cover *c);
+/* The stream line of N instructions of a region of D (named INPUT, or
+ * NULL: not named) with cover C: the tracer, the windows and what of the
+ * run they cover, Intel PT's GAPS (-1: not said), the data addresses
+ * (DATA_ADDRESSES: used, where D has them). */
+void report_stream_line(struct gusdata *d, const char *tracer, const char *input, size_t n, bool data_addresses,
+			long long gaps, const struct report_cover *c, char *out, size_t len);
 
 #endif

@@ -214,6 +214,10 @@ void sim_session_addresses_followed(struct sim_session *s, bool followed);
 void sim_session_focus(struct sim_session *s, uint64_t lo, uint64_t hi);
 /* remember the current time of every model (end of warm-up) */
 void sim_session_mark(struct sim_session *s);
+/* configuration 0's counts so far, CYCLES its last retirement (windows
+ * of one stream timed in one simulation: the differences between two
+ * peeks are a stretch's cycles, instructions and µops) */
+void sim_session_peek(const struct sim_session *s, struct sim_stats *out);
 /* the events sim_session_finish returns are counted from here on (by
  * default from the start, sim_session_warm's predictor training apart) */
 void sim_session_count_from_here(struct sim_session *s);
@@ -270,6 +274,12 @@ struct sim_analysis {
 	struct sim_sensitivity *sens;
 	/* after the mark: instructions and fused-domain µops per cycle */
 	double ipc, fused_per_cycle;
+	/* what the figures above divide: the cycles, instructions and fused
+	 * µops after the mark (a report may put the run's estimate from its
+	 * windows here, weighted by the time each stands for; UNITS then
+	 * counts the same way, and RUN_WEIGHTED says so) */
+	double measured_cycles, measured_insns, measured_fused;
+	bool run_weighted;
 	/* how the measured records were taken (sim_source_fit): PASSES
 	 * times (1: once), after a warm pass over the whole stream when
 	 * WARM_PASS; MEASURED_RECORDS per pass */

@@ -892,8 +892,11 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	a->cycles_per_unit = base;
 	a->stream_cycles_per_unit = src->units > 0 ? (a->base.cycles - a->base.mark_cycles) / src->units : base;
 	double dc = a->base.cycles - a->base.mark_cycles;
-	a->ipc = dc > 0 ? (double)(a->base.insns - a->base.mark_insns) / dc : 0;
-	a->fused_per_cycle = dc > 0 ? (double)(a->base.fused - a->base.mark_fused) / dc : 0;
+	a->measured_cycles = dc;
+	a->measured_insns = (double)(a->base.insns - a->base.mark_insns);
+	a->measured_fused = (double)(a->base.fused - a->base.mark_fused);
+	a->ipc = dc > 0 ? a->measured_insns / dc : 0;
+	a->fused_per_cycle = dc > 0 ? a->measured_fused / dc : 0;
 	a->passes = src->passes > 1 ? src->passes : 1;
 	a->warm_pass = src->warm_pass;
 	size_t mark = src->mark <= src->n ? src->mark : src->n;

@@ -43,6 +43,7 @@ cached_compile() {
 	# a stage running beside may write the same entry: each lands whole
 	cp "$_out" "$GUS_TEST_CACHE/.$_key.$$" && mv -f "$GUS_TEST_CACHE/.$_key.$$" "$GUS_TEST_CACHE/$_key"
 }
-done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
+# the plan, and how long the test took (scripts/test-all.sh lists the slowest)
+done_testing() { echo "1..$n"; echo "# elapsed: $SECONDS s"; [ "$failed" -eq 0 ]; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
