@@ -512,7 +512,7 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 		sim_session_warm(s, tc->recs, tc->n);
 		struct sim_stats before, after;
 		sim_session_peek(s, &before);
-		size_t at = 0;
+		size_t at = 0, timed = 0;
 		for (size_t k = 0; k < w->n; k++) {
 			struct report_window *x = &w->v[ord[k]];
 			if (x->off + x->n > tc->n || x->off < at)
@@ -526,7 +526,7 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 			at = x->off + x->n;
 			/* the first starts cold (caches): it is left out of the
 			 * spread and the phases when others are there */
-			x->cold = k == 0 && w->n > 1;
+			x->cold = timed++ == 0 && w->n > 1;
 			double units = 0;
 			for (size_t r = x->off; head && r < x->off + x->n; r++)
 				units += sim_code_insn(tc->code, tc->recs[r].insn)->addr == head;
@@ -540,7 +540,6 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 			}
 			before = after;
 		}
-		sim_session_finish(s, NULL, NULL);
 		sim_session_free(s);
 	}
 	free(ord);

@@ -16,10 +16,10 @@
 #define SHADOW_BITS 12
 #define CHUNK 65536
 
-/* what the stream did at one record, shared by all configurations */
 /* the structures an instruction holds from issue to retirement */
 enum { HELD_VREGS = 1, HELD_LOADS = 2, HELD_STORES = 4, HELD_BRANCHES = 8 };
 
+/* what the stream did at one record, shared by all configurations */
 struct annot {
 	uint8_t mispredict;
 	uint8_t taken;

@@ -78,6 +78,16 @@ static void test_paper_example(void)
 	sim_machine_free(m);
 }
 
+/* RECS: one 20-cycle instruction on p1, then ten independent xors */
+static void long_then_xors(struct sim_code *code, struct sim_rec recs[11])
+{
+	memset(recs, 0, 11 * sizeof *recs);
+	recs[0].insn = (uint32_t)sim_code_add_abstract(code, 0x100, "long", "p1", 20, err, sizeof err);
+	for (int i = 1; i < 11; i++)
+		recs[i].insn = (uint32_t)sim_code_add_abstract(code, 0x100 + (uint64_t)i, "xor", "p0156", 1, err,
+								sizeof err);
+}
+
 /* a full window stops issue: one long instruction, then more independent
  * ones than the 4-entry window holds */
 static void test_window(void)
@@ -87,11 +97,7 @@ static void test_window(void)
 		return;
 	struct sim_code *code = sim_code_new(m);
 	struct sim_rec recs[11];
-	memset(recs, 0, sizeof recs);
-	recs[0].insn = (uint32_t)sim_code_add_abstract(code, 0x100, "long", "p1", 20, err, sizeof err);
-	for (int i = 1; i < 11; i++)
-		recs[i].insn = (uint32_t)sim_code_add_abstract(code, 0x100 + (uint64_t)i, "xor", "p0156", 1, err,
-								sizeof err);
+	long_then_xors(code, recs);
 	struct sim_stats st;
 	double small = run_once(m, code, recs, 11, NULL, 1, &st);
 	tap_ok(small >= 21, "a 4-entry window stalls the independent instructions behind a 20-cycle one (%g cycles)",
@@ -495,11 +501,7 @@ static void test_retire_width(void)
 		return;
 	struct sim_code *code = sim_code_new(m);
 	struct sim_rec recs[11];
-	memset(recs, 0, sizeof recs);
-	recs[0].insn = (uint32_t)sim_code_add_abstract(code, 0x100, "long", "p1", 20, err, sizeof err);
-	for (int i = 1; i < 11; i++)
-		recs[i].insn = (uint32_t)sim_code_add_abstract(code, 0x100 + (uint64_t)i, "xor", "p0156", 1, err,
-								sizeof err);
+	long_then_xors(code, recs);
 	struct sim_stats st;
 	double c = run_once(m, code, recs, 11, "INST_WINDOW", 4, &st);
 	/* the long one retires at 20, then 10 more at 2 per cycle */
@@ -585,8 +587,6 @@ static void test_short_stream(void)
 			       (unsigned long long)a.events.branches);
 			sim_analysis_free(&a);
 		}
-		size_t want = sim_min_measured(m);
-		tap_ok(want >= 32 * 224, "%s: %zu records wanted after the mark", sim_machine_name(m), want);
 		sim_code_free(code);
 		sim_machine_free(m);
 	}
