@@ -15,7 +15,23 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 scripts/install-deps.sh || exit 1
+# the kernel's metric files (tools/tmagen) taken out of the linux-source
+# tarball once for the three builds (each would decompress all of it),
+# while libperf builds
+mkdir -p "$top/build"
+rm -rf "$top/build/pmu-events"
+tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+if [ -n "$tarball" ]; then
+	mkdir -p "$top/build/pmu-events"
+	xz -dc "$tarball" | tar -x -C "$top/build/pmu-events" --wildcards '*/tools/perf/pmu-events/arch/x86/*' &
+	extract=$!
+fi
 scripts/build-libperf.sh || exit 1
+pmu_args=()
+if [ -n "$tarball" ]; then
+	wait "$extract" || { echo "test-all: could not extract the metric files of $tarball" >&2; exit 1; }
+	pmu_args=(--with-pmu-events="$(echo "$top"/build/pmu-events/*/tools/perf/pmu-events/arch/x86)")
+fi
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
 	autoreconf -fi >/dev/null || { echo "test-all: autoreconf failed" >&2; exit 1; }
 fi
@@ -57,13 +73,13 @@ run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 # corpus and regression inputs, then fuzzed for $GUS_FUZZ_SECONDS seconds
 # (default 15), as many at once as there are cores: each target is one
 # test, a crash, leak, hang or sanitizer report fails it.
-fuzz_suite() {
+fuzz_suite() {	# fuzz_suite CONFIGURE-FLAGS...
 	local dir="$top/build/fuzz"
 	local secs=${GUS_FUZZ_SECONDS:-15}
 	mkdir -p "$dir"
 	exec >"$top/build/fuzz.out" 2>&1
 	echo "== fuzz: configure CC=clang --enable-fuzzing"
-	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
+	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing "$@" ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== fuzz: make fuzz"
 	make -C "$dir" -j"$jobs" fuzz >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: fuzz: build failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== fuzz: each target ${secs}s on its corpus"
@@ -89,9 +105,9 @@ export GUS_TEST_CACHE="$top/build/test-cache"
 result() { echo "RESULT $passed $failed $status"; }
 # the sanitizers' stage is the longest: the other two yield the CPU to it
 ( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers --enable-werror --enable-sanitizers; result ) &
-( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror --enable-werror; result ) &
-( renice -n 15 $BASHPID >/dev/null 2>&1; fuzz_suite; result ) &
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers --enable-werror --enable-sanitizers "${pmu_args[@]}"; result ) &
+( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror --enable-werror "${pmu_args[@]}"; result ) &
+( renice -n 15 $BASHPID >/dev/null 2>&1; fuzz_suite "${pmu_args[@]}"; result ) &
 wait
 for stage in werror sanitizers fuzz; do
 	out="$top/build/$stage.out"
