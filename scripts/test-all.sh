@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sets up and runs all of gus's tests from a fresh clone: Debian packages,
-# libperf, a -Werror build with make check, the same tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (stack-use-after-return
-# detection on), and the fuzz targets (clang): each replays its corpus and
-# regression inputs, then fuzzes for $GUS_FUZZ_SECONDS (default 15; make
-# fuzz-campaign runs the long campaign). The three stages run side by side
-# (their tests wait on programs and timers as much as they compute), each
-# into its own log; their results are printed in order. Ends with
-# "N passed, N failed" over all.
+# libperf, every test built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-Werror, stack-use-after-return detection
+# on), a plain -Werror build with the unit tests and the command line's
+# surface (make check-plain), and the fuzz targets (clang): each replays
+# its corpus and regression inputs, then fuzzes for $GUS_FUZZ_SECONDS
+# (default 15; make fuzz-campaign runs the long campaign). The three
+# stages run side by side (their tests wait on programs and timers as much
+# as they compute), each into its own log; their results are printed in
+# order. Ends with "N passed, N failed" over all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -41,9 +42,9 @@ failed=0
 status=0
 # Each stage runs in a subshell of its own, printing into build/NAME.out,
 # which it ends with "RESULT passed failed status"
-run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
-	local name=$1
-	shift
+run_suite() {	# run_suite NAME CHECK-TARGET CONFIGURE-FLAGS...
+	local name=$1 target=$2
+	shift 2
 	local dir="$top/build/$name"
 	mkdir -p "$dir"
 	exec >"$top/build/$name.out" 2>&1
@@ -51,8 +52,8 @@ run_suite() {	# run_suite NAME CONFIGURE-FLAGS...
 	( cd "$dir" && "$top/configure" -q "$@" ) || { echo "test-all: $name: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== $name: build"
 	make -C "$dir" -j"$jobs" >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: $name: build failed"; status=1; failed=$((failed + 1)); return; }
-	echo "== $name: make check"
-	make -C "$dir" -j"$jobs" check >"$dir/check.log" 2>&1 || status=1
+	echo "== $name: make $target"
+	make -C "$dir" -j"$jobs" "$target" >"$dir/check.log" 2>&1 || status=1
 	grep -E "^(FAIL|ERROR|XPASS)" "$dir/check.log" | sed "s/^/$name: /"
 	local p f
 	p=$(grep -E "^# (PASS|SKIP|XFAIL):" "$dir/check.log" | awk '{s += $3} END {print s + 0}')
@@ -103,11 +104,14 @@ start=$(date +%s)
 rm -rf "$top/build/test-cache"
 export GUS_TEST_CACHE="$top/build/test-cache"
 result() { echo "RESULT $passed $failed $status"; }
-# the sanitizers' stage is the longest: the other two yield the CPU to it
+# every test runs in the sanitized build; the plain build (make
+# check-plain, Makefile.am) runs the unit tests and the command line's
+# surface. The three stages share the cores as equals: the fuzz targets
+# run two at once and the test suites two tests at once
 ( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers --enable-werror --enable-sanitizers "${pmu_args[@]}"; result ) &
-( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror --enable-werror "${pmu_args[@]}"; result ) &
-( renice -n 15 $BASHPID >/dev/null 2>&1; fuzz_suite "${pmu_args[@]}"; result ) &
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers check --enable-werror --enable-sanitizers "${pmu_args[@]}"; result ) &
+( run_suite werror check-plain --enable-werror "${pmu_args[@]}"; result ) &
+( fuzz_suite "${pmu_args[@]}"; result ) &
 wait
 for stage in werror sanitizers fuzz; do
 	out="$top/build/$stage.out"

@@ -1192,8 +1192,14 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	collect_forward_install(&fwd, 0);
 
 	double t0 = collect_now();
+	pid_t gus_pid = getpid();
 	pid = fork();
 	if (pid == 0) {
+		/* the traced run exists for gus alone: a gus killed outright
+		 * (SIGKILL) takes it along rather than leave the program
+		 * running a second time under QEMU with no one reading */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != gus_pid)
+			_exit(127);
 		close(conns[0]->fd);
 		close(ex[0]);
 		/* the plugin inside qemu writes to this end */

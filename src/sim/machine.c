@@ -4,11 +4,14 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "machine.h"
 
@@ -457,6 +460,11 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "ports")) {
+		/* the base's forms name its ports by position */
+		if (m->reading_derived) {
+			merr(err, errlen, "%s: the ports are those of the base model '%s'", where, m->base);
+			return -1;
+		}
 		if (ntok < 2 || ntok - 1 > SIM_MAX_PORTS)
 			goto bad;
 		m->nports = 0;
@@ -588,16 +596,25 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		int first = 1;
 		if (!strcmp(k, "memory")) {
 			lvl = 3;
+			if (m->reading_derived && m->has_memory)	/* restated whole, as a cache level */
+				m->cache_lat[3] = m->cache_gap[3] = m->cache_wgap[3] = 0;
 		} else {
 			if (ntok < 2)
 				goto bad;
 			lvl = !strcmp(tok[1], "L1D") ? 0 : !strcmp(tok[1], "L2") ? 1 : !strcmp(tok[1], "L3") ? 2 : -1;
-			if (lvl < 0 || lvl != (int)m->ncache) {
+			if (lvl >= 0 && lvl < (int)m->ncache && m->reading_derived) {
+				/* a model written as differences restates a level
+				 * of its base whole */
+				m->cache_size[lvl] = 0;
+				m->cache_ways[lvl] = 0;
+				m->cache_lat[lvl] = m->cache_gap[lvl] = m->cache_wgap[lvl] = 0;
+			} else if (lvl < 0 || lvl != (int)m->ncache) {
 				merr(err, errlen, "%s: cache levels must be L1D, L2, L3 in that order", where);
 				return -1;
+			} else {
+				m->ncache++;
 			}
 			first = 2;
-			m->ncache++;
 		}
 		for (int i = first; i < ntok; i++) {
 			uint64_t sz;
@@ -677,20 +694,41 @@ struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen)
 	return m;
 }
 
-struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size_t errlen)
+/* a model's base: NAME.mm in the directory of the file naming it; a
+ * regular file only (a FIFO there must not hang the reader) */
+static FILE *open_base(const char *path, const char *name, char *basepath, size_t n)
 {
-	struct sim_machine *m = calloc(1, sizeof *m);
-	if (!m)
-		abort();
-	snprintf(m->path, sizeof m->path, "%s", path);
-	m->frontend = 4;
-	m->window = 224;
-	m->dividers = 1;
-	m->line = 64;
-	m->btb_sets = 1024;
-	m->btb_ways = 4;
+	const char *slash = strrchr(path, '/');
+	snprintf(basepath, n, "%.*s%s.mm", slash ? (int)(slash - path + 1) : 0, path, name);
+	int fd = open(basepath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	FILE *fp = fdopen(fd, "r");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
+/* how many models deep 'base' may go (a loop of bases stops here) */
+#define MACHINE_MAX_BASES 4
+
+/* reads the statements of one file into M; a 'base NAME' statement (the
+ * second, after 'machine') reads that model first, and this file's forms
+ * then come before the base's, so that they take precedence */
+static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigned depth, char *err,
+		      size_t errlen)
+{
 	char line[1024];
 	unsigned lineno = 0;
+	unsigned statements = 0;
+	size_t base_forms = 0;
+	bool derived = false;
 	int rc = 0;
 	while (fgets(line, sizeof line, fp)) {
 		lineno++;
@@ -727,10 +765,52 @@ struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size
 			}
 		if (rc)
 			break;
-		if (!m->name[0] && strcmp(tok[0], "machine")) {
+		statements++;
+		if (statements == 1 && strcmp(tok[0], "machine")) {
 			merr(err, errlen, "%s: a machine model starts with 'machine NAME'", where);
 			rc = -1;
 			break;
+		}
+		if (!strcmp(tok[0], "base")) {
+			if (statements != 2 || ntok != 2 || !is_name(tok[1])) {
+				merr(err, errlen, "%s: 'base NAME' comes once, right after 'machine'", where);
+				rc = -1;
+				break;
+			}
+			if (depth + 1 >= MACHINE_MAX_BASES) {
+				merr(err, errlen, "%s: base models more than %d deep (a loop of bases?)", where,
+				     MACHINE_MAX_BASES - 1);
+				rc = -1;
+				break;
+			}
+			char basepath[1024];
+			FILE *bfp = open_base(path, tok[1], basepath, sizeof basepath);
+			if (!bfp) {
+				merr(err, errlen, "%s: base model '%s': %s: %s", where, tok[1], basepath,
+				     errno == EINVAL ? "not a regular file" : strerror(errno));
+				rc = -1;
+				break;
+			}
+			/* the base's own statements must not rename this model */
+			char name[sizeof m->name];
+			snprintf(name, sizeof name, "%s", m->name);
+			bool outer = m->reading_derived;
+			m->reading_derived = false;
+			rc = read_layer(m, bfp, basepath, depth + 1, err, errlen);
+			fclose(bfp);
+			m->reading_derived = outer;
+			if (rc)
+				break;
+			snprintf(m->name, sizeof m->name, "%s", name);
+			if (depth == 0)
+				snprintf(m->base, sizeof m->base, "%s", tok[1]);
+			/* aliases and the description are this model's own */
+			m->naliases = 0;
+			m->describe[0] = 0;
+			base_forms = m->nforms;
+			derived = true;
+			m->reading_derived = true;
+			continue;
 		}
 		if (!strcmp(tok[0], "form") || !strcmp(tok[0], "category")) {
 			if (!m->nports) {
@@ -748,6 +828,34 @@ struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size
 		merr(err, errlen, "%s: read error", path);
 		rc = -1;
 	}
+	if (!rc && derived && base_forms && m->nforms > base_forms) {
+		/* this file's forms first: a lookup takes the first match */
+		size_t own = m->nforms - base_forms;
+		struct sim_form *tmp = malloc(base_forms * sizeof *tmp);
+		if (!tmp)
+			abort();
+		memcpy(tmp, m->forms, base_forms * sizeof *tmp);
+		memmove(m->forms, m->forms + base_forms, own * sizeof *tmp);
+		memcpy(m->forms + own, tmp, base_forms * sizeof *tmp);
+		free(tmp);
+	}
+	m->reading_derived = false;
+	return rc;
+}
+
+struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size_t errlen)
+{
+	struct sim_machine *m = calloc(1, sizeof *m);
+	if (!m)
+		abort();
+	snprintf(m->path, sizeof m->path, "%s", path);
+	m->frontend = 4;
+	m->window = 224;
+	m->dividers = 1;
+	m->line = 64;
+	m->btb_sets = 1024;
+	m->btb_ways = 4;
+	int rc = read_layer(m, fp, path, 0, err, errlen);
 	if (!rc && !m->name[0]) {
 		merr(err, errlen, "%s: empty machine model", path);
 		rc = -1;

@@ -66,6 +66,11 @@ struct sim_machine {
 	char alias[SIM_MAX_ALIASES][32];
 	unsigned naliases;
 	char describe[160];
+	/* the model this one is written as differences to ('base NAME'), or "" */
+	char base[32];
+	/* while its file is read: the layer being read has a base, whose
+	 * cache levels it may restate */
+	bool reading_derived;
 	unsigned nports;
 	char portname[SIM_MAX_PORTS][4];
 	unsigned window;

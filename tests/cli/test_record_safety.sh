@@ -161,7 +161,11 @@ while [ $i -lt 110 ]; do
 	[ -n "$p" ] && [ "$($SQL "$p" "select count(*) from samples" 2>/dev/null || echo 0)" -gt 0 ] 2>/dev/null && break
 	sleep 0.2; i=$((i + 1))
 done
+# the program gus started goes on after a SIGKILL of gus (as under perf
+# record): killed here, not left spinning for its 30 s
+prog=$(pgrep -P $g)
 kill -KILL $g; wait $g 2>/dev/null
+[ -n "$prog" ] && kill -KILL $prog 2>/dev/null
 p=$(partials k1.data)
 test -n "$p" && test ! -e k1.data; ok $? "SIGKILL in run 1: the recording is in its partial file ($p), nothing at the path"
 rep=$("$GUS" report -q -i "$p" 2>&1); st=$?
@@ -201,7 +205,13 @@ wait_for_trace() {	# wait_for_trace NAME: the partial file of NAME, once it has 
 "$GUS" record -q --hot 1 -F 1000 --max-insns 100000000 --window 500 -o k2.data -- "$AW" aw hot 1000000 >/dev/null 2>&1 &
 g=$!
 wait_for_trace k2.data
+qemu=$(pgrep -P $g)
 kill -KILL $g; wait $g 2>/dev/null
+# the traced run does not outlive gus (it would run on for half a minute)
+running() { ps -o stat= -p "$1" 2>/dev/null | grep -qv '^Z'; }	# a zombie has ended
+i=0
+while [ -n "$qemu" ] && running "$qemu" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+test -n "$qemu" && ! running "$qemu"; ok $? "SIGKILL in the trace run: the run under QEMU ($qemu) ends with gus"
 rep=$("$GUS" report -q -i "$p" --json -o k2.json 2>&1); st=$?
 check_status $st 0 "SIGKILL in the trace run: the partial recording reports"
 records=$($SQL "$p" "select total(records) from trace_chunks" | cut -d. -f1)

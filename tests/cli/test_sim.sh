@@ -434,4 +434,30 @@ check_contains "$(cat "$TMP/e")" "--data-in is for --hex and --bin" "... saying 
 printf 'machine t\nports 0 1\nsplit-load -1\n' > "$TMP/split.mm"
 expect_usage "a negative split-load" "split.mm" --machine "$TMP/split.mm" --hex 4801d8
 
+# a model written as its differences to another ('base NAME', NAME.mm in
+# the same directory): its forms take precedence, the rest is the base's
+mkdir "$TMP/based"
+cp "$GUS_DATADIR/machines/skx.mm" "$TMP/based/skx.mm"
+printf 'machine slowadd\nbase skx\ndescribe skx with 3-cycle adds\nform add|sub r,r p0156 lat=3\ncache L2 size=1M ways=16 line=64 latency=20\n' > "$TMP/based/slowadd.mm"
+out=$("$GUS" sim --machine "$TMP/based/slowadd.mm" --hex 4801d84801d84801d84801d8 2>&1); st=$?
+check_status $st 0 "a model with a base loads"
+check_contains "$out" "machine: slowadd (skx with 3-cycle adds)" "... under its own name and description"
+check_contains "$out" "cycles per iteration              12.00" "... its add form replaces the base's (4 dependent adds, 12 cycles)"
+check_contains "$out" "all instructions modelled from the machine's form table" "... and the base's forms stay (dec, jnz)"
+base_out=$("$GUS" sim --machine "$TMP/based/skx.mm" --hex 4801d84801d84801d84801d8 2>&1)
+check_contains "$base_out" "cycles per iteration               4.00" "the base alone: 4 cycles"
+printf 'machine p\nbase skx\nports 0 1\n' > "$TMP/based/p.mm"
+expect_usage "ports restated over a base" "p.mm:3: the ports are those of the base model 'skx'" --machine "$TMP/based/p.mm" --hex 4801d8
+printf 'machine late\nwindow 10\nbase skx\n' > "$TMP/based/late.mm"
+expect_usage "base after another statement" "late.mm:3: 'base NAME' comes once, right after 'machine'" --machine "$TMP/based/late.mm" --hex 4801d8
+printf 'machine orphan\nbase nosuch\n' > "$TMP/based/orphan.mm"
+expect_usage "a missing base" "base model 'nosuch': $TMP/based/nosuch.mm: No such file" --machine "$TMP/based/orphan.mm" --hex 4801d8
+printf 'machine loop\nbase loop\n' > "$TMP/based/loop.mm"
+expect_usage "a model that is its own base" "base models more than 3 deep" --machine "$TMP/based/loop.mm" --hex 4801d8
+printf 'machine twice\nports 0 1 2 3\nload-uop p2\nstore-uops p3+p1\ncache L1D size=32K ways=8 line=64 latency=0\ncache L1D size=32K ways=8 line=64 latency=0\n' > "$TMP/based/twice.mm"
+expect_usage "a cache level twice without a base" "cache levels must be L1D, L2, L3 in that order" --machine "$TMP/based/twice.mm" --hex 4801d8
+mkfifo "$TMP/based/fifo.mm"
+printf 'machine f\nbase fifo\n' > "$TMP/based/f.mm"
+expect_usage "a base that is a FIFO: refused, not waited on" "base model 'fifo'" --machine "$TMP/based/f.mm" --hex 4801d8
+
 done_testing
