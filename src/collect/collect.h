@@ -273,7 +273,7 @@ struct collect_host_cpu {
 	bool avx512f, avx512_vbmi2, gfni, avx512_vnni, avx512_fp16, amx_tile, amx_fp16, hybrid;
 	char name[64];		/* "Sapphire Rapids", "Sapphire Rapids class", "AMD family 26 (Zen 5)" */
 	char tma[16];		/* gus's TMA table for it, "" none */
-	char core[8];		/* the core model that describes it (skx, icx, spr, gnr), "" none */
+	char core[8];		/* the core model that describes it (skx, icx, spr, gnr, zen4, zen5), "" none */
 	char why[256];		/* how gus knows: "CPUID family 6, model 143", ... */
 };
 
@@ -282,11 +282,12 @@ void collect_cpuid_read(struct collect_cpuid *c);
 /* What C's CPU is */
 void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cpu *h);
 /* The host: collect_cpuid_read and collect_host_identify, or what
- * $GUS_CPU names (skx, clx, icx, spr, emr, gnr) */
+ * $GUS_CPU names (skx, clx, icx, spr, emr, gnr, zen4, zen5) */
 void collect_host_cpu(struct collect_host_cpu *h);
-/* Of AVAILABLE core model ids, WANT itself or the nearest in Intel's
- * server lineage (skx, icx, spr, gnr; on a tie the newer); NULL when
- * none is known */
+/* Of AVAILABLE core model ids, WANT itself or the nearest in its
+ * lineage (Intel's servers skx, icx, spr, gnr; AMD's zen4, zen5; on a tie
+ * the newer; an AMD core without AMD models takes spr's place); NULL
+ * when none is known */
 const char *collect_nearest_core(const char *want, const char *const *available, size_t n);
 
 /* ------------------------------------ standard streams of a second run --- */

@@ -5,7 +5,9 @@
  * instruction-set features programs test for without breaking them: AMX
  * and AVX512_FP16 came with Sapphire Rapids, AMX_FP16 with Granite Rapids,
  * the AVX-512 extensions of Ice Lake (VBMI2, GFNI), VNNI with Cascade
- * Lake. Facts from Intel's SDM (CPUID leaf 7) and its model-number lists. */
+ * Lake. Facts from Intel's SDM (CPUID leaf 7) and its model-number lists.
+ * AMD's family and model numbers name Zen 3, 4 and 5 (hypervisors pass
+ * them through). */
 #include "collect.h"
 
 #include <stdio.h>
@@ -193,12 +195,26 @@ void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cp
 			 : h->gfni && h->avx512_vbmi2	  ? "AVX512_VBMI2 and GFNI came with Ice Lake"
 			 : h->avx512_vnni		  ? "AVX512_VNNI came with Cascade Lake"
 							  : "AVX-512 came with Skylake-SP");
+	} else if (amd && (h->family == 0x19 || h->family == 0x1a)) {
+		/* AMD's family and model numbers (the Processor Programming
+		 * Reference of each family): family 19h models 10h-1Fh (Genoa,
+		 * Bergamo), 60h-7Fh (Raphael, Phoenix) and A0h-AFh (Siena) are
+		 * Zen 4, the rest of 19h Zen 3; family 1Ah is Zen 5 (Turin,
+		 * Granite Ridge, Strix). Hypervisors pass them through */
+		bool zen4 = h->family == 0x19 && ((h->model >= 0x10 && h->model <= 0x1f) ||
+						  (h->model >= 0x60 && h->model <= 0x7f) ||
+						  (h->model >= 0xa0 && h->model <= 0xaf));
+		bool zen5 = h->family == 0x1a;
+		snprintf(h->name, sizeof(h->name), "%s", zen5 ? "AMD Zen 5" : zen4 ? "AMD Zen 4" : "AMD Zen 3");
+		snprintf(h->core, sizeof(h->core), "%s", zen5 ? "zen5" : "zen4");
+		snprintf(h->why, sizeof(h->why), "CPUID family %u (%xh), model %u (%02xh)%s", h->family, h->family,
+			 h->model, h->model,
+			 zen5 || zen4 ? "" : ": Zen 3, for which gus has no table; zen4 is the nearest core model");
 	} else if (amd) {
 		snprintf(h->name, sizeof(h->name), "AMD family %u%s", h->family,
-			 h->family == 0x1a ? " (Zen 5)" : h->family == 0x19 ? " (Zen 3/4)" : h->family == 0x17 ? " (Zen 1/2)" : "");
-		snprintf(h->why, sizeof(h->why), "not an Intel core: no TMA table, the nearest core model");
-		/* Zen 3 and later: wide (6 ops and more), large windows */
-		snprintf(h->core, sizeof(h->core), "%s", h->family >= 0x19 ? "spr" : "skx");
+			 h->family == 0x17 ? " (Zen 1/2)" : "");
+		snprintf(h->why, sizeof(h->why), "an AMD core before Zen 3: no table, the nearest core model");
+		snprintf(h->core, sizeof(h->core), "%s", h->family >= 0x17 ? "zen4" : "skx");
 	} else {
 		snprintf(h->name, sizeof(h->name), "%s family %u model %u", h->vendor[0] ? h->vendor : "unknown", h->family,
 			 h->model);
@@ -207,27 +223,43 @@ void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cp
 }
 
 /* the nearest of AVAILABLE (core model ids) to the core WANT: models of
- * one lineage, newer first where WANT is newer than all of them */
+ * one lineage, newer first where WANT is newer than all of them. Intel's
+ * server cores and AMD's are two lineages, ranked apart: an AMD core
+ * without its model takes the widest Intel core (spr), as gus did
+ * before it had AMD models */
 static const char *const core_order[] = { "skx", "icx", "spr", "gnr" };
+static const char *const amd_core_order[] = { "zen4", "zen5" };
 
 static int core_rank(const char *id)
 {
 	for (size_t i = 0; i < sizeof core_order / sizeof *core_order; i++)
 		if (!strcmp(core_order[i], id))
 			return (int)i;
+	for (size_t i = 0; i < sizeof amd_core_order / sizeof *amd_core_order; i++)
+		if (!strcmp(amd_core_order[i], id))
+			return 1000 + (int)i;
 	return -1;
 }
 
 const char *collect_nearest_core(const char *want, const char *const *available, size_t n)
 {
 	int w = core_rank(want);
+	bool want_amd = w >= 1000;
+	/* an AMD core among AMD models, or else as Sapphire Rapids */
+	if (want_amd) {
+		bool any_amd = false;
+		for (size_t i = 0; i < n; i++)
+			any_amd |= core_rank(available[i]) >= 1000;
+		if (!any_amd)
+			w = core_rank("spr");
+	}
 	const char *best = NULL;
 	int bd = 1 << 20, br = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(available[i], want))
 			return available[i];
 		int r = core_rank(available[i]);
-		if (r < 0)
+		if (r < 0 || (w >= 1000) != (r >= 1000))
 			continue;
 		int d = w < 0 ? r == 0 ? 0 : 100 : abs(r - w);
 		/* on a tie the newer: a core descends from the one before */
@@ -255,6 +287,7 @@ void collect_host_cpu(struct collect_host_cpu *h)
 			{ "skx", "Skylake-SP", "clx", "skx" }, { "clx", "Cascade Lake", "clx", "skx" },
 			{ "icx", "Ice Lake-SP", "icx", "icx" }, { "spr", "Sapphire Rapids", "spr", "spr" },
 			{ "emr", "Emerald Rapids", "spr", "spr" }, { "gnr", "Granite Rapids", "", "gnr" },
+			{ "zen4", "AMD Zen 4", "", "zen4" }, { "zen5", "AMD Zen 5", "", "zen5" },
 		};
 		for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
 			if (!strcmp(force, ids[i].id)) {
@@ -266,7 +299,7 @@ void collect_host_cpu(struct collect_host_cpu *h)
 			}
 		char seen[sizeof h->why];
 		snprintf(seen, sizeof seen, "%s", h->why);
-		snprintf(h->why, sizeof(h->why), "GUS_CPU=%s is none of skx, clx, icx, spr, emr, gnr: ignored; %.180s",
+		snprintf(h->why, sizeof(h->why), "GUS_CPU=%s is none of skx, clx, icx, spr, emr, gnr, zen4, zen5: ignored; %.170s",
 			 force, seen);
 	}
 }

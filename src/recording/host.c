@@ -238,8 +238,18 @@ int recording_catalog(const char *tma_dir, const char *machines_dir, struct reco
 	}
 	struct collect_host_cpu host;
 	collect_host_cpu(&host);
-	snprintf(c->host, sizeof c->host, "%s (%s)%s%s%s%s", host.name, host.why, host.tma[0] ? "; TMA table " : "",
-		 host.tma, host.core[0] ? "; core " : "", host.core);
+	/* the core model gus takes for it: its own, or the nearest there is */
+	const char *avail[64];
+	for (size_t i = 0; i < c->nmachines; i++)
+		avail[i] = sim_machine_name(c->machines[i]);
+	const char *pick = host.core[0] ? collect_nearest_core(host.core, avail, c->nmachines) : NULL;
+	char core[96] = "";
+	if (pick && !strcmp(pick, host.core))
+		snprintf(core, sizeof core, "; core %s", pick);
+	else if (pick)
+		snprintf(core, sizeof core, "; core %s (no %s model here: the nearest)", pick, host.core);
+	snprintf(c->host, sizeof c->host, "%s (%s)%s%s%s", host.name, host.why, host.tma[0] ? "; TMA table " : "",
+		 host.tma, core);
 	return 0;
 }
 

@@ -35,6 +35,19 @@ static struct collect_cpuid intel(unsigned family, unsigned model, unsigned step
 	return c;
 }
 
+static struct collect_cpuid amd(unsigned family, unsigned model)
+{
+	struct collect_cpuid c;
+	memset(&c, 0, sizeof c);
+	c.max_leaf = 0x10;
+	memcpy(c.vendor, "AuthenticAMD", 13);
+	c.leaf1[0] = 0xf << 8 | (family - 0xf) << 20 | (model & 0xf) << 4 | (model >> 4) << 16;
+	c.leaf7[0] = 1;
+	c.leaf7[1] = AVX512F;
+	c.leaf7[2] = VBMI2 | GFNI | VNNI;
+	return c;
+}
+
 static void expect(const char *what, const struct collect_cpuid *c, const char *name, const char *tma, const char *core,
 		   const char *why)
 {
@@ -80,15 +93,20 @@ int main(void)
 	tap_ok(h.hybrid, "Alder Lake: hybrid");
 
 	/* AMD Zen 5: family 0xf + extended family 0xb */
-	memset(&c, 0, sizeof c);
-	c.max_leaf = 0x10;
-	memcpy(c.vendor, "AuthenticAMD", 13);
-	c.leaf1[0] = 0xf << 8 | 0xb << 20 | 2 << 4 | 1 << 16;
-	c.leaf7[0] = 1;
-	c.leaf7[1] = AVX512F;
-	c.leaf7[2] = VBMI2 | GFNI | VNNI;
-	expect("AMD Zen 5 (AVX-512 too: never taken for an Intel class)", &c, "AMD family 26 (Zen 5)", "", "spr",
-	       "not an Intel core");
+	c = amd(0x1a, 0x02);
+	expect("AMD Zen 5, Turin (AVX-512 too: never taken for an Intel class)", &c, "AMD Zen 5", "", "zen5",
+	       "CPUID family 26 (1ah), model 2 (02h)");
+	c = amd(0x19, 0x11);
+	expect("AMD Zen 4, Genoa (family 19h model 11h)", &c, "AMD Zen 4", "", "zen4", "family 25 (19h), model 17 (11h)");
+	c = amd(0x19, 0x61);
+	expect("AMD Zen 4, Raphael (model 61h)", &c, "AMD Zen 4", "", "zen4", "model 97 (61h)");
+	c = amd(0x19, 0xa0);
+	expect("AMD Zen 4, Siena (model A0h)", &c, "AMD Zen 4", "", "zen4", "model 160 (a0h)");
+	c = amd(0x19, 0x01);
+	expect("AMD Zen 3, Milan (model 01h): zen4 as the nearest, said", &c, "AMD Zen 3", "", "zen4",
+	       "Zen 3, for which gus has no table; zen4 is the nearest core model");
+	c = amd(0x17, 0x31);
+	expect("AMD Zen 2, Rome (family 17h)", &c, "AMD family 23 (Zen 1/2)", "", "zen4", "before Zen 3");
 	memset(&c, 0, sizeof c);
 	expect("no CPUID", &c, "unknown family 0 model 0", "", "", "no table or core model");
 
@@ -103,12 +121,23 @@ int main(void)
 	static const char *const shipped[] = { "gnr", "icx", "skx", "spr" };
 	tap_streq(collect_nearest_core("gnr", shipped, 4), "gnr", "nearest core of gnr, with gnr.mm: gnr itself");
 	tap_streq(collect_nearest_core("spr", shipped, 4), "spr", "... and spr stays spr beside it");
+	/* AMD's lineage apart from Intel's */
+	static const char *const with_zen[] = { "gnr", "icx", "skx", "spr", "zen4", "zen5" };
+	tap_streq(collect_nearest_core("zen5", with_zen, 6), "zen5", "zen5 with zen5.mm: itself");
+	tap_streq(collect_nearest_core("zen4", with_zen, 6), "zen4", "zen4 with zen4.mm: itself");
+	static const char *const only_zen4[] = { "skx", "spr", "zen4" };
+	tap_streq(collect_nearest_core("zen5", only_zen4, 3), "zen4", "zen5 without zen5.mm: zen4, not an Intel model");
+	tap_streq(collect_nearest_core("zen5", shipped, 4), "spr", "an AMD core without AMD models: spr, as before");
+	tap_streq(collect_nearest_core("gnr", only_zen4, 3), "spr", "an Intel core never takes an AMD model");
 
 	setenv("GUS_CPU", "icx", 1);
 	collect_host_cpu(&h);
 	tap_ok(!strcmp(h.name, "Ice Lake-SP") && !strcmp(h.tma, "icx") && !strcmp(h.core, "icx") &&
 		       !strcmp(h.why, "GUS_CPU=icx"),
 	       "GUS_CPU=icx names the CPU (%s, %s)", h.name, h.why);
+	setenv("GUS_CPU", "zen4", 1);
+	collect_host_cpu(&h);
+	tap_ok(!strcmp(h.name, "AMD Zen 4") && !strcmp(h.core, "zen4"), "GUS_CPU=zen4 (%s, %s)", h.name, h.core);
 	setenv("GUS_CPU", "z80", 1);
 	collect_host_cpu(&h);
 	tap_ok(strstr(h.why, "GUS_CPU=z80 is none of") != NULL, "an unknown GUS_CPU is ignored, said (%s)", h.why);
