@@ -134,13 +134,13 @@ check_status $st 1 "unwritable -o: exit 1"
 # --function: the loop the function's time goes to, not the shortest one.
 # kernel_gemm's short C*=beta loop (depth 2) against its k/j loop (depth 3)
 nest="$WORKLOADS/loopnest"
-out=$("$GUS" sim --bin "$nest" --function kernel_gemm --json 2>&1); st=$?
+out=$("$GUS" sim $NOSWEEP --bin "$nest" --function kernel_gemm --json 2>&1); st=$?
 check_status $st 0 "--function kernel_gemm: exit 0"
 check_contains "$out" "of 2 innermost loops the one with the largest trip-count product of its nest" \
 	"static: the loop with the most iterations, and why (its counters followed)"
 check_contains "$out" "(depth 3, 7 instructions, about 32 iterations per entry)" "static: its depth, body and inferred trip count"
 check_contains "$out" "the others: " "static: the other loops listed"
-check_contains "$("$GUS" sim --bin "$nest" --function kernel_gemm 2>&1)" "addpd xmm" "static: the k/j loop's add is simulated (not the scaling loop alone)"
+check_contains "$("$GUS" sim $NOSWEEP --bin "$nest" --function kernel_gemm 2>&1)" "addpd xmm" "static: the k/j loop's add is simulated (not the scaling loop alone)"
 out=$("$GUS" sim $NOSWEEP --trace --qemu --function kernel_gemm -- "$nest" 2>&1); st=$?
 check_status $st 0 "--trace --function kernel_gemm: exit 0"
 check_contains "$out" "of 2 innermost loops the one the trace ran most instructions in" \
@@ -149,7 +149,7 @@ printf '%s\n' "$out" | grep -Eq "^loop: 0x[0-9a-f]+-0x[0-9a-f]+ \(depth 3, 7 ins
 ok $? "trace: the depth-3 loop, 56 x 60 entries of 224 instructions"
 check_contains "$out" "(depth 2, 6 instructions, about 32 iterations per entry, 11520 executed)" \
 	"trace: the scaling loop's count beside it"
-out=$("$GUS" sim --bin "$nest" --function kernel_gemm --whole 2>&1)
+out=$("$GUS" sim $NOSWEEP --bin "$nest" --function kernel_gemm --whole 2>&1)
 check_lacks "$out" "loop: " "--whole: no loop chosen"
 # the trace: the function's whole stream is simulated, the loop's own
 # instructions' time is its time; --alone keeps the loop's records only
@@ -217,10 +217,11 @@ for kind in "store-buffer 114 c5e35ed4488907" "load-buffer 192 c5e35ed4488b07"; 
 done
 # nest_pass NAME BODY MACHINE-ARGS: bench/accuracy/nests.sh's cycles per
 # pass for the nest NAME (chains.txt's format) under gus sim MACHINE-ARGS
+# (the cycles alone: no sensitivity sweep)
 nest_pass() {
 	printf '%s | reference | 0 | %s | 0\n' "$1" "$2" > "$TMP/nest.txt"
 	printf 'kernel,category,measured\n%s,reference,1\n' "$1" > "$TMP/nest.csv"
-	GUS_SIM_ARGS="$3" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/nest.txt" \
+	GUS_SIM_ARGS="$3 $NOSWEEP" BENCH_OUT="$TMP/nests" "$TESTDIR/../bench/accuracy/nests.sh" "$TMP/nest.txt" \
 		"$TMP/nest.csv" > "$TMP/nest.out" 2>&1
 	awk -v k="$1" '$1 == k { print $3 }' "$TMP/nest.out"
 }
