@@ -187,14 +187,31 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			(unsigned long long)a->events.level_hits[0], (unsigned long long)a->events.level_hits[1],
 			(unsigned long long)a->events.level_hits[2], (unsigned long long)a->events.level_hits[3]);
 
-	fprintf(out, "\nSimulated Top-Down (share of issue slots, %u per cycle)\n", sim_machine_width(m));
 	double backend = b->backend_mem + b->backend_core;
-	fprintf(out, "  %-26s %6.1f %%\n", "Retiring", pct(b->retiring, b->slots));
-	fprintf(out, "  %-26s %6.1f %%\n", "Frontend Bound", pct(b->frontend, b->slots));
-	fprintf(out, "  %-26s %6.1f %%\n", "Bad Speculation", pct(b->bad_spec, b->slots));
-	fprintf(out, "  %-26s %6.1f %%\n", "Backend Bound", pct(backend, b->slots));
-	fprintf(out, "    %-24s %6.1f %%\n", "Memory Bound", pct(b->backend_mem, b->slots));
-	fprintf(out, "    %-24s %6.1f %%\n", "Core Bound", pct(b->backend_core, b->slots));
+	if (sim_machine_topdown(m) == SIM_TOPDOWN_AMD) {
+		/* AMD's pipeline-utilization levels 1-2 (the kernel's
+		 * amdzen4/amdzen5 pipeline.json): dispatch slots. The model
+		 * runs one thread, and its wrong paths are mispredicted
+		 * branches alone (no pipeline restarts) */
+		fprintf(out, "\nSimulated Top-Down, AMD's pipeline utilization (share of dispatch slots, %u per cycle)\n",
+			sim_machine_width(m));
+		fprintf(out, "  %-26s %6.1f %%\n", "Frontend Bound", pct(b->frontend, b->slots));
+		fprintf(out, "  %-26s %6.1f %%  (mispredicts: the model has no pipeline restarts)\n", "Bad Speculation",
+			pct(b->bad_spec, b->slots));
+		fprintf(out, "  %-26s %6.1f %%\n", "Backend Bound", pct(backend, b->slots));
+		fprintf(out, "    %-24s %6.1f %%\n", "Memory", pct(b->backend_mem, b->slots));
+		fprintf(out, "    %-24s %6.1f %%\n", "CPU", pct(b->backend_core, b->slots));
+		fprintf(out, "  %-26s %6.1f %%  (one thread in the model)\n", "SMT Contention", 0.0);
+		fprintf(out, "  %-26s %6.1f %%\n", "Retiring", pct(b->retiring, b->slots));
+	} else {
+		fprintf(out, "\nSimulated Top-Down (share of issue slots, %u per cycle)\n", sim_machine_width(m));
+		fprintf(out, "  %-26s %6.1f %%\n", "Retiring", pct(b->retiring, b->slots));
+		fprintf(out, "  %-26s %6.1f %%\n", "Frontend Bound", pct(b->frontend, b->slots));
+		fprintf(out, "  %-26s %6.1f %%\n", "Bad Speculation", pct(b->bad_spec, b->slots));
+		fprintf(out, "  %-26s %6.1f %%\n", "Backend Bound", pct(backend, b->slots));
+		fprintf(out, "    %-24s %6.1f %%\n", "Memory Bound", pct(b->backend_mem, b->slots));
+		fprintf(out, "    %-24s %6.1f %%\n", "Core Bound", pct(b->backend_core, b->slots));
+	}
 
 	if (a->nsens && a->nweights) {
 		size_t idx[4];
@@ -338,11 +355,15 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 	merge_json_number(out, s > 0 ? b->bad_spec / s : 0);
 	fprintf(out, ", \"backend_bound\": ");
 	merge_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
-	fprintf(out, ", \"memory_bound\": ");
+	bool amd = sim_machine_topdown(m) == SIM_TOPDOWN_AMD;
+	/* AMD's level 2 names for the backend's halves, and its SMT row */
+	fprintf(out, amd ? ", \"backend_bound_memory\": " : ", \"memory_bound\": ");
 	merge_json_number(out, s > 0 ? b->backend_mem / s : 0);
-	fprintf(out, ", \"core_bound\": ");
+	fprintf(out, amd ? ", \"backend_bound_cpu\": " : ", \"core_bound\": ");
 	merge_json_number(out, s > 0 ? b->backend_core / s : 0);
-	fprintf(out, "},\n");
+	if (amd)
+		fprintf(out, ", \"smt_contention\": 0");
+	fprintf(out, ", \"hierarchy\": \"%s\"},\n", amd ? "amd" : "intel");
 	const struct sim_events *e = &a->events;
 	fprintf(out,
 		"  \"events\": {\"loads\": %llu, \"stores\": %llu, \"l1_hits\": %llu, \"l2_hits\": %llu, \"l3_hits\": %llu, "
@@ -459,8 +480,11 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	csv_row(out, "topdown", "frontend_bound", "share", s > 0 ? b->frontend / s : 0);
 	csv_row(out, "topdown", "bad_speculation", "share", s > 0 ? b->bad_spec / s : 0);
 	csv_row(out, "topdown", "backend_bound", "share", s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
-	csv_row(out, "topdown", "memory_bound", "share", s > 0 ? b->backend_mem / s : 0);
-	csv_row(out, "topdown", "core_bound", "share", s > 0 ? b->backend_core / s : 0);
+	bool amd = sim_machine_topdown(m) == SIM_TOPDOWN_AMD;
+	csv_row(out, "topdown", amd ? "backend_bound_memory" : "memory_bound", "share", s > 0 ? b->backend_mem / s : 0);
+	csv_row(out, "topdown", amd ? "backend_bound_cpu" : "core_bound", "share", s > 0 ? b->backend_core / s : 0);
+	if (amd)
+		csv_row(out, "topdown", "smt_contention", "share", 0);
 	for (size_t i = 0; i < a->nsens; i++) {
 		const struct sim_sensitivity *se = &a->sens[i];
 		char name[128], field[32];

@@ -572,6 +572,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->store_pairs_same_line = true;
 		return 0;
 	}
+	if (!strcmp(k, "topdown")) {
+		if (ntok != 2 || (strcmp(tok[1], "intel") && strcmp(tok[1], "amd")))
+			goto bad;
+		m->topdown_amd = !strcmp(tok[1], "amd");
+		return 0;
+	}
 	if (!strcmp(k, "memory-renaming")) {
 		if (ntok != 1)
 			goto bad;
@@ -988,6 +994,11 @@ const char *sim_machine_describe(const struct sim_machine *m)
 double sim_machine_unlaminated_slots(const struct sim_machine *m)
 {
 	return m->unlaminated_slots;
+}
+
+enum sim_topdown sim_machine_topdown(const struct sim_machine *m)
+{
+	return m->topdown_amd ? SIM_TOPDOWN_AMD : SIM_TOPDOWN_INTEL;
 }
 
 unsigned sim_machine_width(const struct sim_machine *m)

@@ -85,6 +85,7 @@ struct sim_machine {
 	double retire;	/* fused-domain µops retired per cycle (0: no limit) */
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */
+	bool topdown_amd;	/* the simulated Top-Down in AMD's words ('topdown amd') */
 	/* a taken branch whose bytes cross a CROSS_BYTES-aligned boundary
 	 * takes CROSS_CYCLES of the front end's taken-branch budget (0: no rule) */
 	unsigned cross_bytes;

@@ -39,6 +39,11 @@ void sim_machine_free(struct sim_machine *m);
 const char *sim_machine_name(const struct sim_machine *m);
 const char *sim_machine_describe(const struct sim_machine *m);
 unsigned sim_machine_width(const struct sim_machine *m);	/* issue slots per cycle */
+/* the Top-Down hierarchy the simulated breakdown is told in: Intel's
+ * (issue slots: Memory Bound, Core Bound) or AMD's pipeline utilization
+ * (dispatch slots: Backend Bound Memory and CPU, SMT Contention) */
+enum sim_topdown { SIM_TOPDOWN_INTEL, SIM_TOPDOWN_AMD };
+enum sim_topdown sim_machine_topdown(const struct sim_machine *m);
 /* extra issue slots of an un-laminated load-op (0: the core keeps them fused) */
 double sim_machine_unlaminated_slots(const struct sim_machine *m);
 unsigned sim_nres(const struct sim_machine *m);

@@ -461,4 +461,18 @@ mkfifo "$TMP/based/fifo.mm"
 printf 'machine f\nbase fifo\n' > "$TMP/based/f.mm"
 expect_usage "a base that is a FIFO: refused, not waited on" "base model 'fifo'" --machine "$TMP/based/f.mm" --hex 4801d8
 
+# 'topdown amd': the simulated tree in AMD's pipeline-utilization words
+printf 'machine amdish\nbase skx\ndescribe skx told as AMD\ntopdown amd\n' > "$TMP/based/amdish.mm"
+out=$("$GUS" sim --machine "$TMP/based/amdish.mm" --hex 4801d84801d8 2>&1)
+check_contains "$out" "Simulated Top-Down, AMD's pipeline utilization (share of dispatch slots, 4 per cycle)" "topdown amd: AMD's hierarchy, dispatch slots"
+check_contains "$out" "SMT Contention" "topdown amd: the SMT row (zero, one thread in the model)"
+check_lacks "$out" "Core Bound" "topdown amd: no Intel node names"
+out=$("$GUS" sim --machine "$TMP/based/amdish.mm" --hex 4801d84801d8 --json 2>&1)
+check_contains "$out" '"backend_bound_cpu": ' "topdown amd: JSON in AMD's level-2 names"
+check_contains "$out" '"hierarchy": "amd"' "topdown amd: JSON says the hierarchy"
+out=$("$GUS" sim --machine "$TMP/based/amdish.mm" --hex 4801d84801d8 --csv 2>&1)
+check_contains "$out" "topdown,smt_contention,share,0" "topdown amd: CSV's SMT row"
+printf 'machine t\nports 0 1\ntopdown arm\n' > "$TMP/td.mm"
+expect_usage "an unknown topdown hierarchy" "td.mm:3: bad 'topdown' statement" --machine "$TMP/td.mm" --hex 4801d8
+
 done_testing
