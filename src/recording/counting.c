@@ -38,9 +38,10 @@ enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, 
 	td_needed_events(out->table, out->select, out->smt_on, out->needed);
 	out->use_pfm = have_pmu && td_table_has_pmu(out->table, pmu.name);
 	snprintf(out->pmu, sizeof out->pmu, "%s", have_pmu ? pmu.name : "unknown");
-	/* another CPU's table: 4 general counters per thread, safe with SMT on
-	 * for every table shipped */
-	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note)) : 4;
+	/* another CPU's table: the general counters per thread its counters
+	 * line says (AMD's 6), else 4, safe with SMT on for every Intel table */
+	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note))
+		      : out->table->counters ? out->table->counters : 4;
 	/* a hybrid CPU: each core type has its PMU and its table; the events
 	 * count only while the program runs on the table's */
 	if (out->table->perf_pmu && collect_pmu_type(out->table->perf_pmu) >= 0) {
@@ -86,8 +87,10 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 				lower[k] = (char)(ev->name[k] >= 'A' && ev->name[k] <= 'Z' ? ev->name[k] + 32 : ev->name[k]);
 			lower[k] = 0;
 			/* a hybrid CPU's table: its core type's PMU */
+			/* AMD's event select: bits 11:8 in config bits 35:32 (perf's
+			 * event=config:0-7,32-35 there) */
 			fprintf(out, "%s/event=0x%02x,umask=0x%02x", t->perf_pmu ? t->perf_pmu : "cpu",
-				(unsigned)(c & 0xff), (unsigned)((c >> 8) & 0xff));
+				(unsigned)((c & 0xff) | (c >> 32 & 0xf) << 8), (unsigned)((c >> 8) & 0xff));
 			if ((c >> 24) & 0xff)
 				fprintf(out, ",cmask=%u", (unsigned)((c >> 24) & 0xff));
 			if (c & (1ull << 18))
