@@ -39,9 +39,16 @@ enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, 
 	out->use_pfm = have_pmu && td_table_has_pmu(out->table, pmu.name);
 	snprintf(out->pmu, sizeof out->pmu, "%s", have_pmu ? pmu.name : "unknown");
 	/* another CPU's table: the general counters per thread its counters
-	 * line says (AMD's 6), else 4, safe with SMT on for every Intel table */
-	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note))
-		      : out->table->counters ? out->table->counters : 4;
+	 * line says (AMD's 6; counting here, less the NMI watchdog's; a perf
+	 * command printed runs elsewhere), else 4, safe with SMT on for every
+	 * Intel table */
+	struct collect_pmu_info said = { .generic_counters = out->table->counters, .forced = true };
+	if (out->use_pfm)
+		out->budget = collect_counter_budget(&pmu, out->note, sizeof(out->note));
+	else if (out->table->counters && counting)
+		out->budget = collect_counter_budget(&said, out->note, sizeof(out->note));
+	else
+		out->budget = out->table->counters ? out->table->counters : 4;
 	/* a hybrid CPU: each core type has its PMU and its table; the events
 	 * count only while the program runs on the table's */
 	if (out->table->perf_pmu && collect_pmu_type(out->table->perf_pmu) >= 0) {

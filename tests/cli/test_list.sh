@@ -31,6 +31,8 @@ if [ -n "${GUS_TMAGEN_DIR:-}" ]; then
 	zout=$("$GUS" list tma --arch zen4 2>&1)
 	check_contains "$zout" "  Latency                                slots" "zen4: Frontend_Bound's latency child, named without its parent's name"
 	check_contains "$zout" "SMT_Contention" "zen4: the SMT contention node"
+	check_contains "$zout" "level 1: 6 events, one group" "zen4: level 1 fits the 6 general counters, said"
+	check_contains "$zout" "levels 1-2: 12 events, more than the counters: gus stat multiplexes" "zen4: level 2 multiplexes, said"
 	zout=$("$GUS" list events --arch zen4 2>&1)
 	check_contains "$zout" "0x1000001a0  -          DISPATCH_STALLS_1:FE_NO_OPS" "zen4: the extended event select in bits 35:32, libpfm4's name"
 	zout=$("$GUS" list events --arch zen5 2>&1)
