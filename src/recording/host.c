@@ -45,7 +45,7 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 	if (host.tma[0] && (t = td_table_load_arch(tma_dir, host.tma, err, sizeof(err))))
 		return t;
 	if (!*have_pmu) {
-		rec_error(log, "libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr)");
+		rec_error(log, "libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr, zen4, zen5; gus list shows them)");
 		return NULL;
 	}
 	t = td_table_load_pmu(tma_dir, pmu->name, err, sizeof(err));
@@ -305,7 +305,7 @@ struct td_table *recording_tma_table_for_import(const char *tma_dir, const char 
 	if (t)
 		return t;
 	rec_say_whole(log, RECORDING_MSG_ERROR, "%s: %s, and this CPU has none; name one with --arch (clx, skx, "
-		      "icx, spr)", name, reason);
+		      "icx, spr, zen4, zen5; gus list shows them)", name, reason);
 	*why = RECORDING_ERROR;
 	return NULL;
 }
