@@ -121,7 +121,11 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 			fprintf(out, "%s%s", i ? " " : "", argv[i]);
 	else
 		fprintf(out, "PROGRAM ARGS");
-	fprintf(out, "\n# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
+	fputc('\n', out);
+	if (plan->n_groups > 1)
+		fprintf(out, "# %d groups of at most %d general counters: perf multiplexes them (each counts part of "
+			     "the time)\n", plan->n_groups, plan->budget);
+	fprintf(out, "# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
 }
 
 enum recording_status recording_print_tma_command(FILE *out, const struct recording_stat_tma *tma, char **argv,

@@ -253,8 +253,10 @@ CSV
 		"zen4: perf's raw terms, the extended event select whole (event=0x1a0)"
 	test "$(printf '%s\n' "$out" | head -1 | tr -cd '{' | wc -c)" -eq 1; ok $? "zen4: level 1 in one group"
 	check_contains "$out" "name=de_no_dispatch_per_slot.smt_contention/}' -o counts.csv -- ./app" "zen4: ... its six events"
+	check_lacks "$out" "groups of at most" "zen4: one group, nothing multiplexed to say"
 	out=$("$GUS" stat --print-events --arch zen4 -l 2 2>&1)
 	test "$(printf '%s\n' "$out" | head -1 | tr -cd '{' | wc -c)" -eq 2; ok $? "zen4: levels 1-2 in two groups (multiplexed)"
+	check_contains "$out" "# 2 groups of at most 6 general counters: perf multiplexes them" "zen4: ... said under the command"
 	check_contains "$out" "cpu/event=0x1a0,umask=0x01,cmask=6,name=de_no_dispatch_per_slot.no_ops_from_frontend.c6/" \
 		"zen4: the latency event with its counter mask"
 	# what perf prints for that command comes back as the same counts
