@@ -58,7 +58,7 @@ static enum collect_status classify_open_error(int e, const char *event, bool ke
 		snprintf(err, errlen,
 			 "cannot count %s: %s. This machine exposes no hardware PMU to Linux "
 			 "(a virtual machine without PMU passthrough, or an unsupported CPU). "
-			 "Measured TMA needs bare-metal Intel hardware; software events "
+			 "Measured TMA needs bare-metal Intel or AMD (Zen 4, Zen 5) hardware; software events "
 			 "(gus stat -e task-clock,page-faults) still work, and "
 			 "'gus stat --print-events' gives the perf command to run elsewhere "
 			 "for 'gus stat --import'",

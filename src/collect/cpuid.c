@@ -207,6 +207,8 @@ void collect_host_identify(const struct collect_cpuid *c, struct collect_host_cp
 		bool zen5 = h->family == 0x1a;
 		snprintf(h->name, sizeof(h->name), "%s", zen5 ? "AMD Zen 5" : zen4 ? "AMD Zen 4" : "AMD Zen 3");
 		snprintf(h->core, sizeof(h->core), "%s", zen5 ? "zen5" : "zen4");
+		/* the TMA tables of AMD's pipeline-utilization Top-Down */
+		snprintf(h->tma, sizeof(h->tma), "%s", zen5 ? "zen5" : zen4 ? "zen4" : "");
 		snprintf(h->why, sizeof(h->why), "CPUID family %u (%xh), model %u (%02xh)%s", h->family, h->family,
 			 h->model, h->model,
 			 zen5 || zen4 ? "" : ": Zen 3, for which gus has no table; zen4 is the nearest core model");
@@ -287,7 +289,7 @@ void collect_host_cpu(struct collect_host_cpu *h)
 			{ "skx", "Skylake-SP", "clx", "skx" }, { "clx", "Cascade Lake", "clx", "skx" },
 			{ "icx", "Ice Lake-SP", "icx", "icx" }, { "spr", "Sapphire Rapids", "spr", "spr" },
 			{ "emr", "Emerald Rapids", "spr", "spr" }, { "gnr", "Granite Rapids", "", "gnr" },
-			{ "zen4", "AMD Zen 4", "", "zen4" }, { "zen5", "AMD Zen 5", "", "zen5" },
+			{ "zen4", "AMD Zen 4", "zen4", "zen4" }, { "zen5", "AMD Zen 5", "zen5", "zen5" },
 		};
 		for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
 			if (!strcmp(force, ids[i].id)) {

@@ -3,6 +3,7 @@
  * one table's nodes with their formulas and thresholds, its events with
  * their encodings, one core model's resources. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "merge.h"
@@ -69,6 +70,33 @@ void merge_render_tma_nodes(FILE *out, const struct td_table *t)
 		for (size_t k = t->n_nodes; k-- > 0;)
 			if (t->nodes[k].parent == i && sp < 256)
 				stack[sp++] = (int)k;
+	}
+	/* a table that says its counters (AMD's, no fixed counters): how its
+	 * levels fit them */
+	if (t->counters) {
+		bool *needed = calloc(t->n_events + 1, sizeof *needed);
+		int top = max_level(t);
+		fprintf(out, "\ncounters: %d general per thread, no fixed ones\n", t->counters);
+		for (int lvl = 1; needed && lvl <= top; lvl++) {
+			char err[TD_ERRLEN];
+			bool *sel = td_select_nodes(t, lvl, NULL, err, sizeof err);
+			if (!sel)
+				break;
+			memset(needed, 0, (t->n_events + 1) * sizeof *needed);
+			td_needed_events(t, sel, false, needed);
+			free(sel);
+			size_t n = 0;
+			for (size_t e = 0; e < t->n_events; e++)
+				n += needed[e];
+			char lv[32];
+			snprintf(lv, sizeof lv, lvl == 1 ? "level 1" : "levels 1-%d", lvl);
+			if (n <= (size_t)t->counters)
+				fprintf(out, "  %s: %zu events, one group\n", lv, n);
+			else
+				fprintf(out, "  %s: %zu events, more than the counters: gus stat multiplexes its groups "
+					     "(--no-multiplex: one run per group)\n", lv, n);
+		}
+		free(needed);
 	}
 	if (t->n_omitted) {
 		fprintf(out, "\nleft out (their formulas need what gus does not count per program):\n");

@@ -38,9 +38,17 @@ enum recording_status recording_stat_tma(const char *tma_dir, const char *arch, 
 	td_needed_events(out->table, out->select, out->smt_on, out->needed);
 	out->use_pfm = have_pmu && td_table_has_pmu(out->table, pmu.name);
 	snprintf(out->pmu, sizeof out->pmu, "%s", have_pmu ? pmu.name : "unknown");
-	/* another CPU's table: 4 general counters per thread, safe with SMT on
-	 * for every table shipped */
-	out->budget = out->use_pfm ? collect_counter_budget(&pmu, out->note, sizeof(out->note)) : 4;
+	/* another CPU's table: the general counters per thread its counters
+	 * line says (AMD's 6; counting here, less the NMI watchdog's; a perf
+	 * command printed runs elsewhere), else 4, safe with SMT on for every
+	 * Intel table */
+	struct collect_pmu_info said = { .generic_counters = out->table->counters, .forced = true };
+	if (out->use_pfm)
+		out->budget = collect_counter_budget(&pmu, out->note, sizeof(out->note));
+	else if (out->table->counters && counting)
+		out->budget = collect_counter_budget(&said, out->note, sizeof(out->note));
+	else
+		out->budget = out->table->counters ? out->table->counters : 4;
 	/* a hybrid CPU: each core type has its PMU and its table; the events
 	 * count only while the program runs on the table's */
 	if (out->table->perf_pmu && collect_pmu_type(out->table->perf_pmu) >= 0) {
@@ -86,8 +94,10 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 				lower[k] = (char)(ev->name[k] >= 'A' && ev->name[k] <= 'Z' ? ev->name[k] + 32 : ev->name[k]);
 			lower[k] = 0;
 			/* a hybrid CPU's table: its core type's PMU */
+			/* AMD's event select: bits 11:8 in config bits 35:32 (perf's
+			 * event=config:0-7,32-35 there) */
 			fprintf(out, "%s/event=0x%02x,umask=0x%02x", t->perf_pmu ? t->perf_pmu : "cpu",
-				(unsigned)(c & 0xff), (unsigned)((c >> 8) & 0xff));
+				(unsigned)((c & 0xff) | (c >> 32 & 0xf) << 8), (unsigned)((c >> 8) & 0xff));
 			if ((c >> 24) & 0xff)
 				fprintf(out, ",cmask=%u", (unsigned)((c >> 24) & 0xff));
 			if (c & (1ull << 18))
@@ -111,7 +121,11 @@ static void print_perf_command(FILE *out, const struct td_table *t, const struct
 			fprintf(out, "%s%s", i ? " " : "", argv[i]);
 	else
 		fprintf(out, "PROGRAM ARGS");
-	fprintf(out, "\n# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
+	fputc('\n', out);
+	if (plan->n_groups > 1)
+		fprintf(out, "# %d groups of at most %d general counters: perf multiplexes them (each counts part of "
+			     "the time)\n", plan->n_groups, plan->budget);
+	fprintf(out, "# then: gus stat --import counts.csv --arch %s -l N\n", t->id);
 }
 
 enum recording_status recording_print_tma_command(FILE *out, const struct recording_stat_tma *tma, char **argv,

@@ -45,7 +45,7 @@ struct td_table *recording_tma_table(const char *tma_dir, const char *arch, bool
 	if (host.tma[0] && (t = td_table_load_arch(tma_dir, host.tma, err, sizeof(err))))
 		return t;
 	if (!*have_pmu) {
-		rec_error(log, "libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr)");
+		rec_error(log, "libpfm4 does not recognise this CPU's core PMU; name a table with --arch (clx, skx, icx, spr, zen4, zen5; gus list shows them)");
 		return NULL;
 	}
 	t = td_table_load_pmu(tma_dir, pmu->name, err, sizeof(err));
@@ -277,11 +277,20 @@ struct td_table *recording_tma_table_for_import(const char *tma_dir, const char 
 	size_t known = 0;
 	for (size_t i = 0; t && i < cs->n; i++)
 		known += td_table_find_event(t, cs->c[i].event) >= 0;
-	if (t && 2 * known >= cs->n)
+	if (t && known == cs->n)
 		return t;
-	/* this CPU has no table, or one that knows too few of the events */
+	/* this CPU has no table, one that knows too few of the events, or
+	 * one that knows fewer than another table (Zen 4's and Zen 5's share
+	 * most event names: a file of the other's) */
 	char reason[512];
 	struct td_table *other = recording_tma_table_of_counts(tma_dir, cs, reason, sizeof reason);
+	size_t other_known = 0;
+	for (size_t i = 0; other && i < cs->n; i++)
+		other_known += td_table_find_event(other, cs->c[i].event) >= 0;
+	if (other && t && 2 * known >= cs->n && other_known <= known) {
+		td_table_free(other);
+		return t;
+	}
 	if (other) {
 		if (t)
 			rec_say_whole(log, RECORDING_MSG_WARNING, "%s: %s, not this CPU's (%s): Top-Down with it "
@@ -296,7 +305,7 @@ struct td_table *recording_tma_table_for_import(const char *tma_dir, const char 
 	if (t)
 		return t;
 	rec_say_whole(log, RECORDING_MSG_ERROR, "%s: %s, and this CPU has none; name one with --arch (clx, skx, "
-		      "icx, spr)", name, reason);
+		      "icx, spr, zen4, zen5; gus list shows them)", name, reason);
 	*why = RECORDING_ERROR;
 	return NULL;
 }

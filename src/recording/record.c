@@ -1159,7 +1159,11 @@ static struct td_table *counting_setup(const struct recording_request *o, struct
 	}
 	td_needed_events(t, sel, *smt_on, needed);
 	bool use_pfm = have_pmu && td_table_has_pmu(t, pmu.name);
-	int budget = use_pfm ? collect_counter_budget(&pmu, note, sizeof note) : 4;
+	/* another CPU's table: the counters it says (AMD's), else 4 */
+	struct collect_pmu_info said = { .generic_counters = t->counters, .forced = true };
+	int budget = use_pfm	       ? collect_counter_budget(&pmu, note, sizeof note)
+		     : t->counters ? collect_counter_budget(&said, note, sizeof note)
+				   : 4;
 	if (collect_plan_tma(t, needed, budget, use_pfm, o->user_only, plan, err, sizeof err)) {
 		gusdata_set_meta(d, "missing.counts", err);
 		rec_warn(rec_log, "no count set: %s", err);

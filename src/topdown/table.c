@@ -193,7 +193,8 @@ static int parse_event(struct loader *ld, char **w, int nw)
 			free(ev.pfm);
 			ev.pfm = strcmp(val, "-") ? td_strdup(val) : NULL;
 		} else if (!strcmp(k, "code")) {
-			if (parse_uint(val, 0xff, &code))
+			/* AMD's event select is 12 bits (Intel's 8) */
+			if (parse_uint(val, 0xfff, &code))
 				goto badval;
 		} else if (!strcmp(k, "umask")) {
 			if (parse_uint(val, 0xff, &umask))
@@ -233,8 +234,9 @@ badval:
 		LERR(ld, "event %s: missing code=", w[1]);
 		goto fail;
 	}
-	v = code | umask << 8 | (uint64_t)edge << 18 | (uint64_t)any << 21 |
-	    (uint64_t)inv << 23 | cmask << 24;
+	/* AMD's extended event select: event bits 11:8 in config bits 35:32 */
+	v = (code & 0xff) | umask << 8 | (uint64_t)edge << 18 | (uint64_t)any << 21 |
+	    (uint64_t)inv << 23 | cmask << 24 | (code >> 8) << 32;
 	ev.config = v;
 	if (!(ev.name = td_strdup(w[1])))
 		goto oom;
@@ -442,6 +444,13 @@ static int parse_line(struct loader *ld, char *line)
 			return -1;
 		}
 		t->width = (int)v;
+	} else if (!strcmp(kw, "counters")) {
+		uint64_t v;
+		if (nw != 2 || parse_uint(w[1], 64, &v) || v == 0) {
+			LERR(ld, "expected 'counters N' with 1 <= N <= 64");
+			return -1;
+		}
+		t->counters = (int)v;
 	} else if (!strcmp(kw, "perfpmu")) {
 		/* the kernel's PMU of a hybrid CPU's core type: the events are
 		 * opened on it (its sysfs type), so that they count only there */
@@ -911,8 +920,8 @@ bool td_parse_raw_config(const char *name, uint64_t *config)
 			}
 			p = end;
 		}
-		if (!strcmp(key, "event"))
-			v |= val & 0xff;
+		if (!strcmp(key, "event"))	/* AMD: bits 11:8 in config bits 35:32 */
+			v |= (val & 0xff) | (uint64_t)(val >> 8 & 0xf) << 32;
 		else if (!strcmp(key, "umask"))
 			v |= (val & 0xff) << 8;
 		else if (!strcmp(key, "edge"))
@@ -933,6 +942,72 @@ bool td_parse_raw_config(const char *name, uint64_t *config)
 	}
 	if (!any_term)
 		return false;
+	*config = v;
+	return true;
+}
+
+/* perf's name of a metric's modified event, "cpu/EVENT,cmask=0x6/" (the
+ * kernel's cpu@EVENT\,cmask\=0x6@): EVENT's config with the terms
+ * applied, when the table knows EVENT; metric-id= and name= terms are
+ * perf's bookkeeping */
+static bool named_with_terms(const struct td_table *t, const char *name, uint64_t *config)
+{
+	const char *slash = strchr(name, '/');
+	if (!slash)
+		return false;
+	const char *p = slash + 1, *end = strchr(p, '/');
+	size_t bl = strcspn(p, ",/");
+	if (!end || p[bl] != ',' || memchr(p, '=', bl) || bl >= 128)
+		return false;
+	char base[128];
+	memcpy(base, p, bl);
+	base[bl] = 0;
+	int e = -1;
+	char want[160], have[160];
+	td_normalize_name(base, want, sizeof want);
+	for (size_t i = 0; i < t->n_events && e < 0; i++) {
+		td_normalize_name(t->events[i].name, have, sizeof have);
+		if (!strcmp(want, have))
+			e = (int)i;
+	}
+	if (e < 0)
+		return false;
+	uint64_t v = t->events[e].config;
+	for (p += bl; p < end && *p == ',';) {
+		p++;
+		char key[32];
+		size_t k = 0;
+		while (p < end && *p != '=' && *p != ',' && k + 1 < sizeof key)
+			key[k++] = *p++;
+		key[k] = 0;
+		unsigned long long val = 1;
+		bool numeric = true;
+		if (p < end && *p == '=') {
+			char *vend;
+			p++;
+			val = strtoull(p, &vend, 0);
+			numeric = vend != p;
+			p = vend;
+			while (p < end && *p != ',')
+				p++;
+		}
+		if (!strcmp(key, "metric-id") || !strcmp(key, "name"))
+			continue;
+		if (!numeric)
+			return false;
+		if (!strcmp(key, "cmask"))
+			v = (v & ~(0xffull << 24)) | (uint64_t)(val & 0xff) << 24;
+		else if (!strcmp(key, "umask"))
+			v = (v & ~(0xffull << 8)) | (uint64_t)(val & 0xff) << 8;
+		else if (!strcmp(key, "edge"))
+			v = (v & ~(1ull << 18)) | (uint64_t)(val & 1) << 18;
+		else if (!strcmp(key, "inv"))
+			v = (v & ~(1ull << 23)) | (uint64_t)(val & 1) << 23;
+		else if (!strcmp(key, "any"))
+			v = (v & ~(1ull << 21)) | (uint64_t)(val & 1) << 21;
+		else
+			return false;
+	}
 	*config = v;
 	return true;
 }
@@ -959,7 +1034,7 @@ int td_table_find_event(const struct td_table *t, const char *name)
 				return (int)i;
 		}
 	}
-	if (td_parse_raw_config(name, &cfg))
+	if (td_parse_raw_config(name, &cfg) || named_with_terms(t, name, &cfg))
 		for (size_t i = 0; i < t->n_events; i++)
 			if (t->events[i].config == cfg)
 				return (int)i;

@@ -62,6 +62,7 @@ struct td_table {
 	char *perf_pmu;		/* a hybrid CPU's core-type PMU (cpu_core, cpu_atom), NULL */
 	size_t n_omitted;
 	int width;
+	int counters;		/* general counters per thread (counters N), 0: not said */
 	struct td_event *events;
 	size_t n_events;
 	struct td_metric *metrics;

@@ -21,6 +21,23 @@ if [ -n "${GUS_TMAGEN_DIR:-}" ]; then
 else
 	check_contains "$out" "Cascade Lake X (Skylake-SP server): 29 nodes, levels 1-3, 40 events; also skx" "a table's other names"
 fi
+# AMD's pipeline-utilization Top-Down, levels 1-2 (pipeline.json)
+if [ -n "${GUS_TMAGEN_DIR:-}" ]; then
+	for z in zen4 zen5; do
+		printf '%s\n' "$out" | grep -Eq "^  $z +AMD Zen [45]: 13 nodes, levels 1-2, 12 events"; ok $? "the $z table is listed"
+		zout=$(GUS_CPU=$z "$GUS" list 2>&1)
+		check_contains "$zout" "(GUS_CPU=$z); TMA table $z;" "a $z host takes the $z table"
+	done
+	zout=$("$GUS" list tma --arch zen4 2>&1)
+	check_contains "$zout" "  Latency                                slots" "zen4: Frontend_Bound's latency child, named without its parent's name"
+	check_contains "$zout" "SMT_Contention" "zen4: the SMT contention node"
+	check_contains "$zout" "level 1: 6 events, one group" "zen4: level 1 fits the 6 general counters, said"
+	check_contains "$zout" "levels 1-2: 12 events, more than the counters: gus stat multiplexes" "zen4: level 2 multiplexes, said"
+	zout=$("$GUS" list events --arch zen4 2>&1)
+	check_contains "$zout" "0x1000001a0  -          DISPATCH_STALLS_1:FE_NO_OPS" "zen4: the extended event select in bits 35:32, libpfm4's name"
+	zout=$("$GUS" list events --arch zen5 2>&1)
+	check_contains "$zout" "0x1080001a0  -          (none: the raw encoding)" "zen5: raw encodings, cmask=8"
+fi
 printf '%s\n' "$out" | grep -Eq "^  skx +Intel Skylake-SP"; ok $? "the skx core model"
 printf '%s\n' "$out" | grep -Eq "^  spr +Intel Sapphire Rapids"; ok $? "the spr core model"
 printf '%s\n' "$out" | grep -Eq "^  icx +Intel Ice Lake-SP"; ok $? "the icx core model"

@@ -94,14 +94,14 @@ int main(void)
 
 	/* AMD Zen 5: family 0xf + extended family 0xb */
 	c = amd(0x1a, 0x02);
-	expect("AMD Zen 5, Turin (AVX-512 too: never taken for an Intel class)", &c, "AMD Zen 5", "", "zen5",
+	expect("AMD Zen 5, Turin (AVX-512 too: never taken for an Intel class)", &c, "AMD Zen 5", "zen5", "zen5",
 	       "CPUID family 26 (1ah), model 2 (02h)");
 	c = amd(0x19, 0x11);
-	expect("AMD Zen 4, Genoa (family 19h model 11h)", &c, "AMD Zen 4", "", "zen4", "family 25 (19h), model 17 (11h)");
+	expect("AMD Zen 4, Genoa (family 19h model 11h)", &c, "AMD Zen 4", "zen4", "zen4", "family 25 (19h), model 17 (11h)");
 	c = amd(0x19, 0x61);
-	expect("AMD Zen 4, Raphael (model 61h)", &c, "AMD Zen 4", "", "zen4", "model 97 (61h)");
+	expect("AMD Zen 4, Raphael (model 61h)", &c, "AMD Zen 4", "zen4", "zen4", "model 97 (61h)");
 	c = amd(0x19, 0xa0);
-	expect("AMD Zen 4, Siena (model A0h)", &c, "AMD Zen 4", "", "zen4", "model 160 (a0h)");
+	expect("AMD Zen 4, Siena (model A0h)", &c, "AMD Zen 4", "zen4", "zen4", "model 160 (a0h)");
 	c = amd(0x19, 0x01);
 	expect("AMD Zen 3, Milan (model 01h): zen4 as the nearest, said", &c, "AMD Zen 3", "", "zen4",
 	       "Zen 3, for which gus has no table; zen4 is the nearest core model");
@@ -137,7 +137,12 @@ int main(void)
 	       "GUS_CPU=icx names the CPU (%s, %s)", h.name, h.why);
 	setenv("GUS_CPU", "zen4", 1);
 	collect_host_cpu(&h);
-	tap_ok(!strcmp(h.name, "AMD Zen 4") && !strcmp(h.core, "zen4"), "GUS_CPU=zen4 (%s, %s)", h.name, h.core);
+	tap_ok(!strcmp(h.name, "AMD Zen 4") && !strcmp(h.core, "zen4") && !strcmp(h.tma, "zen4"),
+	       "GUS_CPU=zen4 (%s, table %s, core %s)", h.name, h.tma, h.core);
+	setenv("GUS_CPU", "zen5", 1);
+	collect_host_cpu(&h);
+	tap_ok(!strcmp(h.name, "AMD Zen 5") && !strcmp(h.core, "zen5") && !strcmp(h.tma, "zen5"),
+	       "GUS_CPU=zen5 (%s, table %s, core %s)", h.name, h.tma, h.core);
 	setenv("GUS_CPU", "z80", 1);
 	collect_host_cpu(&h);
 	tap_ok(strstr(h.why, "GUS_CPU=z80 is none of") != NULL, "an unknown GUS_CPU is ignored, said (%s)", h.why);

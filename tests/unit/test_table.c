@@ -114,7 +114,9 @@ int main(void)
 	expect_error("table t \"x\"\nevent E code=0x1\nevent E code=0x2\nnode A parent=- unit=slots threshold=0.1 = E\n",
 		     "broken.tma:3: event E declared twice");
 	expect_error("table t \"x\"\nevent E umask=0x1\n", "missing code=");
-	expect_error("table t \"x\"\nevent E code=0x100\n", "bad value '0x100' for code");
+	/* AMD's event select is 12 bits: 0x1a0 is one, 0x1000 none */
+	expect_error("table t \"x\"\nevent E code=0x1000\n", "bad value '0x1000' for code");
+	expect_error("table t \"x\"\ncounters 0\n", "expected 'counters N'");
 	expect_error("event E code=1\nnode A parent=- unit=slots threshold=0.1 = E\n", "no 'table' line");
 	expect_error("table t \"x\"\n", "no nodes");
 	/* '#' and ' = ' inside a quoted description are text */
@@ -137,6 +139,12 @@ int main(void)
 		td_table_free(t);
 		rmdir(empty);
 	}
+	/* AMD's extended event select: event bits 11:8 in config bits 35:32 */
+	t = td_table_parse("table t \"x\"\ncounters 6\nevent E code=0x1a0 umask=0x01 cmask=6\n"
+			   "node A parent=- unit=slots threshold=0 = E\n", "amd.tma", err, sizeof(err));
+	tap_ok(t && t->counters == 6 && t->events[0].config == 0x1060001a0ull,
+	       "code=0x1a0 umask=0x01 cmask=6 is config 0x1060001a0, counters 6 kept (%s)", t ? "parsed" : err);
+	td_table_free(t);
 	/* a generated table says which nodes it left out, and why */
 	t = td_table_parse("table t \"x\"\nevent E code=1\nomit Remote_MEM \"level 5, TSC is not counted\"\n"
 			   "node A parent=- unit=slots threshold=0.1 = E / 2\n", "omit.tma", err, sizeof(err));

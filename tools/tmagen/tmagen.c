@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gus-tmagen: gus's TMA tables (data/tma/FORMAT) generated from the Linux
- * kernel's Intel metric and event files
+ * kernel's Intel and AMD metric and event files
  * (tools/perf/pmu-events/arch/x86/<cpu>/{*-metrics.json,*.json}), at build
  * time. Which kernel directory becomes which table, and the facts the JSON
  * does not carry (pipeline width, libpfm4 PMU, perf's pseudo-events, the
@@ -10,7 +10,11 @@
  *
  * The metrics are Intel's TMA nodes (tma_*, with a TopdownL<k> group; the
  * parent from the tma_<parent>_group group), their helper metrics
- * (tma_info_*) and thresholds. perf's expression language is parsed and
+ * (tma_info_*) and thresholds. AMD's pipeline-utilization Top-Down
+ * (cpus.txt's levels=PipelineL) is the same with the kernel's own names:
+ * its nodes are the metrics of a PipelineL<k> group (frontend_bound, ...),
+ * a node's parent the node that a <parent>_group group names. perf's
+ * expression language is parsed and
  * written back in the table's EXPR grammar. Every event a kept formula
  * names is declared with the public encoding of the kernel's event files,
  * and with libpfm4's name when libpfm4 encodes that name to the same
@@ -96,7 +100,10 @@ struct cpu {
 	char *dir, *id, *name, *unit;	/* unit: cpu_core / cpu_atom of a hybrid, or NULL */
 	char *pfm;			/* libpfm4 PMU the names are checked against */
 	char *pmu, *alias;		/* the table's pmu and alias lines */
-	int width;
+	char *levels;			/* the MetricGroup of level k is LEVELS<k>; NULL: Intel's TopdownL and tma_* names */
+	bool short_names;		/* names=child: a child named without its parent's name */
+	bool pfm_by_encoding;		/* pfmnames=encoding: libpfm4's name found by the encoding */
+	int width, counters;
 };
 
 /* a perf pseudo-event or a fixed-counter event: its encoding is not in the
@@ -116,6 +123,8 @@ static char *order[512];	/* the TMA hierarchy's order of nodes */
 static size_t norder;
 static char *optional[64];	/* events a formula may do without (opt()) */
 static size_t noptional;
+static char *linkwords[16];	/* words dropped from a short child name (by, from) */
+static size_t nlinkwords;
 
 /* KEY=VALUE or "quoted" fields of a cpus.txt line */
 static char *field(char *line, const char *key)
@@ -163,6 +172,22 @@ static void read_cpus(const char *path)
 			c->pmu = field(q2, "pmu");
 			c->alias = field(q2, "alias");
 			c->unit = field(q2, "unit");
+			c->levels = field(q2, "levels");
+			char *v = field(q2, "counters");
+			c->counters = v ? atoi(v) : 0;
+			free(v);
+			if ((v = field(q2, "names"))) {
+				if (strcmp(v, "child"))
+					die("%s:%u: names=child is the only form", path, ln);
+				c->short_names = true;
+				free(v);
+			}
+			if ((v = field(q2, "pfmnames"))) {
+				if (strcmp(v, "encoding"))
+					die("%s:%u: pfmnames=encoding is the only form", path, ln);
+				c->pfm_by_encoding = true;
+				free(v);
+			}
 		} else if (!strcmp(kw, "pseudo")) {
 			if (npseudos == MAXLIST)
 				die("%s:%u: too many pseudo events", path, ln);
@@ -186,6 +211,10 @@ static void read_cpus(const char *path)
 				die("%s:%u: word LOWER Spelling", path, ln);
 			words[nwords][0] = xstrdup(a);
 			words[nwords++][1] = xstrdup(b);
+		} else if (!strcmp(kw, "linkword")) {
+			if (sscanf(p, "linkword %127s", a) != 1 || nlinkwords == 16)
+				die("%s:%u: linkword WORD", path, ln);
+			linkwords[nlinkwords++] = xstrdup(a);
 		} else if (!strcmp(kw, "optional")) {
 			if (sscanf(p, "optional %127s", a) != 1 || noptional == 64)
 				die("%s:%u: optional EVENT", path, ln);
@@ -244,6 +273,8 @@ static unsigned hexval(const char *s)
 static void load_events(struct kdata *k, struct json_object *arr)
 {
 	size_t n = json_object_array_length(arr);
+	if (!n)
+		return;
 	k->ev = realloc(k->ev, (k->nev + n) * sizeof *k->ev);
 	if (!k->ev)
 		die("out of memory");
@@ -273,7 +304,12 @@ static void load_events(struct kdata *k, struct json_object *arr)
 static void load_metrics(struct kdata *k, struct json_object *arr)
 {
 	size_t n = json_object_array_length(arr);
-	k->m = xcalloc(n, sizeof *k->m);
+	/* AMD's metrics are in more than one file (pipeline.json,
+	 * recommended.json): appended */
+	k->m = realloc(k->m, (k->nm + n + 1) * sizeof *k->m);
+	if (!k->m)
+		die("out of memory");
+	memset(k->m + k->nm, 0, (n + 1) * sizeof *k->m);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(arr, i);
 		struct kmetric *m = &k->m[k->nm];
@@ -317,7 +353,23 @@ static void load_dir(struct kdata *k, const char *dir)
 			load_metrics(k, root);
 			have_metrics = true;
 		} else if (strncmp(de->d_name, "uncore-", 7)) {
-			load_events(k, root);
+			/* AMD's files mix events and metrics (pipeline.json) */
+			struct json_object *evs = json_object_new_array(), *ms = json_object_new_array();
+			size_t n = json_object_array_length(root);
+			for (size_t i = 0; i < n; i++) {
+				struct json_object *o = json_object_array_get_idx(root, i);
+				struct json_object *dst = jstr(o, "MetricName") ? ms : evs;
+				json_object_array_add(dst, json_object_get(o));
+			}
+			load_events(k, evs);
+			if (json_object_array_length(ms)) {
+				load_metrics(k, ms);
+				have_metrics = true;
+			}
+			if (k->nroots + 2 > 64)
+				die("%s: too many files", dir);
+			k->roots[k->nroots++] = evs;
+			k->roots[k->nroots++] = ms;
 		}
 	}
 	closedir(d);
@@ -618,11 +670,17 @@ static const struct pseudo *find_pseudo(const char *name)
 	return NULL;
 }
 
+/* AMD's extended event select: event bits 11:8 in config bits 35:32 */
 static uint64_t raw_config(unsigned code, unsigned umask, unsigned cmask, bool edge, bool any, bool inv)
 {
 	return (uint64_t)(code & 0xff) | (uint64_t)(umask & 0xff) << 8 | (uint64_t)edge << 18 |
-	       (uint64_t)any << 21 | (uint64_t)inv << 23 | (uint64_t)(cmask & 0xff) << 24;
+	       (uint64_t)any << 21 | (uint64_t)inv << 23 | (uint64_t)(cmask & 0xff) << 24 |
+	       (uint64_t)(code >> 8 & 0xf) << 32;
 }
+
+/* the fields of perf's config the table declares (code, umask, edge, any,
+ * inv, cmask, AMD's event bits 11:8); not the privilege and interrupt bits */
+#define CONFIG_MASK 0xfffe4ffffull
 
 /* libpfm4's encoding of STR, masked to the fields the table declares */
 static bool pfm_config(const char *str, uint64_t *config)
@@ -635,7 +693,7 @@ static bool pfm_config(const char *str, uint64_t *config)
 	arg.size = sizeof arg;
 	if (pfm_get_os_event_encoding(str, PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
 		return false;
-	*config = attr.config & 0xffe4ffffull;
+	*config = attr.config & CONFIG_MASK;
 	return true;
 }
 
@@ -658,10 +716,94 @@ static bool pfm_name_for(const struct gen *g, const char *intel, const char *mod
 	char full[512];
 	snprintf(full, sizeof full, "%s::%s%s", g->cpu->pfm, name, mods);
 	uint64_t c;
-	if (!pfm_config(full, &c) || c != (config & 0xffe4ffffull))
+	if (!pfm_config(full, &c) || c != (config & CONFIG_MASK))
 		return false;
 	snprintf(out, outlen, "%s%s", name, mods);
 	return true;
+}
+
+/* libpfm4's names of the table's PMU with their encodings: EVENT and
+ * EVENT:UMASK for each of its unit masks (pfmnames=encoding: AMD's event
+ * names are not libpfm4's) */
+struct pfmname {
+	char *name;
+	uint64_t config;
+};
+static struct pfmname *pfmnames;
+static size_t npfmnames;
+
+static void pfm_names_load(const char *pmuname)
+{
+	for (size_t i = 0; i < npfmnames; i++)
+		free(pfmnames[i].name);
+	free(pfmnames);
+	pfmnames = NULL;
+	npfmnames = 0;
+	pfm_pmu_info_t pinfo;
+	int pmu = -1;
+	for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+		memset(&pinfo, 0, sizeof pinfo);
+		pinfo.size = sizeof pinfo;
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pinfo) == PFM_SUCCESS && pinfo.name &&
+		    !strcmp(pinfo.name, pmuname) && pinfo.is_present) {
+			pmu = p;
+			break;
+		}
+	}
+	if (pmu < 0)
+		die("libpfm4 has no PMU %s", pmuname);
+	size_t cap = 0;
+	for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+		pfm_event_info_t einfo;
+		memset(&einfo, 0, sizeof einfo);
+		einfo.size = sizeof einfo;
+		if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+			continue;
+		for (int a = -1; a < einfo.nattrs; a++) {
+			char nm[512];
+			if (a < 0) {
+				snprintf(nm, sizeof nm, "%s", einfo.name);
+			} else {
+				pfm_event_attr_info_t ainfo;
+				memset(&ainfo, 0, sizeof ainfo);
+				ainfo.size = sizeof ainfo;
+				if (pfm_get_event_attr_info(e, a, PFM_OS_NONE, &ainfo) != PFM_SUCCESS ||
+				    ainfo.type != PFM_ATTR_UMASK)
+					continue;
+				snprintf(nm, sizeof nm, "%s:%s", einfo.name, ainfo.name);
+			}
+			char full[600];
+			uint64_t cf;
+			snprintf(full, sizeof full, "%s::%s", pmuname, nm);
+			if (!pfm_config(full, &cf))
+				continue;
+			if (npfmnames == cap) {
+				cap = cap ? 2 * cap : 256;
+				pfmnames = realloc(pfmnames, cap * sizeof *pfmnames);
+				if (!pfmnames)
+					die("out of memory");
+			}
+			pfmnames[npfmnames++] = (struct pfmname){ xstrdup(nm), cf };
+		}
+	}
+}
+
+/* the libpfm4 name (with MODS) that encodes to CONFIG, found by encoding */
+static bool pfm_name_by_encoding(const struct gen *g, const char *mods, uint64_t config, char *out, size_t outlen)
+{
+	uint64_t plain = config & CONFIG_MASK & ~(0xffull << 24 | 1ull << 18 | 1ull << 23);
+	for (size_t i = 0; i < npfmnames; i++) {
+		if (pfmnames[i].config != plain)
+			continue;
+		char full[600];
+		uint64_t c;
+		snprintf(full, sizeof full, "%s::%s%s", g->cpu->pfm, pfmnames[i].name, mods);
+		if (pfm_config(full, &c) && c == (config & CONFIG_MASK)) {
+			snprintf(out, outlen, "%s%s", pfmnames[i].name, mods);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* declares the event the formula token TOK names; its table name into
@@ -774,16 +916,20 @@ static bool use_event(struct gen *g, const char *tok, char *out, size_t outlen)
 			snprintf(mods_pfm + strlen(mods_pfm), sizeof mods_pfm - strlen(mods_pfm), ":e=1");
 		if (inv && at)
 			snprintf(mods_pfm + strlen(mods_pfm), sizeof mods_pfm - strlen(mods_pfm), ":i=1");
-		if (!pfm_name_for(g, name, mods_pfm, config, pfmname, sizeof pfmname) &&
-		    !pfm_name_for(g, name, "", config, pfmname, sizeof pfmname))
+		if (g->cpu->pfm_by_encoding) {
+			if (!pfm_name_by_encoding(g, mods_pfm, config, pfmname, sizeof pfmname))
+				snprintf(pfmname, sizeof pfmname, "-");
+		} else if (!pfm_name_for(g, name, mods_pfm, config, pfmname, sizeof pfmname) &&
+			   !pfm_name_for(g, name, "", config, pfmname, sizeof pfmname)) {
 			snprintf(pfmname, sizeof pfmname, "-");
+		}
 	}
 	if (strcmp(pfmname, "-"))
 		g->pfm_named++;
 	else
 		g->raw++;
 	struct buf b = { 0 };
-	bprintf(&b, "event %s pfm=%s code=0x%02x umask=0x%02x", tname, pfmname, code, umask);
+	bprintf(&b, "event %s pfm=%s code=0x%02x umask=0x%02x", tname, pfmname, code & 0xfff, umask);
 	if (cmask)
 		bprintf(&b, " cmask=%u", cmask);
 	if (inv)
@@ -839,15 +985,90 @@ static void node_name(const char *kname, char *out, size_t outlen)
 	}
 }
 
-static bool is_node_metric(const struct kmetric *m, int *level)
+static bool is_node_metric(const struct cpu *c, const struct kmetric *m, int *level)
 {
-	if (strncmp(m->name, "tma_", 4) || !strncmp(m->name, "tma_info_", 9) || !m->groups)
+	if (!m->groups)
+		return false;
+	if (c->levels) {
+		/* AMD: a metric of a LEVELS<k> group (PipelineL1, PipelineL2) */
+		size_t l = strlen(c->levels);
+		char gr[2048];
+		snprintf(gr, sizeof gr, "%s", m->groups);
+		char *save = NULL;
+		for (char *w = strtok_r(gr, ";", &save); w; w = strtok_r(NULL, ";", &save))
+			if (!strncmp(w, c->levels, l) && isdigit((unsigned char)w[l])) {
+				*level = atoi(w + l);
+				return *level >= 1;
+			}
+		return false;
+	}
+	if (strncmp(m->name, "tma_", 4) || !strncmp(m->name, "tma_info_", 9))
 		return false;
 	const char *p = strstr(m->groups, "TopdownL");
 	if (!p)
 		return false;
 	*level = atoi(p + 8);
 	return *level >= 1;
+}
+
+/* the kernel name of a node's parent into PK ("" when none is named):
+ * Intel's tma_<parent>_group group that is not a level or issue group;
+ * AMD's <parent>_group group that names a node */
+static void node_parent(const struct cpu *c, const struct kdata *k, const struct kmetric *m, char *pk, size_t pklen)
+{
+	char gr[2048];
+	snprintf(gr, sizeof gr, "%s", m->groups ? m->groups : "");
+	pk[0] = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(gr, ";", &save); w; w = strtok_r(NULL, ";", &save)) {
+		if (!ends_with(w, "_group"))
+			continue;
+		if (c->levels) {
+			char name[256];
+			int lvl;
+			snprintf(name, sizeof name, "%.*s", (int)(strlen(w) - 6), w);
+			const struct kmetric *pm = NULL;
+			for (size_t i = 0; i < k->nm && !pm; i++)
+				if (!strcmp(k->m[i].name, name))
+					pm = &k->m[i];
+			if (pm && is_node_metric(c, pm, &lvl)) {
+				snprintf(pk, pklen, "%s", name);
+				return;
+			}
+		} else if (!strncmp(w, "tma_", 4) && strncmp(w, "tma_L", 5) && strncmp(w, "tma_issue", 9)) {
+			snprintf(pk, pklen, "%.*s", (int)(strlen(w) - 6), w);
+			return;
+		}
+	}
+}
+
+/* a node's name in the table: Intel's spelling of the kernel's name, or
+ * with names=child (AMD) a child without its parent's name and a link
+ * word (frontend_bound_by_latency under frontend_bound -> Latency) */
+static void table_node_name(const struct cpu *c, const struct kdata *k, const char *kname, char *out, size_t outlen)
+{
+	const char *s = kname;
+	if (c->short_names) {
+		const struct kmetric *m = NULL;
+		for (size_t i = 0; i < k->nm && !m; i++)
+			if (!strcmp(k->m[i].name, kname))
+				m = &k->m[i];
+		char pk[256];
+		if (m)
+			node_parent(c, k, m, pk, sizeof pk);
+		size_t l = m ? strlen(pk) : 0;
+		if (l && !strncmp(kname, pk, l) && kname[l] == '_' && kname[l + 1]) {
+			s = kname + l + 1;
+			for (size_t i = 0; i < nlinkwords; i++) {
+				size_t wl = strlen(linkwords[i]);
+				if (!strncmp(s, linkwords[i], wl) && s[wl] == '_' && s[wl + 1]) {
+					s += wl + 1;
+					break;
+				}
+			}
+		}
+	}
+	node_name(s, out, outlen);
 }
 
 static bool translate(struct gen *g, const struct node *n, struct buf *b);
@@ -936,7 +1157,7 @@ static bool is_node_name(const struct gen *g, const char *kname)
 {
 	int lvl;
 	const struct kmetric *m = find_metric(g->k, kname, g->cpu->unit);
-	return m && is_node_metric(m, &lvl);
+	return m && is_node_metric(g->cpu, m, &lvl);
 }
 
 /* Precedences of the table grammar's operators (EXPR in data/tma/FORMAT),
@@ -1070,9 +1291,9 @@ static bool tr(struct gen *g, const struct node *n, struct buf *b, int *prec)
 		return false;
 	case N_REF: {
 		const char *r = n->name;
-		if (!strncmp(r, "tma_", 4) && is_node_name(g, r)) {
+		if ((!strncmp(r, "tma_", 4) || g->cpu->levels) && is_node_name(g, r)) {
 			char nn[256];
-			node_name(r, nn, sizeof nn);
+			table_node_name(g->cpu, g->k, r, nn, sizeof nn);
 			bprintf(b, "%s", nn);
 			return true;
 		}
@@ -1217,6 +1438,18 @@ static bool mentions(const char *expr, const char *name)
 	return false;
 }
 
+/* the events EXPR names, with those of the helper metrics it names, marked
+ * in USED (g->ev's order) */
+static void mark_events(const struct gen *g, const char *expr, bool *used, int depth)
+{
+	for (size_t i = 0; i < g->nev; i++)
+		if (mentions(expr, g->ev[i].name))
+			used[i] = true;
+	for (size_t i = 0; depth < 16 && i < g->nmet; i++)
+		if (!g->met[i].bad && mentions(expr, g->met[i].kname))
+			mark_events(g, g->met[i].expr, used, depth + 1);
+}
+
 static void mark_bad_subtree(struct tnode *nodes, size_t n, const char *kname, const char *why)
 {
 	for (size_t i = 0; i < n; i++)
@@ -1237,32 +1470,25 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 	for (size_t i = 0; i < k->nm; i++) {
 		const struct kmetric *m = &k->m[i];
 		int level;
-		if (!is_node_metric(m, &level))
+		if (!is_node_metric(c, m, &level))
 			continue;
 		if (c->unit ? !(m->unit && !strcmp(m->unit, c->unit)) : m->unit != NULL)
 			continue;
 		struct tnode *t = &nodes[nn++];
 		t->m = m;
 		t->level = level;
-		node_name(m->name, t->name, sizeof t->name);
+		table_node_name(c, k, m->name, t->name, sizeof t->name);
 		t->rank = order_rank(t->name);
 		/* the parent: the tma_<parent>_group group that is not a level
-		 * or issue group */
+		 * or issue group (AMD: the <parent>_group that names a node) */
 		if (level > 1) {
-			char gr[2048];
-			snprintf(gr, sizeof gr, "%s", m->groups);
-			char *save = NULL;
-			for (char *w = strtok_r(gr, ";", &save); w; w = strtok_r(NULL, ";", &save))
-				if (!strncmp(w, "tma_", 4) && ends_with(w, "_group") && strncmp(w, "tma_L", 5) &&
-				    strncmp(w, "tma_issue", 9)) {
-					snprintf(t->pk, sizeof t->pk, "%.*s", (int)(strlen(w) - 6), w);
-					break;
-				}
+			node_parent(c, k, m, t->pk, sizeof t->pk);
 			if (!t->pk[0]) {
 				t->bad = true;
-				snprintf(t->why, sizeof t->why, "no tma_<parent>_group names its parent");
+				snprintf(t->why, sizeof t->why, "no %s<parent>_group names its parent",
+					 c->levels ? "" : "tma_");
 			}
-			node_name(t->pk, t->parent, sizeof t->parent);
+			table_node_name(c, k, t->pk, t->parent, sizeof t->parent);
 		}
 	}
 	/* parents first: a level's unit may come from the level above */
@@ -1346,7 +1572,7 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 	if (!out)
 		die("cannot create %s: %s", tmp, strerror(errno));
 	fprintf(out, "# gus TMA table %s, generated by gus-tmagen (tools/tmagen) at build time from the\n"
-		     "# Linux kernel's Intel metric and event files: %s/%s.\n"
+		     "# Linux kernel's metric and event files: %s/%s.\n"
 		     "# Do not edit: change tools/tmagen/cpus.txt or the generator.\n\n",
 		c->id, src, c->dir);
 	fprintf(out, "table %s \"%s\"\n", c->id, c->name);
@@ -1365,7 +1591,32 @@ static int generate(const struct cpu *c, const struct kdata *k, const char *outd
 	/* a hybrid CPU's core type: its events open on the kernel's PMU of it */
 	if (c->unit)
 		fprintf(out, "perfpmu %s\n", c->unit);
-	fprintf(out, "width %d\n\n", c->width);
+	fprintf(out, "width %d\n", c->width);
+	if (c->counters) {
+		/* how the levels fit the counters (the PMU has no fixed
+		 * counters: every event takes a general one) */
+		fprintf(out, "counters %d\n", c->counters);
+		bool *used = xcalloc(g->nev + 1, sizeof *used);
+		for (size_t lvl = 1; lvl <= maxlvl; lvl++) {
+			for (size_t i = 0; i < nn; i++)
+				if (!nodes[i].bad && (size_t)nodes[i].level == lvl)
+					mark_events(g, nodes[i].expr, used, 0);
+			size_t n = 0;
+			for (size_t i = 0; i < g->nev; i++)
+				n += used[i];
+			char lv[32];
+			snprintf(lv, sizeof lv, lvl == 1 ? "level 1" : "levels 1-%zu", lvl);
+			if (n <= (size_t)c->counters)
+				fprintf(out, "# %s: %zu events, one group of the %d general counters\n", lv, n,
+					c->counters);
+			else
+				fprintf(out, "# %s: %zu events, more than the %d general counters: gus stat multiplexes "
+					     "their groups (--no-multiplex: one run per group)\n",
+					lv, n, c->counters);
+		}
+		free(used);
+	}
+	fputc('\n', out);
 	/* the nodes' text is written to a buffer first: events and metrics
 	 * are declared as the formulas name them */
 	char *body = NULL;
@@ -1464,6 +1715,8 @@ int main(int argc, char **argv)
 			unsetenv("LIBPFM_FORCE_PMU");
 		if (pfm_initialize() != PFM_SUCCESS)
 			die("libpfm4 did not initialize");
+		if (cpus[i].pfm && cpus[i].pfm_by_encoding)
+			pfm_names_load(cpus[i].pfm);
 		generate(&cpus[i], &k, argv[3], "tools/perf/pmu-events/arch/x86");
 		pfm_terminate();
 		free_kdata(&k);
