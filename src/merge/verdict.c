@@ -302,6 +302,26 @@ struct expect {
 
 #define MAX_EXPECT 5
 
+/* The same places in AMD's pipeline-utilization tree (levels 1-2: the
+ * kernel's amdzen4/amdzen5 pipeline.json, as gus's zen4/zen5 tables name
+ * them), for a model that tells its tree in AMD's words: Intel's third
+ * level has no AMD counterpart, its memory and core halves are Memory and
+ * CPU */
+static const char *amd_path(const char *intel)
+{
+	static const struct {
+		const char *prefix, *amd;
+	} map[] = {
+		{ "Backend_Bound>Memory_Bound", "Backend_Bound>Memory" },
+		{ "Backend_Bound>Core_Bound", "Backend_Bound>CPU" },
+		{ "Bad_Speculation>Branch_Mispredicts", "Bad_Speculation>Mispredicts" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (!strncmp(intel, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].amd;
+	return intel;
+}
+
 /* what the model adds to a backend verdict; %s: which stalls */
 #define LAT_WHY "a dependency chain, which counters cannot tell from other %s stalls"
 
@@ -364,6 +384,9 @@ static size_t expectations(const struct sim_machine *m, const struct sim_analysi
 		e[n++] = (struct expect){ "Bad_Speculation>Branch_Mispredicts", MERGE_AGREE, 1, NULL };
 		break;
 	}
+	if (sim_machine_topdown(m) == SIM_TOPDOWN_AMD)
+		for (size_t i = 0; i < n; i++)
+			e[i].path = amd_path(e[i].path);
 	return n;
 }
 

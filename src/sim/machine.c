@@ -834,6 +834,10 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 		merr(err, errlen, "%s: read error", path);
 		rc = -1;
 	}
+	if (!rc && !statements) {
+		merr(err, errlen, "%s: empty machine model", path);
+		rc = -1;
+	}
 	if (!rc && derived && base_forms && m->nforms > base_forms) {
 		/* this file's forms first: a lookup takes the first match */
 		size_t own = m->nforms - base_forms;

@@ -457,6 +457,9 @@ printf 'machine loop\nbase loop\n' > "$TMP/based/loop.mm"
 expect_usage "a model that is its own base" "base models more than 3 deep" --machine "$TMP/based/loop.mm" --hex 4801d8
 printf 'machine twice\nports 0 1 2 3\nload-uop p2\nstore-uops p3+p1\ncache L1D size=32K ways=8 line=64 latency=0\ncache L1D size=32K ways=8 line=64 latency=0\n' > "$TMP/based/twice.mm"
 expect_usage "a cache level twice without a base" "cache levels must be L1D, L2, L3 in that order" --machine "$TMP/based/twice.mm" --hex 4801d8
+: > "$TMP/based/empty.mm"
+printf 'machine e\nbase empty\n' > "$TMP/based/e.mm"
+expect_usage "an empty base" "empty.mm: empty machine model" --machine "$TMP/based/e.mm" --hex 4801d8
 mkfifo "$TMP/based/fifo.mm"
 printf 'machine f\nbase fifo\n' > "$TMP/based/f.mm"
 expect_usage "a base that is a FIFO: refused, not waited on" "base model 'fifo'" --machine "$TMP/based/f.mm" --hex 4801d8

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gusdata.h"
 #include "merge.h"
@@ -1007,6 +1008,109 @@ static void test_report_callers(const struct sim_machine *m)
 	free(json);
 }
 
+/* AMD's tree (the zen4 table generated from the kernel's amdzen4
+ * pipeline.json) against a model that tells its tree in AMD's words
+ * ('topdown amd'): the verdict names AMD's nodes */
+static int amd_tree(const struct td_table *t, double load_share, struct td_tree *tr)
+{
+	static const struct kv counts[] = {
+		{ "ls_not_halted_cyc", 1e9 }, { "de_no_dispatch_per_slot.no_ops_from_frontend", 0.5e9 },
+		{ "de_no_dispatch_per_slot.no_ops_from_frontend.c6", 0.02e9 }, { "de_src_op_disp.all", 1.5e9 },
+		{ "ex_ret_ops", 1.4e9 }, { "de_no_dispatch_per_slot.backend_stalls", 4e9 },
+		{ "de_no_dispatch_per_slot.smt_contention", 0 }, { "ex_ret_brn_misp", 1e6 },
+		{ "resyncs_or_nc_redirects", 1e5 }, { "ex_no_retire.not_complete", 1e9 }, { "ex_ret_ucode_ops", 0 },
+	};
+	struct td_countset cs;
+	td_countset_init(&cs);
+	for (size_t e = 0; e < t->n_events; e++) {
+		const char *name = t->events[e].name;
+		double v = !strcmp(name, "ex_no_retire.load_not_complete") ? load_share * 1e9 : -1;
+		for (size_t i = 0; v < 0 && i < sizeof counts / sizeof counts[0]; i++)
+			if (!strcmp(counts[i].ev, name))
+				v = counts[i].v;
+		td_countset_add(&cs, name, v < 0 ? 0 : v, 1e9, 1e9);
+	}
+	struct td_eval_opts o = { .max_level = 2 };
+	int rc = td_eval(t, &cs, &o, tr, err, sizeof err);
+	if (rc)
+		printf("# eval: %s\n", err);
+	td_countset_free(&cs);
+	return rc;
+}
+
+static void test_amd_verdict(void)
+{
+	const char *gen = getenv("GUS_TMAGEN_DIR");
+	struct td_table *t = gen && *gen ? td_table_load_arch(gen, "zen4", err, sizeof err) : NULL;
+	if (!t) {
+		tap_ok(1, "# SKIP no generated zen4 table (a build without the kernel's metric files)");
+		return;
+	}
+	/* skx's ports and resources, told as AMD */
+	char dir[] = "/tmp/gus-test-amd-XXXXXX";
+	if (!tap_ok(mkdtemp(dir) != NULL, "a directory for the AMD-worded model")) {
+		td_table_free(t);
+		return;
+	}
+	char src[1100], dst[1200], amd[1200];
+	snprintf(src, sizeof src, "%s/machines/skx.mm", datadir);
+	snprintf(dst, sizeof dst, "%s/skx.mm", dir);
+	snprintf(amd, sizeof amd, "%s/amdish.mm", dir);
+	FILE *in = fopen(src, "r"), *out = fopen(dst, "w"), *a = fopen(amd, "w");
+	char line[4096];
+	while (in && out && fgets(line, sizeof line, in))
+		fputs(line, out);
+	if (a)
+		fputs("machine amdish\nbase skx\ntopdown amd\n", a);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	if (a)
+		fclose(a);
+	struct sim_machine *m = sim_machine_load(amd, err, sizeof err);
+	unlink(dst);
+	unlink(amd);
+	rmdir(dir);
+	if (!tap_ok(m != NULL, "skx told as AMD loads (%s)", m ? "ok" : err)) {
+		td_table_free(t);
+		return;
+	}
+	struct td_tree mem, cpu;
+	memset(&mem, 0, sizeof mem);
+	memset(&cpu, 0, sizeof cpu);
+	if (tap_ok(amd_tree(t, 0.8, &mem) == 0 && amd_tree(t, 0.1, &cpu) == 0, "zen4 trees evaluated")) {
+		static const struct {
+			const char *res;
+			int mem_tree;
+			enum merge_agreement want;
+			const char *node;
+		} cases[] = {
+			{ "INST_WINDOW", 1, MERGE_AGREE, "Backend_Bound > Memory" },
+			{ "DIV", 0, MERGE_AGREE, "Backend_Bound > CPU" },
+			{ "DIV", 1, MERGE_DISAGREE, "Memory" },
+			{ "p0156", 0, MERGE_AGREE, "Backend_Bound > CPU" },
+			{ "MEM_THR", 1, MERGE_AGREE, "Backend_Bound > Memory" },
+			{ "INST_LAT", 0, MERGE_REFINES, "CPU" },
+		};
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			struct merge_verdict v;
+			enum merge_agreement k = fake_verdict(m, cases[i].res, cases[i].mem_tree ? &mem : &cpu, &v);
+			bool intel_words = strstr(v.text, "Memory_Bound") || strstr(v.text, "Core_Bound");
+			if (!tap_ok(k == cases[i].want && strstr(v.text, cases[i].node) && !intel_words,
+				    "AMD: %s against a %s-bound zen4 tree: %s, naming %s", cases[i].res,
+				    cases[i].mem_tree ? "memory" : "CPU", merge_agreement_name(cases[i].want), cases[i].node))
+				printf("#   got %s: %s\n", merge_agreement_name(k), v.text);
+		}
+	}
+	if (mem.res)
+		td_tree_free(&mem);
+	if (cpu.res)
+		td_tree_free(&cpu);
+	sim_machine_free(m);
+	td_table_free(t);
+}
+
 int main(void)
 {
 	const char *d = getenv("GUS_DATADIR");
@@ -1070,6 +1174,7 @@ int main(void)
 	}
 
 	test_stream_codec();
+	test_amd_verdict();
 
 	region_free(&lat);
 	region_free(&shuf);
