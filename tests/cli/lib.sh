@@ -33,7 +33,8 @@ cached_compile() {
 		"$@"
 		return
 	fi
-	_key=$({ printf '%s\n' "$@"; "$1" --version 2>/dev/null | head -1
+	# the key without this test's scratch directory, which differs per run
+	_key=$({ printf '%s\n' "$@" | sed "s|$TMP|\$TMP|g"; "$1" --version 2>/dev/null | head -1
 		for _a in "$@"; do [ -f "$_a" ] && [ "$_a" != "$_out" ] && cat "$_a"; done; } | sha256sum | cut -c1-32)
 	if [ -f "$GUS_TEST_CACHE/$_key" ]; then
 		cp "$GUS_TEST_CACHE/$_key" "$_out"
