@@ -86,10 +86,10 @@ load-uop p678+p78                   # a load µop on any of the three AGUs (p678
 store-uops p67+pEF                  # store address on two of the AGUs, store data on FP4/FP5's store path
 # ========================================================================
 # General-purpose moves, loads and stores
+# ========================================================================
 # Register moves are eliminated at rename (AMD 57647: MOV reg,reg and
 # vector register moves have zero latency). Loads: lat=0, the load latency
 # is added by the model (load-latency). Stores: address on p67, data on pEF.
-# ========================================================================
 form mov r64,r64 - lat=0 fused=1 elim
 form mov r32,r32 - lat=0 fused=1 elim
 form mov r,r p0123
@@ -134,10 +134,10 @@ form xlat - p678+p0123
 
 # ========================================================================
 # Integer ALU
+# ========================================================================
 # Simple integer operations: any of the ALUs, 1 cycle (AMD 57647). cmp/test
 # and add/sub/and/inc/dec fuse with a following jcc (AMD 57647 "Branch
 # Fusion"). No add-immediate folding at rename (see the header).
-# ========================================================================
 form xor r32,r32 p0123 zero-idiom
 form xor r64,r64 p0123 zero-idiom
 form sub r32,r32 p0123 fuse zero-idiom
@@ -225,8 +225,8 @@ form seto|setno|setb|setnb|setz|setnz|sets|setns|setp|setnp|setl|setnl|setle|set
 
 # ========================================================================
 # Branches, calls and returns
-# Two branch units (p03); one taken branch per cycle (taken-branch-rate).
 # ========================================================================
+# Two branch units (p03); one taken branch per cycle (taken-branch-rate).
 form jo|jno|jb|jnb|jz|jnz|jbe|jnbe|js|jns|jp|jnp|jl|jnl|jle|jnle rel p03
 form jcxz|jecxz|jrcxz rel p0123+p03 lat=2
 form loop rel 4p03+3p0123 lat=3
@@ -244,10 +244,10 @@ form enter i,i 12p0123+p67+pEF lat=8
 
 # ========================================================================
 # NOPs, fences, atomics, prefetches, system
+# ========================================================================
 # Fences and system instructions: Golden Cove µop counts on the Zen units
 # (NOT checked against a Zen source); locked operations ~8 cycles (Agner
 # Fog, Zen 4).
-# ========================================================================
 form nop - - lat=0 fused=1
 form nop * - lat=0 fused=1
 form endbr64|endbr32 - - lat=0 fused=1
@@ -282,9 +282,9 @@ form xend|xabort * 20p0123 lat=20 serial
 
 # ========================================================================
 # String instructions
+# ========================================================================
 # Golden Cove's model of a short fast-string call on the Zen units (NOT
 # checked against a Zen source).
-# ========================================================================
 form rep.movsb|rep.movsw|rep.movsd|rep.movsq - 4p678+4p67+4pEF+16p0123 lat=20 fused=24
 form rep.stosb|rep.stosw|rep.stosd|rep.stosq - 4p67+4pEF+16p0123 lat=20 fused=24
 form repe.cmpsb|repe.cmpsw|repe.cmpsd|repe.cmpsq|repne.cmpsb|repne.cmpsw|repne.cmpsd|repne.cmpsq - 32p678+32p0123 lat=40 fused=48
@@ -298,10 +298,10 @@ form cmpsb|cmpsw|cmpsd|cmpsq - 2p678+5p0123 fused=7
 
 # ========================================================================
 # Vector moves, loads and stores (SSE, AVX, AVX-512)
+# ========================================================================
 # Vector loads: p78 (two 256-bit loads per cycle; a zmm load two passes).
 # Shuffle-class µops (p5 on Intel) on FP1/FP2 (pBC); GPR<->vector moves
 # cross to the FP unit on pBC / pEF (AMD 57647).
-# ========================================================================
 form vmovaps|vmovapd|vmovups|vmovupd|vmovdqa|vmovdqu|vmovdqa32|vmovdqa64|vmovdqu32|vmovdqu64 v,v - lat=0 fused=1 elim
 form movaps|movapd|movups|movupd|movdqa|movdqu x,x - lat=0 fused=1 elim
 form vmovdqu8|vmovdqu16 z,z 2pABCD fused=1
@@ -349,9 +349,9 @@ form vpbroadcastmb2q|vpbroadcastmw2d v,k pBC
 
 # ========================================================================
 # FP arithmetic (packed and scalar)
+# ========================================================================
 # FMUL/FMA on FP0/FP1 (pAB), 3/4 cycles; FADD on FP2/FP3 (pCD), 3 cycles;
 # zmm in two passes (AMD 57647; uops.info Zen 4).
-# ========================================================================
 form vaddps|vaddpd|vsubps|vsubpd z,z,z 2pCD lat=3 fused=1   # FADD pipes FP2/FP3, 3 cycles; 512 bits in two passes (AMD 57647)
 form vaddps|vaddpd|vsubps|vsubpd z,z,mb 2pCD+2p78 lat=3 fused=1
 form vaddps|vaddpd|vsubps|vsubpd v,v,mb pCD+p78 lat=3
@@ -485,10 +485,10 @@ form dppd x,x,i 2pAB+pCD lat=9
 
 # ========================================================================
 # Conversions
+# ========================================================================
 # Conversions on FP2/FP3 (pCD) plus a shuffle µop where the width changes;
 # counts and latencies from the Golden Cove list (NOT checked against a Zen
 # source), on the Zen pipes.
-# ========================================================================
 form vcvtdq2ps|vcvtps2dq|vcvttps2dq|vcvtudq2ps|vcvtps2udq|vcvttps2udq|vcvtqq2pd|vcvtuqq2pd|vcvtpd2qq|vcvttpd2qq|vcvtpd2uqq|vcvttpd2uqq z,z 2pCD lat=4 fused=1
 form vcvtdq2ps|vcvtps2dq|vcvttps2dq|vcvtudq2ps|vcvtps2udq|vcvttps2udq|vcvtqq2pd|vcvtuqq2pd|vcvtpd2qq|vcvttpd2qq|vcvtpd2uqq|vcvttpd2uqq z,mb 2pCD+2p78 lat=4 fused=1
 form vcvtdq2ps|vcvtps2dq|vcvttps2dq|vcvtudq2ps|vcvtps2udq|vcvttps2udq|vcvtqq2pd|vcvtuqq2pd|vcvtpd2qq|vcvttpd2qq|vcvtpd2uqq|vcvttpd2uqq v,mb pCD+p78 lat=4
@@ -527,11 +527,11 @@ form vcvtsd2si|vcvttsd2si|vcvtss2si|vcvttss2si|vcvtsd2usi|vcvttsd2usi|vcvtss2usi
 
 # ========================================================================
 # Integer SIMD
+# ========================================================================
 # Vector integer add/logic/compare/min/max: 1 cycle on all four pipes
 # (pABCD); shifts on FP1/FP2 (pBC), 1 cycle; multiplies on FP0/FP3 (pAD),
 # 3 cycles (AMD 57647; uops.info Zen 4). In-lane shuffles 1 cycle, lane-
 # crossing 3 on pBC.
-# ========================================================================
 form vpxor|vpxord|vpxorq|vpsubb|vpsubw|vpsubd|vpsubq z,z,z 2pABCD zero-idiom fused=1
 form vpxor|vpxord|vpxorq|vpsubb|vpsubw|vpsubd|vpsubq v,v,v pABCD zero-idiom
 form pxor|psubb|psubw|psubd|psubq x,x pABCD zero-idiom
@@ -707,9 +707,9 @@ form vpcmpestri|pcmpestri|vpcmpestrm|pcmpestrm x,x,i 8p0123 lat=16
 
 # ========================================================================
 # Gathers and scatters
+# ========================================================================
 # Gathers: microcoded on Zen 4 (AMD 57647); the element loads of Golden
 # Cove's model on the Zen load pipes (NOT checked).
-# ========================================================================
 form vgatherdps|vpgatherdd y,m,y 11p78+2pABCD+pBC lat=5 fused=4
 form vgatherdps|vpgatherdd x,m,x 8p78+2pABCD+pBC lat=4 fused=4
 form vgatherdpd|vpgatherdq|vgatherqpd|vpgatherqq y,m,y 8p78+2pABCD+pBC lat=4 fused=4
@@ -732,8 +732,8 @@ form vscatterdpd|vpscatterdq|vscatterqpd|vpscatterqq m,x 2p67+6pEF+3pABCD+pBC fu
 
 # ========================================================================
 # Mask registers (AVX-512)
-# AVX-512 mask operations on the FP pipes (AMD 57647); Golden Cove latencies.
 # ========================================================================
+# AVX-512 mask operations on the FP pipes (AMD 57647); Golden Cove latencies.
 form kmovb|kmovw|kmovd|kmovq k,r pBC
 form kmovb|kmovw|kmovd|kmovq r,k pEF lat=3
 form kmovb|kmovw|kmovd|kmovq k,k pEF

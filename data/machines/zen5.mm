@@ -374,6 +374,7 @@ form vandps|vandpd|vandnps|vandnpd|vorps|vorpd|vblendmps|vblendmpd v,v,v pABCD l
 form andps|andpd|andnps|andnpd|orps|orpd x,x pABCD lat=2
 form vblendps|vblendpd v,v,v,i pABCD lat=2
 form blendps|blendpd x,x,i pABCD lat=2
+form vblendvps|vblendvpd|vpblendvb v,v,v,v pABCD lat=2                  # measured 2 cycles per blend in a chain (vblendvps_chain 4.00 for two); one µop
 form blendvps|blendvpd|pblendvb x,x pABCD lat=2
 form vdpps v,v,v,i 2pAB+p012345+2pCD+pBC lat=15
 form dpps x,x,i 2pAB+p012345+2pCD+pBC lat=15
