@@ -93,7 +93,7 @@ form push i p67+pEF
 form push m p6789+p67+pEF fused=2
 form pop r p6789 lat=0
 form pop m p6789+p67+pEF fused=2
-form xchg r,r 2p012345 lat=1 # AMD 57647: 2 macro-ops, 1 cycle
+form xchg r,r 2p012345 lat=1
 form xchg r 2p012345 lat=1
 form xchg|lock.xchg m,r p6789+p67+pEF+5p012345 lat=8 serial
 form bswap r32 p012345
@@ -118,7 +118,7 @@ form xor r64,r64 p012345 zero-idiom
 form sub r32,r32 p012345 fuse zero-idiom
 form sub r64,r64 p012345 fuse zero-idiom
 form cmp|test m,i p012345+p6789
-form add|sub|and|or|xor m,* p012345+p6789+p67+pEF fused=1 # RMW: one macro-op at dispatch (AMD 57647: a fastpath single with a memory operand)
+form add|sub|and|or|xor m,* p012345+p6789+p67+pEF fused=1
 form inc|dec m,* p012345+p6789+p67+pEF fused=1
 form neg|not m,* p012345+p6789+p67+pEF fused=1
 form adc|sbb m,* 2p012345+p6789+p67+pEF fused=4
@@ -141,13 +141,13 @@ form adcx|adox r,r p012345
 form imul r16,r16,i p123+p012345 lat=3
 form imul r,r,i p123 lat=3                       # measured 3 cycles (imul_rri_chain2), ~3 per cycle (imul_indep4: 4 in 1.46)
 form imul r,r p123 lat=3                         # measured 3 cycles (imul_chain2/4)
-form imul|mul r64 p123+p012345 lat=3 # rdx:rax <- rax * r64: 2 µops, rax after 3, rdx after 4 (uops.info Zen 4); 3 kept
+form imul|mul r64 p123+p012345 lat=3
 form imul|mul r32 p123+p012345 lat=3
 form imul|mul r16 p123+3p012345 lat=4
 form imul|mul r8 p123 lat=3
 form mulx r64,r64,r64 p123+p012345 lat=4
 form mulx r32,r32,r32 p123+2p012345 lat=4
-form div|idiv r8 p123+p012345 lat=10 div=10 # integer divider (not pipelined). AMD 57647: DIV r8 latency 10 (not measured here)
+form div|idiv r8 p123+p012345 lat=10 div=10
 form div|idiv r16 p123+p012345 lat=12 div=10
 form div r32 p123+p012345 lat=8 div=6            # measured one per 6.0 cycles (div_r32_tput); latency not measured (8 assumed)
 form idiv r32 p123+p012345 lat=8 div=6
@@ -155,14 +155,14 @@ form div|idiv r64 p123+p012345 lat=10 div=7      # measured: div r64 10 cycles i
 
 # --------------------------------------------------------- Integer ALU ---
 form shl|shr|sar|rol|ror r,i p045
-form shl|shr|sar r p045 # by 1 or cl: one µop on AMD (no flag-merge µops)
+form shl|shr|sar r p045
 form rol|ror r p045
 form rcl|rcr r,i 8p045 lat=6
 form rcl|rcr r 3p045 lat=2
 form shl|shr|sar|rol|ror m,* p012345+p6789+p67+pEF fused=3
 form shlx|shrx|sarx r,r,r p045
 form rorx r,r,i p045
-form shld|shrd r,r,i p045 lat=2 # uops.info Zen 4: 2 cycles
+form shld|shrd r,r,i p045 lat=2
 form shld|shrd r,r 3p045 lat=2
 form shld|shrd m,* 2p012345+p6789+p67+pEF lat=3
 form bt r,r p012345
@@ -170,15 +170,15 @@ form bt r,i p012345
 form bts|btr|btc r,r p012345
 form bts|btr|btc r,i p012345
 form bt m,i p012345+p6789
-form bt m,r p6789+5p012345 lat=3 # microcoded bit-string addressing (AMD 57647: bt m,r vector path)
+form bt m,r p6789+5p012345 lat=3
 form bts|btr|btc m,i p012345+p6789+p67+pEF fused=3
 form bts|btr|btc m,r p6789+p67+pEF+7p012345 lat=5
-form bsf|bsr r,r p012345 lat=1 # AMD 57647 table (Zen 4): 1 cycle, any ALU
+form bsf|bsr r,r p012345 lat=1
 form lzcnt|tzcnt|popcnt r,r p012345 lat=1        # measured 1 cycle (popcnt_chain2, lzcnt_chain2 2.00), ~6 per cycle (popcnt_indep6: 6 in 1.18)
 form andn r,r,r p012345
 form blsi|blsr|blsmsk r,r p012345
 form bzhi r,r,r p012345
-form bextr r,r,r p012345 # single µop on Zen 3 and later (AMD 57647)
+form bextr r,r,r p012345
 form pdep|pext r,r,r p123 lat=3
 form crc32 r,r p123 lat=3
 
@@ -199,12 +199,12 @@ form leave - p6789+2p012345
 form enter i,i 12p012345+p67+pEF lat=8
 
 # ----------------------------------------------- NOPs, fences, atomics ---
-form pause - 4p012345 lat=64 # AMD 57647: PAUSE ~64 cycles on Zen 4 (Zen 2: 65)
+form pause - 4p012345 lat=64
 form lfence - 2p012345 serial
 form mfence - p6789+pEF+p012345 serial
 form prefetcht0|prefetcht1|prefetcht2|prefetchnta|prefetchw|prefetchwt1 m p6789 lat=0
 form clflush|clflushopt|clwb m p6789+pEF+2p012345
-form lock.add|lock.sub|lock.and|lock.or|lock.xor|lock.adc|lock.sbb m,* p6789+p67+pEF+5p012345 lat=8 serial # Agner Fog (Zen 4): locked RMW ~8 cycles (Intel ~20)
+form lock.add|lock.sub|lock.and|lock.or|lock.xor|lock.adc|lock.sbb m,* p6789+p67+pEF+5p012345 lat=8 serial
 form lock.inc|lock.dec|lock.neg|lock.not m,* p6789+p67+pEF+5p012345 lat=8 serial
 form lock.xadd m,* p6789+p67+pEF+6p012345 lat=8 serial
 form lock.cmpxchg m,* p6789+p67+pEF+7p012345 lat=8 serial
@@ -275,12 +275,12 @@ form vpbroadcastb|vpbroadcastw|vpbroadcastd|vpbroadcastq v,r pBC lat=4
 form vpbroadcastmb2q|vpbroadcastmw2d v,k pABCD lat=2
 
 # ------------------------------------------------------- FP arithmetic ---
-form vaddps|vaddpd|vsubps|vsubpd z,z,z pCD lat=2 fused=1 # FADD pipes FP2/FP3, 3 cycles; 512 bits in two passes (AMD 57647)
+form vaddps|vaddpd|vsubps|vsubpd z,z,z pCD lat=2 fused=1
 form vaddps|vaddpd|vsubps|vsubpd z,z,mb pCD+p89 lat=2 fused=1
 form vaddps|vaddpd|vsubps|vsubpd v,v,mb pCD+p89 lat=2
-form vaddps|vaddpd|vsubps|vsubpd|vaddsubps|vaddsubpd|vaddss|vaddsd|vsubss|vsubsd v,v,v pCD lat=2 # FADD: 3 cycles (AMD 57647, uops.info Zen 4)
+form vaddps|vaddpd|vsubps|vsubpd|vaddsubps|vaddsubpd|vaddss|vaddsd|vsubss|vsubsd v,v,v pCD lat=2
 form addps|addpd|subps|subpd|addsubps|addsubpd|addss|addsd|subss|subsd x,x pCD lat=2
-form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd z,z,z pAB lat=3 fused=1 # FMUL on FP0/FP1: 3 cycles (AMD 57647); min/max kept with them
+form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd z,z,z pAB lat=3 fused=1
 form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd z,z,mb pAB+p89 lat=3 fused=1
 form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd v,v,mb pAB+p89 lat=3
 form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd|vmulss|vmulsd|vminss|vminsd|vmaxss|vmaxsd|vscalefss|vscalefsd|vgetexpss|vgetexpsd v,v,v pAB lat=3
@@ -311,7 +311,7 @@ form vgetmantps|vgetmantpd v,mb,i pAB+p89 lat=4
 form vfixupimmps|vfixupimmpd|vrangeps|vrangepd z,z,z,i pAB lat=4
 form vfixupimmps|vfixupimmpd|vrangeps|vrangepd z,z,mb,i pAB+p89 lat=4
 form vfixupimmps|vfixupimmpd|vrangeps|vrangepd v,v,mb,i pAB+p89 lat=4
-form vcmpps|vcmppd|vcmpss|vcmpsd v,v,v,i pCD lat=2 # FP compare into a vector: FADD pipes, 2 cycles (uops.info Zen 4)
+form vcmpps|vcmppd|vcmpss|vcmpsd v,v,v,i pCD lat=2
 form vcmpps|vcmppd|vcmpss|vcmpsd k,v,v,i pBC lat=7   # compare into a mask register: measured a vpcmpd k -> masked vaddps zmm chain 9 cycles (zmm_masked) with a 2-cycle vaddps: 7 for the compare and the mask's use (the {k} mask is not in the key)
 form vcmpps|vcmppd k,v,mb,i pBC+p89 lat=7
 form vfpclassps|vfpclasspd|vfpclassss|vfpclasssd k,v,i pBC lat=4
@@ -432,7 +432,7 @@ form pblendw x,x,i pABCD lat=2
 form vpmovm2b|vpmovm2w|vpmovm2d|vpmovm2q z,k pABCD lat=2
 form vpmovm2b|vpmovm2w|vpmovm2d|vpmovm2q v,k pABCD lat=2
 form vpmovb2m|vpmovw2m|vpmovd2m|vpmovq2m k,v pABCD lat=2
-form vpminsq|vpminuq|vpmaxsq|vpmaxuq v,v,v pABCD lat=2 # 1 cycle on the vector ALUs (Intel: p5, 3)
+form vpminsq|vpminuq|vpmaxsq|vpmaxuq v,v,v pABCD lat=2
 form vpminsq|vpminuq|vpmaxsq|vpmaxuq v,v,mb pABCD+p89 lat=2
 form vpminsb|vpminsw|vpminsd|vpminub|vpminuw|vpminud|vpmaxsb|vpmaxsw|vpmaxsd|vpmaxub|vpmaxuw|vpmaxud z,z,z pABCD lat=2
 form vpavgb|vpavgw|vpaddsb|vpaddsw|vpaddusb|vpaddusw|vpsubsb|vpsubsw|vpsubusb|vpsubusw z,z,z pABCD lat=2
@@ -446,7 +446,7 @@ form vpabsd|vpabsq z,mb pABCD+p89 lat=2
 form vpabsd|vpabsq v,mb pABCD+p89 lat=2
 form vpabsb|vpabsw|vpabsd|vpabsq v,v pABCD lat=2
 form pabsb|pabsw|pabsd x,x pABCD lat=2
-form vpcmpgtq v,v,v pABCD lat=2 # 1 cycle on AMD
+form vpcmpgtq v,v,v pABCD lat=2
 form pcmpgtq x,x pABCD lat=2
 form vpcmpeqb|vpcmpeqw|vpcmpeqd|vpcmpeqq|vpcmpgtb|vpcmpgtw|vpcmpgtd|vpcmpgtq|vptestmb|vptestmw|vptestmd|vptestmq|vptestnmb|vptestnmw|vptestnmd|vptestnmq k,v,v pBC lat=7
 form vpcmpeqd|vpcmpeqq|vpcmpgtd|vpcmpgtq|vptestmd|vptestmq|vptestnmd|vptestnmq k,v,mb pBC+p89 lat=7
@@ -475,7 +475,7 @@ form vpmuludq|vpmuldq v,v,mb pAD+p89 lat=3
 form vpdpbusd|vpdpbusds|vpdpwssd|vpdpwssds z,z,z pAD lat=5
 form vpdpbusd|vpdpbusds|vpdpwssd|vpdpwssds z,z,mb pAD+p89 lat=5
 form vpdpbusd|vpdpbusds|vpdpwssd|vpdpwssds v,v,mb pAD+p89 lat=5
-form vpmulld z,z,z pAD lat=3 fused=1 # vector integer multiply on FP0/FP3, 3 cycles (AMD 57647, uops.info Zen 4)
+form vpmulld z,z,z pAD lat=3 fused=1
 form vpmulld z,z,mb pAD+p89 lat=3 fused=1
 form vpmulld v,v,mb pAD+p89 lat=3
 form vpmullq z,z,z pAD lat=3 fused=1
