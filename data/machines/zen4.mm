@@ -67,13 +67,14 @@ ports 0 1 2 3 4 5 6 7 8 9 A B C D E F   # ALU 0-5 (Zen 4: 0-3), AGU 6-9 (Zen 4: 
 window 320                          # reorder buffer, macro-ops (AMD 57647; Chips and Cheese Zen 4)
 frontend 6                          # dispatch: 6 macro-ops per cycle (AMD 57647)
 retire 8                            # retire: 8 macro-ops per cycle (AMD 57647)
-load-buffer 72                      # load queue: 72 out-of-order loads (AMD 57647)
+load-buffer 136                     # loads in flight to retirement: 136 (Chips and Cheese, Zen 4 part 2: a 136-entry structure tracks loads after the 72-entry load execution queue, AMD 57647, frees them)
 store-buffer 64                     # store queue: 64 entries (AMD 57647)
 vector-renames 192                  # FP/vector register file: 192 entries (AMD 57647)
 mispredict-penalty 13               # ~13 cycles, 11 minimum (AMD 57647 "Branch Prediction"; Chips and Cheese)
 taken-branch-rate 1                 # one taken branch per cycle (Zen 4; Zen 5 doubles it)
 load-latency 4 x=7 y=7 z=8          # L1 load-to-use: 4 cycles to an integer register, 7 to the FP unit (AMD 57647; zmm: one more pass, uops.info Zen 4 shows 8)
 store-forward 7                     # store-to-load forwarding: ~7 cycles from store data to the load's result (Agner Fog, Zen 4; Chips and Cheese)
+memory-renaming indexed             # Zen 2 and later "mirror" a 32/64-bit GPR memory operand addressed by a pointer and optionally an index: a reload of a stored value has no latency (Agner Fog's microarchitecture manual and forum, Zen 2; measured on the Zen 5 guest, see zen5.mm; not measured on a Zen 4)
 
 # ----------------------------------------------------------- caches ---
 cache L1D size=32K ways=8 line=64 latency=0              # 32 KiB 8-way (AMD 57647)

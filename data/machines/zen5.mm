@@ -37,10 +37,12 @@ base zen4
 #   vpshufd per cycle), lane-crossing shuffles take 4 cycles at ymm
 #   (measured vpermd 4 at ymm, 5 at zmm: 4 kept, the key does not tell the
 #   widths apart), 2 per cycle;
-# - memory renaming of general-purpose loads, indexed ones included
-#   (measured 1.00 cycles per iteration for a store and a load of the same
-#   [rsi+rcx*8], of [rsi], of [rsi+8], and for `add [rsi], 1` chains):
-#   `memory-renaming indexed`, the format's one addition for this model.
+# - (the same as zen4.mm, measured here) memory renaming of general-purpose
+#   loads, indexed ones included: 1.00 cycles per iteration for a store and
+#   a load of the same [rsi+rcx*8], of [rsi], of [rsi+8], and for `add
+#   [rsi], 1` chains (stfwd_idx, stfwd_simple, stfwd_disp, rmw_chain):
+#   `memory-renaming indexed`, one of the format's two additions for these
+#   models (the other: `load-uop P+Q`).
 # The form lines below restate zen4.mm's forms whose resources or
 # latencies these rules change (every such form, and the forms before it of
 # the same mnemonic, so that the lookup order is zen4.mm's); generated from
@@ -59,7 +61,6 @@ taken-branch-rate 1                 # one taken branch per cycle per loop (measu
 mispredict-penalty 13               # ~13 cycles (Chips and Cheese, Zen 5; not measured here)
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
-memory-renaming indexed             # measured: a GPR store and a reload of the same address 1.00 cycles per iteration, indexed too (stfwd_idx, stfwd_simple, stfwd_disp, rmw_chain)
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8)
 store-uops p67+pEF
 
