@@ -77,6 +77,7 @@ struct model {
 	uint64_t sc_line;
 	bool sc_open;
 	bool renaming;
+	bool renaming_indexed;
 	uint64_t focus_lo, focus_hi;
 	/* the scheduler: a min-heap of the dispatch times of the math µops
 	 * allocated and not yet dispatched (as far as issue has come) */
@@ -221,6 +222,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
 					   : m->l1_transfer_stall;
 	md->renaming = m->mem_renaming;
+	md->renaming_indexed = m->mem_renaming_indexed;
 	if (m->nload_uop)
 		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
 	if (m->scheduler) {
@@ -500,10 +502,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			if (lvl > 0)
 				mem_bound = true;
 			/* store-to-load forwarding through shadow memory; with
-			 * memory renaming a [base+disp] GPR load takes the value
+			 * memory renaming a [base+disp] GPR load (any GPR load
+			 * with `memory-renaming indexed`) takes the value
 			 * straight from the store's source */
 			uint64_t key = a->key[i];
-			bool renamable = md->renaming && mo->index < 0 && mo->bytes <= 8 && !in->vector;
+			bool renamable = md->renaming && (mo->index < 0 || md->renaming_indexed) && mo->bytes <= 8 && !in->vector;
 			for (unsigned c = 0; c < a->ncells[i]; c++) {
 				size_t s = sm_slot(key + c);
 				if (md->sm_key[s] != key + c + 1)
@@ -604,7 +607,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			res_take(md, r, t_issue, md->gap[r]);
 		}
 		double ready = t_end + md->store_fwd * md->latw;
-		bool renamable = md->renaming && mo->index < 0 && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;
+		bool renamable = md->renaming && (mo->index < 0 || md->renaming_indexed) && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;
 		uint64_t key = a->key[i];
 		for (unsigned c = 0; c < a->ncells[i]; c++) {
 			size_t s = sm_slot(key + c);

@@ -316,7 +316,7 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 	in->ports = sim_machine_portstr(m, uops, nu);
 	unsigned n_load = 0, n_sta = 0, n_std = 0, n_other = 0;
 	for (unsigned i = 0; i < nu; i++) {
-		if (uops[i] == m->load_uop[0]) {
+		if (sim_machine_is_load(m, uops[i])) {
 			n_load++;
 			in->nload += (uint8_t)sim_machine_uop_uses(m, uops[i], in->load + in->nload,
 								     SIM_MAX_LOAD_USES - in->nload);
@@ -708,7 +708,7 @@ long sim_code_add_abstract(struct sim_code *c, uint64_t addr, const char *text, 
 	snprintf(in->key, sizeof in->key, "%s", text);
 	in->lat = (float)lat;
 	for (unsigned i = 0; i < f.nuops; i++) {
-		if (f.uop[i] == m->load_uop[0])
+		if (sim_machine_is_load(m, f.uop[i]))
 			in->nload += (uint8_t)sim_machine_uop_uses(m, f.uop[i], in->load + in->nload,
 								     SIM_MAX_LOAD_USES - in->nload);
 		else

@@ -260,7 +260,7 @@ static int check_uses(struct sim_machine *m, char *err, size_t errlen)
 		unsigned n = 0, nload = 0;
 		for (unsigned u = 0; u < f->nuops; u++) {
 			unsigned k = sim_machine_uop_uses(m, f->uop[u], tmp, sizeof tmp);
-			if (f->uop[u] == m->load_uop[0])
+			if (sim_machine_is_load(m, f->uop[u]))
 				nload += k;
 			else
 				n += k;
@@ -579,9 +579,10 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "memory-renaming")) {
-		if (ntok != 1)
+		if (ntok > 2 || (ntok == 2 && strcmp(tok[1], "indexed")))
 			goto bad;
 		m->mem_renaming = true;
+		m->mem_renaming_indexed = ntok == 2;
 		return 0;
 	}
 	if (!strcmp(k, "load-latency")) {
@@ -670,7 +671,7 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 	if (!strcmp(k, "load-uop") || !strcmp(k, "store-uops")) {
 		struct sim_form tmp;
 		if (ntok != 2 || sim_machine_parse_uops(m, tok[1], &tmp) || !tmp.nuops || tmp.nuops > 2 ||
-		    (k[0] == 'l' && tmp.nuops != 1))
+		    (k[0] == 'l' && tmp.uop[0] == tmp.uop[tmp.nuops - 1] && tmp.nuops != 1))
 			goto bad;
 		if (k[0] == 'l') {
 			m->nload_uop = tmp.nuops;

@@ -85,6 +85,7 @@ struct sim_machine {
 	double retire;	/* fused-domain µops retired per cycle (0: no limit) */
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */
 	bool mem_renaming;	/* loads of [base+disp] GPR data get it from the matching store */
+	bool mem_renaming_indexed;	/* ... and those of [base+index*scale+disp] too */
 	bool topdown_amd;	/* the simulated Top-Down in AMD's words ('topdown amd') */
 	/* a taken branch whose bytes cross a CROSS_BYTES-aligned boundary
 	 * takes CROSS_CYCLES of the front end's taken-branch budget (0: no rule) */
@@ -113,7 +114,7 @@ struct sim_machine {
 	double cache_wgap[4];	/* cycles of that bandwidth per dirty line written back into the level (0: gap) */
 	bool has_memory;
 	unsigned btb_sets, btb_ways;
-	uint32_t load_uop[2], store_uop[2];
+	uint32_t load_uop[2], store_uop[2];	/* load_uop[1]: a second group of load µops (load-uop P+Q) */
 	unsigned nload_uop, nstore_uop;
 	size_t nforms, forms_cap;
 	struct sim_form *forms;
@@ -133,6 +134,14 @@ const struct sim_form *sim_machine_lookup(const struct sim_machine *m, const cha
 const struct sim_form *sim_machine_lookup_category(const struct sim_machine *m, const char *category,
 						   const char (*ops)[6], unsigned nops);
 unsigned sim_machine_uop_uses(const struct sim_machine *m, uint32_t mask, uint8_t *res, unsigned max);
+
+/* whether a µop on the port group mask is a load: the `load-uop` group, or
+ * the second group that statement may name (Zen: vector loads on two of the
+ * AGUs) */
+static inline bool sim_machine_is_load(const struct sim_machine *m, uint32_t mask)
+{
+	return mask == m->load_uop[0] || (m->nload_uop == 2 && mask == m->load_uop[1]);
+}
 const char *sim_machine_portstr(struct sim_machine *m, const uint32_t *uops, unsigned n);
 
 #endif

@@ -41,6 +41,8 @@ fi
 printf '%s\n' "$out" | grep -Eq "^  skx +Intel Skylake-SP"; ok $? "the skx core model"
 printf '%s\n' "$out" | grep -Eq "^  spr +Intel Sapphire Rapids"; ok $? "the spr core model"
 printf '%s\n' "$out" | grep -Eq "^  icx +Intel Ice Lake-SP"; ok $? "the icx core model"
+printf '%s\n' "$out" | grep -Eq "^  zen4 +AMD Zen 4"; ok $? "the zen4 core model"
+printf '%s\n' "$out" | grep -Eq "^  zen5 +AMD Zen 5"; ok $? "the zen5 core model"
 
 out=$("$GUS" list tma --arch clx 2>&1); st=$?
 check_status $st 0 "gus list tma --arch clx exits 0"

@@ -42,7 +42,7 @@ for cc in $compilers; do
 			bad="$bad (link failed: $(head -c 200 "$TMP/ld.err"))"
 		range=$(text_range "$TMP/corpus.$tag.so") || bad="$bad (no .text)"
 		insns=0
-		for arch in skx spr gnr icx; do
+		for arch in skx spr gnr icx zen4 zen5; do
 			out=$("$GUS" sim --bin "$TMP/corpus.$tag.so" --range "$range" --iterations 4 $NOSWEEP --json \
 				--arch $arch 2>&1)
 			napprox=$(printf '%s\n' "$out" | sed -n 's/.*"approximate_instructions": \([0-9]*\).*/\1/p')
