@@ -4,16 +4,15 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "machine.h"
+#include "outpath.h"
 
 static void merr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void merr(char *err, size_t errlen, const char *fmt, ...)
@@ -701,27 +700,6 @@ struct sim_machine *sim_machine_load(const char *path, char *err, size_t errlen)
 	return m;
 }
 
-/* a model's base: NAME.mm in the directory of the file naming it; a
- * regular file only (a FIFO there must not hang the reader) */
-static FILE *open_base(const char *path, const char *name, char *basepath, size_t n)
-{
-	const char *slash = strrchr(path, '/');
-	snprintf(basepath, n, "%.*s%s.mm", slash ? (int)(slash - path + 1) : 0, path, name);
-	int fd = open(basepath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	FILE *fp = fdopen(fd, "r");
-	if (!fp)
-		close(fd);
-	return fp;
-}
-
 /* how many models deep 'base' may go (a loop of bases stops here) */
 #define MACHINE_MAX_BASES 4
 
@@ -790,11 +768,17 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 				rc = -1;
 				break;
 			}
-			char basepath[1024];
-			FILE *bfp = open_base(path, tok[1], basepath, sizeof basepath);
+			/* NAME.mm beside this file, a regular file only (a FIFO
+			 * there must not hang the reader) */
+			char basepath[1024], why[1200];
+			const char *slash = strrchr(path, '/');
+			snprintf(basepath, sizeof basepath, "%.*s%s.mm", slash ? (int)(slash - path + 1) : 0, path, tok[1]);
+			int bfd = outpath_open_regular(basepath, why, sizeof why);
+			FILE *bfp = bfd >= 0 ? fdopen(bfd, "r") : NULL;
 			if (!bfp) {
-				merr(err, errlen, "%s: base model '%s': %s: %s", where, tok[1], basepath,
-				     errno == EINVAL ? "not a regular file" : strerror(errno));
+				if (bfd >= 0)
+					close(bfd);
+				merr(err, errlen, "%s: base model '%s': %s", where, tok[1], bfd >= 0 ? strerror(errno) : why);
 				rc = -1;
 				break;
 			}
@@ -809,8 +793,7 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 			if (rc)
 				break;
 			snprintf(m->name, sizeof m->name, "%s", name);
-			if (depth == 0)
-				snprintf(m->base, sizeof m->base, "%s", tok[1]);
+			snprintf(m->base, sizeof m->base, "%s", tok[1]);
 			/* aliases and the description are this model's own */
 			m->naliases = 0;
 			m->describe[0] = 0;

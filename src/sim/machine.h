@@ -66,7 +66,8 @@ struct sim_machine {
 	char alias[SIM_MAX_ALIASES][32];
 	unsigned naliases;
 	char describe[160];
-	/* the model this one is written as differences to ('base NAME'), or "" */
+	/* the model this one is written as differences to ('base NAME'), or ""
+	 * (while a base that has a base of its own is read: that one) */
 	char base[32];
 	/* while its file is read: the layer being read has a base, whose
 	 * cache levels it may restate */
