@@ -27,6 +27,7 @@ int cmd_sim(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_spire(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 

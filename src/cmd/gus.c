@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "stat", cmd_stat, "count a program and print its Top-Down (TMA) tree, levels 1-3" },
 	{ "sim", cmd_sim, "simulate a loop on the core model: cycles, bottlenecks by sensitivity" },
 	{ "record", cmd_record, "run a program: counters, samples, hot regions and their instruction stream into gus.data" },
+	{ "import", cmd_import, "a perf.data of perf record as a gus recording (gus report -i perf.data reads one too)" },
 	{ "report", cmd_report, "measured Top-Down next to simulated speedups, per hot region of a recording" },
 	{ "spire", cmd_spire, "bottlenecks from counter samples: train and apply a statistical roofline ensemble" },
 	{ "script", cmd_script, "print the instruction stream of a recording or of a QEMU-traced run" },

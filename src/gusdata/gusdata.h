@@ -70,8 +70,12 @@ struct gusdata_mmap {
 	uint64_t start, len, pgoff;
 	uint32_t prot, flags;
 	const char *filename;	/* as the kernel named it ("[vdso]", "//anon"...) */
-	const char *build_id;	/* hex, or NULL */
+	const char *build_id;	/* hex, or NULL, or GUSDATA_NOT_HERE */
 };
+/* the build-id of a mapping whose object is not on this machine and has
+ * no build-id to tell it by (gus import of another machine's perf.data):
+ * the file at its path is never taken for it */
+#define GUSDATA_NOT_HERE "-"
 int gusdata_add_mmap(struct gusdata *d, const struct gusdata_mmap *m);
 /* calls FN for each mapping in time order; a non-zero return stops */
 int gusdata_foreach_mmap(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_mmap *m), void *ctx);

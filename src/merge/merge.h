@@ -272,6 +272,14 @@ void merge_regions_free(struct merge_regions *r);
  * nowhere known (kernel): counted in the total only; FILE "[vdso]" or
  * "[anonymous code]": a region of its own, never simulated */
 int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, uint64_t weight);
+/* a sample at file offset OFFSET of FILE, which is not here (gone, or
+ * another build-id than BUILD_ID, the one mapped: a perf.data of another
+ * machine): FILE is never read; each offset is a function region of its
+ * own, named "BASENAME+0xOFFSET", spanning [OFFSET, OFFSET + 1) of FILE's
+ * offsets, with BUILD_ID (may be NULL) as its build-id, so that gus report
+ * takes no code of another file for it */
+int merge_regions_add_absent(struct merge_regions *r, const char *file, const char *build_id, uint64_t offset,
+			     uint64_t weight);
 /* The TOP hottest functions into *OUT (malloc'ed, *N regions), each
  * followed by its MERGE_LOOPS_SHOWN hottest loops, which use up no place
  * of TOP (a loop's parent is its function's index); *TOTAL the weight of

@@ -13,6 +13,8 @@
 
 struct rg_file {
 	char *path;
+	bool absent;		/* not here: never read, its samples named by file offset */
+	char build_id[129];	/* an absent file's, as its mapping recorded it */
 	struct merge_symtab *syms;	/* NULL: unreadable */
 	char why[512];
 	bool warned;
@@ -64,10 +66,10 @@ void merge_regions_free(struct merge_regions *r)
 	free(r);
 }
 
-static long file_index(struct merge_regions *r, const char *path)
+static long file_index(struct merge_regions *r, const char *path, bool absent)
 {
 	for (size_t i = 0; i < r->nfiles; i++)
-		if (!strcmp(r->files[i].path, path))
+		if (r->files[i].absent == absent && !strcmp(r->files[i].path, path))
 			return (long)i;
 	struct rg_file *f = realloc(r->files, (r->nfiles + 1) * sizeof(*f));
 	if (!f)
@@ -78,8 +80,11 @@ static long file_index(struct merge_regions *r, const char *path)
 	f->path = strdup(path);
 	if (!f->path)
 		return -1;
-	/* "[vdso]", "[anonymous code]": no file to read */
-	if (path[0] == '[')
+	f->absent = absent;
+	/* "[vdso]", "[anonymous code]", an object not here: no file to read */
+	if (absent)
+		snprintf(f->why, sizeof(f->why), "%s is not here", path);
+	else if (path[0] == '[')
 		snprintf(f->why, sizeof(f->why), "%s", path);
 	else
 		f->syms = merge_symtab_load(path, f->why, sizeof(f->why));
@@ -114,7 +119,7 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 	r->total += weight;
 	if (!file)
 		return 0;
-	long fi = file_index(r, file);
+	long fi = file_index(r, file, false);
 	if (fi < 0)
 		return -1;
 	uint64_t start = 0, size = 0;
@@ -166,6 +171,28 @@ int merge_regions_add(struct merge_regions *r, const char *file, uint64_t addr, 
 	f->addr[f->n] = addr;
 	f->count[f->n] = 1;
 	f->weight[f->n++] = weight;
+	return 0;
+}
+
+int merge_regions_add_absent(struct merge_regions *r, const char *file, const char *build_id, uint64_t offset,
+			     uint64_t weight)
+{
+	r->total += weight;
+	long fi = file_index(r, file, true);
+	if (fi < 0)
+		return -1;
+	if (build_id && !r->files[fi].build_id[0])
+		snprintf(r->files[fi].build_id, sizeof r->files[fi].build_id, "%s", build_id);
+	/* one function per offset, as perf report names an address of an
+	 * object it has not: "libc.so.6+0x9d2f0" */
+	const char *base = strrchr(file, '/');
+	char name[320];
+	snprintf(name, sizeof name, "%s+0x%llx", base ? base + 1 : file, (unsigned long long)offset);
+	struct rg_func *f = func_for(r, (size_t)fi, name, offset, 1);
+	if (!f)
+		return -1;
+	f->samples++;
+	f->weight_sum += weight;
 	return 0;
 }
 
@@ -225,6 +252,8 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		fr->parent = -1;
 		if (file->syms && merge_symtab_build_id(file->syms))
 			snprintf(fr->build_id, sizeof(fr->build_id), "%s", merge_symtab_build_id(file->syms));
+		else if (file->absent)
+			snprintf(fr->build_id, sizeof(fr->build_id), "%s", file->build_id);
 		if (!f->name) {
 			/* no symbol and no FDE: code gus cannot bound (the vDSO,
 			 * JIT code, hand-written assembly without CFI) */
@@ -242,6 +271,8 @@ int merge_regions_rank(struct merge_regions *r, size_t top, struct merge_region 
 		fr->start = f->start;
 		fr->end = f->start + f->size;
 		fr->head = f->start;
+		if (file->absent)
+			continue;	/* no code to find loops in */
 		struct merge_code mc;
 		char err[512];
 		if (!r->m || !f->size || merge_elf_range(file->path, f->start, f->start + f->size, &mc, err, sizeof(err)))

@@ -227,7 +227,7 @@ static void read_features(struct perfdata *pd, const uint8_t *bits)
 		if (!feature_wanted(f))
 			continue;
 		if (off > pd->src.size || size > pd->src.size - off || size > MAX_FEATURE) {
-			snprintf(why, sizeof why, "feature %u's section (%llu bytes at %llu) is beyond the file", f,
+			snprintf(why, sizeof why, "feature %u's section (%llu bytes at 0x%llx) is beyond the file", f,
 				 (unsigned long long)size, (unsigned long long)off);
 			note_feature_damage(pd, why);
 			continue;
@@ -255,7 +255,7 @@ static int read_attrs(struct perfdata *pd, uint64_t attr_size, uint64_t off, uin
 		return -1;
 	}
 	if (off > pd->src.size || size > pd->src.size - off || size / attr_size > PD_MAX_ATTRS) {
-		fail(err, errlen, pd, "the attribute section (%llu bytes at %llu) is beyond the file (%llu bytes)",
+		fail(err, errlen, pd, "the attribute section (%llu bytes at 0x%llx) is beyond the file (%llu bytes)",
 		     (unsigned long long)size, (unsigned long long)off, (unsigned long long)pd->src.size);
 		return -1;
 	}
@@ -270,7 +270,7 @@ static int read_attrs(struct perfdata *pd, uint64_t attr_size, uint64_t off, uin
 			goto bad;
 		uint64_t ids_off = pd_u64(entry + attr_size - 16), ids_size = pd_u64(entry + attr_size - 8);
 		if (ids_off > pd->src.size || ids_size > pd->src.size - ids_off || ids_size / 8 > PD_MAX_IDS) {
-			fail(err, errlen, pd, "attribute %llu: its ids (%llu bytes at %llu) are beyond the file",
+			fail(err, errlen, pd, "attribute %llu: its ids (%llu bytes at 0x%llx) are beyond the file",
 			     (unsigned long long)i, (unsigned long long)ids_size, (unsigned long long)ids_off);
 			free(entry);
 			return -1;
@@ -346,7 +346,7 @@ static int open_common(struct perfdata *pd, char *err, size_t errlen)
 	pd->info.data_offset = pd_u64(h + 40);
 	pd->info.data_size = pd_u64(h + 48);
 	if (pd->info.data_offset > pd->src.size) {
-		fail(err, errlen, pd, "its data section starts at %llu, beyond the file's %llu bytes",
+		fail(err, errlen, pd, "its data section starts at 0x%llx, beyond the file's %llu bytes",
 		     (unsigned long long)pd->info.data_offset, (unsigned long long)pd->src.size);
 		return -1;
 	}
@@ -882,20 +882,20 @@ static int parse_user_record(struct perfdata *pd, struct perfdata_record *r, cha
 	case PERFDATA_HEADER_ATTR: {
 		/* the attribute (its own size), then its ids */
 		if (r->size < 8 + PD_ATTR_SIZE_VER0)
-			return damaged(pd, err, errlen, "an ATTR record of %u bytes at %llu", r->size,
+			return damaged(pd, err, errlen, "an ATTR record of %u bytes at 0x%llx", r->size,
 				       (unsigned long long)r->offset);
 		uint32_t asz = pd_u32(pd->rec + 12);
 		if (!asz)
 			asz = PD_ATTR_SIZE_VER0;
 		if (asz < PD_ATTR_SIZE_VER0 || asz > r->size - 8)
-			return damaged(pd, err, errlen, "an ATTR record at %llu with an attribute of %u bytes in %u",
+			return damaged(pd, err, errlen, "an ATTR record at 0x%llx with an attribute of %u bytes in %u",
 				       (unsigned long long)r->offset, asz, r->size);
 		size_t nids = (r->size - 8 - asz) / 8;
 		uint64_t *ids = pd->scratch;
 		memcpy(ids, pd->rec + 8 + asz, nids * 8);
 		if (pd_add_attr(pd, pd->rec + 8, asz, ids, nids, why, sizeof why) ||
 		    index_ids(pd, pd->info.nattrs - 1))
-			return damaged(pd, err, errlen, "the ATTR record at %llu: %s", (unsigned long long)r->offset, why);
+			return damaged(pd, err, errlen, "the ATTR record at 0x%llx: %s", (unsigned long long)r->offset, why);
 		r->u.attr.index = (uint32_t)(pd->info.nattrs - 1);
 		pd_settle_id_positions(pd);
 		return 0;
@@ -903,7 +903,7 @@ static int parse_user_record(struct perfdata *pd, struct perfdata_record *r, cha
 	case PERFDATA_HEADER_FEATURE: {
 		uint64_t f = r64(&c);
 		if (c.bad)
-			return damaged(pd, err, errlen, "a FEATURE record of %u bytes at %llu", r->size,
+			return damaged(pd, err, errlen, "a FEATURE record of %u bytes at 0x%llx", r->size,
 				       (unsigned long long)r->offset);
 		r->u.feature.feature = f;
 		if (f < PERFDATA_FEATS && pd_feature(pd, (unsigned)f, pd->rec + 16, r->size - 16, why, sizeof why))
@@ -971,14 +971,14 @@ static int parse_user_record(struct perfdata *pd, struct perfdata_record *r, cha
 		}
 		break;
 	case PERFDATA_COMPRESSED:
-		return damaged(pd, err, errlen, "a COMPRESSED record at %llu: the data is compressed (perf record -z), "
+		return damaged(pd, err, errlen, "a COMPRESSED record at 0x%llx: the data is compressed (perf record -z), "
 			       "which gus does not read; 'perf inject -i FILE -o NEW' writes it uncompressed",
 			       (unsigned long long)r->offset);
 	default:
 		return 0;
 	}
 	if (c.bad)
-		return damaged(pd, err, errlen, "%s of %u bytes at %llu: too short for its fields",
+		return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx: too short for its fields",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)r->offset);
 	return 0;
 }
@@ -1003,21 +1003,21 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 	}
 	uint8_t h[8];
 	if (pd->end - pd->pos < 8 || pd_read_at(pd, pd->pos, h, 8))
-		return damaged(pd, err, errlen, "the data ends %llu bytes into a record's header at %llu",
+		return damaged(pd, err, errlen, "the data ends %llu bytes into a record's header at 0x%llx",
 			       (unsigned long long)(pd->end - pd->pos), (unsigned long long)pd->pos);
 	r->type = pd_u32(h);
 	r->misc = pd_u16(h + 4);
 	r->size = pd_u16(h + 6);
 	r->offset = pd->pos;
 	if (r->size < 8)
-		return damaged(pd, err, errlen, "%s of size %u at %llu (a record is at least its 8-byte header)",
+		return damaged(pd, err, errlen, "%s of size %u at 0x%llx (a record is at least its 8-byte header)",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos);
 	if (r->size > pd->end - pd->pos)
-		return damaged(pd, err, errlen, "%s of %u bytes at %llu runs past the end of the data (%llu)",
+		return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx runs past the end of the data (%llu)",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos,
 			       (unsigned long long)pd->end);
 	if (pd_read_at(pd, pd->pos, pd->rec, r->size))
-		return damaged(pd, err, errlen, "the record at %llu cannot be read", (unsigned long long)pd->pos);
+		return damaged(pd, err, errlen, "the record at 0x%llx cannot be read", (unsigned long long)pd->pos);
 	uint64_t next = pd->pos + r->size;
 
 	if (r->type == PERFDATA_SAMPLE) {
@@ -1026,7 +1026,7 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 		if (!a) {
 			pd->stats.samples_unknown_event++;
 		} else if (parse_sample(pd, r, a)) {
-			return damaged(pd, err, errlen, "a SAMPLE record of %u bytes at %llu: shorter than its fields (%s)",
+			return damaged(pd, err, errlen, "a SAMPLE record of %u bytes at 0x%llx: shorter than its fields (%s)",
 				       r->size, (unsigned long long)r->offset, a->name);
 		}
 	} else if (r->type < PERFDATA_HEADER_ATTR) {
@@ -1038,7 +1038,7 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 		if (trail)
 			read_trailer(a, pd->rec + r->size - trail, trail, &r->where);
 		if (parse_kernel_record(pd, r, trail))
-			return damaged(pd, err, errlen, "%s of %u bytes at %llu: too short for its fields",
+			return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx: too short for its fields",
 				       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)r->offset);
 	} else {
 		if (parse_user_record(pd, r, err, errlen))
@@ -1048,25 +1048,25 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 			extra = r->u.auxtrace.size;
 		} else if (r->type == PERFDATA_HEADER_TRACING_DATA) {
 			if (r->size < 12)
-				return damaged(pd, err, errlen, "a TRACING_DATA record of %u bytes at %llu", r->size,
+				return damaged(pd, err, errlen, "a TRACING_DATA record of %u bytes at 0x%llx", r->size,
 					       (unsigned long long)r->offset);
 			extra = pd_u32(pd->rec + 8);
 		}
 		if (extra > pd->end - next || extra > PD_MAX_AUXTRACE)
-			return damaged(pd, err, errlen, "%s at %llu says %llu bytes follow it; the data has %llu",
+			return damaged(pd, err, errlen, "%s at 0x%llx says %llu bytes follow it; the data has %llu",
 				       type_text(r->type, tt, sizeof tt), (unsigned long long)r->offset,
 				       (unsigned long long)extra, (unsigned long long)(pd->end - next));
 		if (r->type == PERFDATA_AUXTRACE) {
 			if (extra > pd->paycap) {
 				uint8_t *p = realloc(pd->payload, extra);
 				if (!p)
-					return damaged(pd, err, errlen, "an AUXTRACE record of %llu bytes at %llu: out of memory",
+					return damaged(pd, err, errlen, "an AUXTRACE record of %llu bytes at 0x%llx: out of memory",
 						       (unsigned long long)extra, (unsigned long long)r->offset);
 				pd->payload = p;
 				pd->paycap = extra;
 			}
 			if (pd_read_at(pd, next, pd->payload, extra))
-				return damaged(pd, err, errlen, "the AUXTRACE data at %llu cannot be read",
+				return damaged(pd, err, errlen, "the AUXTRACE data at 0x%llx cannot be read",
 					       (unsigned long long)next);
 			r->u.auxtrace.data = pd->payload;
 			pd->stats.auxtrace_bytes += extra;

@@ -149,25 +149,31 @@ struct td_table *recording_tma_table_of_counts(const char *tma_dir, const struct
 	return best;
 }
 
-void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen)
+void recording_machine_for_cpu(const char *machines_dir, const struct collect_host_cpu *cpu, const char *whose,
+			       const char *what, char *id, size_t idlen, char *why, size_t whylen)
 {
 	char ids[32][16];
 	const char *avail[32];
 	size_t n = list_ids(machines_dir, ".mm", ids, 32);
 	for (size_t i = 0; i < n; i++)
 		avail[i] = ids[i];
+	const char *pick = collect_nearest_core(cpu->core, avail, n);
+	snprintf(id, idlen, "%s", pick ? pick : "skx");
+	bool intel = !strcmp(cpu->vendor, "GenuineIntel") || !strncmp(cpu->why, "GUS_CPU=", 8);
+	if (pick && !strcmp(pick, cpu->core) && intel)
+		snprintf(why, whylen, "%s: %s (%s)", whose, cpu->name, cpu->why);
+	else if (intel && cpu->core[0])
+		snprintf(why, whylen, "the nearest to %s, %s (%s; gus has no model of its core, %s)", what, cpu->name,
+			 cpu->why, cpu->core);
+	else
+		snprintf(why, whylen, "the nearest to %s, %s (%s)", what, cpu->name, cpu->why);
+}
+
+void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen)
+{
 	struct collect_host_cpu host;
 	collect_host_cpu(&host);
-	const char *pick = collect_nearest_core(host.core, avail, n);
-	snprintf(id, idlen, "%s", pick ? pick : "skx");
-	bool intel = !strcmp(host.vendor, "GenuineIntel") || !strncmp(host.why, "GUS_CPU=", 8);
-	if (pick && !strcmp(pick, host.core) && intel)
-		snprintf(why, whylen, "the host's: %s (%s)", host.name, host.why);
-	else if (intel && host.core[0])
-		snprintf(why, whylen, "the nearest to the host, %s (%s; gus has no model of its core, %s)", host.name,
-			 host.why, host.core);
-	else
-		snprintf(why, whylen, "the nearest to the host, %s (%s)", host.name, host.why);
+	recording_machine_for_cpu(machines_dir, &host, "the host's", "the host", id, idlen, why, whylen);
 }
 
 enum recording_status recording_find_program(const char *name, char *out, size_t outlen,

@@ -14,6 +14,12 @@ void rec_say_whole(const struct recording_log *log, enum recording_msg kind, con
 /* an option's value is wrong: logged, RECORDING_USAGE */
 enum recording_status rec_usage(const struct recording_log *log, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The hot regions of the samples and sample mappings in D ranked (the
+ * TOP hottest functions, their loops by M) and stored, as gus record does
+ * after its sampling run; LOG gets the warnings. -1 on a write error. */
+struct gusdata;
+int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top, const struct recording_log *log,
+		     size_t *nregions);
 /* RECORDING_* for a collect_status */
 enum recording_status rec_status(enum collect_status st, int exec_errno);
 

@@ -183,7 +183,9 @@ struct map_entry {
 	int pid;
 	uint64_t start, end, pgoff;
 	char *file;
+	char *build_id;		/* the one recorded with the mapping, NULL none */
 	bool bias_known, bias_bad;
+	bool absent;		/* the file is not the one mapped (gone, or another build-id) */
 	uint64_t bias;
 };
 
@@ -220,16 +222,20 @@ static int collect_map(void *ctx, const struct gusdata_mmap *m)
 	e->start = m->start;
 	e->end = m->start + m->len;
 	e->pgoff = m->pgoff;
-	if (!(e->file = strdup(file)))
+	if (!(e->file = strdup(file)) || (m->build_id && m->build_id[0] && !(e->build_id = strdup(m->build_id)))) {
+		free(e->file);
 		return -1;
+	}
 	ms->n++;
 	return 0;
 }
 
 static void maps_free(struct maps *ms)
 {
-	for (size_t i = 0; i < ms->n; i++)
+	for (size_t i = 0; i < ms->n; i++) {
 		free(ms->v[i].file);
+		free(ms->v[i].build_id);
+	}
 	free(ms->v);
 }
 
@@ -240,12 +246,15 @@ struct region_build {
 };
 
 /* where sample S fell: its object and the address there (link-time for
- * a file, the offset for the vDSO and anonymous code); false: user code
- * in no mapping the samples' run knows */
-static bool place_sample(struct maps *maps, const struct gusdata_sample *s, const char **file, uint64_t *addr)
+ * a file, the offset for the vDSO and anonymous code, the file offset
+ * for an object that is not the one mapped: *ABSENT); false: user code in
+ * no mapping the samples' run knows */
+static bool place_sample(struct maps *maps, const struct gusdata_sample *s, const char **file, uint64_t *addr,
+			 const char **absent_build_id, bool *absent)
 {
 	/* the newest mapping of the sample's process holding its address */
 	struct map_entry *hit = NULL;
+	*absent = false;
 	for (size_t i = maps->n; i-- > 0;) {
 		struct map_entry *e = &maps->v[i];
 		if (s->ip >= e->start && s->ip < e->end && (e->pid == s->pid || !hit)) {
@@ -262,26 +271,42 @@ static bool place_sample(struct maps *maps, const struct gusdata_sample *s, cons
 		return true;
 	}
 	if (!hit->bias_known && !hit->bias_bad) {
-		char err[512];
-		if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
-			hit->bias_bad = true;
+		char err[512], now[129];
+		/* a mapping that names its build-id is of that file only (a
+		 * perf.data from another machine, gus import); the kernel
+		 * gives the first 20 bytes of a longer one */
+		if (hit->build_id && (!strcmp(hit->build_id, GUSDATA_NOT_HERE) ||
+				      merge_elf_build_id(hit->file, now, sizeof now, err, sizeof err) ||
+				      strncmp(now, hit->build_id, strlen(hit->build_id))))
+			hit->bias_bad = hit->absent = true;
+		else if (merge_elf_load_bias(hit->file, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
+			hit->bias_bad = hit->absent = true;
 		else
 			hit->bias_known = true;
 	}
+	if (hit->absent) {
+		*addr = s->ip - hit->start + hit->pgoff;
+		*absent = true;
+		*absent_build_id = hit->build_id && strcmp(hit->build_id, GUSDATA_NOT_HERE) ? hit->build_id : NULL;
+		return true;
+	}
 	*addr = s->ip - hit->bias;
-	return !hit->bias_bad;
+	return true;
 }
 
 static int add_sample_to_regions(void *ctx, const struct gusdata_sample *s)
 {
 	struct region_build *rb = ctx;
 	uint64_t w = s->period ? s->period : 1;
-	const char *file;
+	const char *file, *build_id = NULL;
 	uint64_t addr;
-	if (!place_sample(&rb->maps, s, &file, &addr)) {
+	bool absent;
+	if (!place_sample(&rb->maps, s, &file, &addr, &build_id, &absent)) {
 		rb->unmapped += w;
 		return merge_regions_add(rb->regions, NULL, 0, w);
 	}
+	if (absent)
+		return merge_regions_add_absent(rb->regions, file, build_id, addr, w);
 	return merge_regions_add(rb->regions, file, addr, w);
 }
 
@@ -327,9 +352,10 @@ static int sum_sample_reads(void *ctx, const struct gusdata_sample *s)
 	struct region_sums *q = ctx;
 	if (!s->nread || s->read_group < 0 || s->read_group >= q->ngroups)
 		return 0;
-	const char *file;
+	const char *file, *build_id;
 	uint64_t addr;
-	if (!place_sample(q->maps, s, &file, &addr))
+	bool absent;
+	if (!place_sample(q->maps, s, &file, &addr, &build_id, &absent))
 		return 0;
 	/* the group's events: the plan's events of that group, in order */
 	size_t first = 0;
@@ -454,6 +480,19 @@ static int find_hot_regions(struct gusdata *d, const struct sim_machine *m, unsi
 out:
 	maps_free(&rb.maps);
 	merge_regions_free(rb.regions);
+	return rc;
+}
+
+int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top, const struct recording_log *log,
+		     size_t *nregions)
+{
+	const struct recording_log *saved = rec_log;
+	struct merge_region *regions = NULL;
+	uint64_t total;
+	rec_log = log;
+	int rc = find_hot_regions(d, m, top, NULL, &regions, nregions, &total);
+	rec_log = saved;
+	free(regions);
 	return rc;
 }
 

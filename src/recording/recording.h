@@ -91,6 +91,11 @@ struct td_table *recording_tma_table_for_import(const char *tma_dir, const char 
  * else the nearest (collect_host_cpu, $GUS_CPU); WHY says which CPU it was
  * taken for and how */
 void recording_host_machine(const char *machines_dir, char *id, size_t idlen, char *why, size_t whylen);
+/* The same for CPU (a recording's, gus import), WHY saying "WHOSE: ..."
+ * for its own model, else "the nearest to WHAT, ..." ("the perf.data's",
+ * "the perf.data's CPU") */
+void recording_machine_for_cpu(const char *machines_dir, const struct collect_host_cpu *cpu, const char *whose,
+			       const char *what, char *id, size_t idlen, char *why, size_t whylen);
 
 /* Everything gus knows (gus list): every TMA table of TMA_DIR and core
  * model of MACHINES_DIR, loaded, by id, and what this host is taken for.
@@ -374,6 +379,45 @@ enum recording_status recording_count_intervals(const struct recording_interval_
  * analyze. */
 void recording_print_spire_command(FILE *out, unsigned interval_ms, bool user_only, char **argv,
 				   const struct recording_spire_pick *sp, int budget);
+
+/* ----------------------------------------------------------- gus import --- */
+/* A perf.data (file or pipe mode) as a gus recording (perfimport.c): its
+ * samples of code, their mappings, comms and sideband, the facts of its
+ * header (the CPU its cpuid names picks the core model and TMA table),
+ * what it lacks as missing.* facts, and the hot regions ranked as gus
+ * record ranks them. */
+struct recording_import_request {
+	const char *input;	/* the perf.data */
+	const char *output;	/* the recording: gusdata_create's rules (recording_import) */
+	bool force;		/* GUSDATA_FORCE */
+	const char *machines_dir;
+	const char *arch;	/* the core model; NULL: the perf.data's CPU's nearest */
+	unsigned hot;		/* hot regions kept; 0: 5 */
+	const char *debug_dir;	/* perf's build-id cache; NULL: $HOME/.debug */
+	struct recording_log log;
+};
+
+struct recording_import_summary {
+	uint64_t records, samples;	/* read, and samples imported */
+	uint64_t other_samples;		/* samples of other events, not imported */
+	char event[128];		/* the event whose samples were imported */
+	size_t missing_objects;		/* sampled objects not here */
+	bool damaged;			/* read up to damage (said as a warning) */
+};
+
+/* Whether PATH is a perf.data (either mode; the other byte order too, which
+ * the import refuses with a message). */
+bool recording_is_perf_data(const char *path);
+/* RQ->input into the recording RQ->output. RECORDING_OK when it landed
+ * (also for a damaged perf.data read up to its damage, said as a
+ * warning); otherwise nothing was kept and the message is logged. */
+enum recording_status recording_import(const struct recording_import_request *rq,
+				       struct recording_import_summary *sum);
+/* gus report -i perf.data: RQ->input imported into a recording of gus's
+ * own in a private temporary directory, opened read-only into *OUT, and
+ * removed at once (the open database stays readable). */
+struct gusdata;
+enum recording_status recording_import_open(const struct recording_import_request *rq, struct gusdata **out);
 
 /* ----------------------------------------------------------- gus record --- */
 enum recording_tracer { RECORDING_TRACER_AUTO, RECORDING_TRACER_PT, RECORDING_TRACER_QEMU, RECORDING_TRACER_NONE };

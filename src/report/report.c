@@ -1316,12 +1316,22 @@ enum recording_status report_build(const struct report_request *o, struct report
 	if (slash)
 		*(slash == dirbuf ? slash + 1 : slash) = 0;
 	bool can_write = access(o->input, W_OK) == 0 && access(slash ? dirbuf : ".", W_OK) == 0;
-	if (gusdata_open(o->input, can_write, &rp->d, err, sizeof err)) {
+	/* a perf.data: imported into a recording of its own, uncached
+	 * (gus import keeps one) */
+	bool perf = recording_is_perf_data(o->input);
+	if (perf) {
+		struct recording_import_request iq = { .input = o->input, .machines_dir = o->machines_dir,
+						       .log = o->log };
+		if ((rc = recording_import_open(&iq, &rp->d)) != RECORDING_OK)
+			goto out;
+		rc = RECORDING_ERROR;
+		can_write = false;
+	} else if (gusdata_open(o->input, can_write, &rp->d, err, sizeof err)) {
 		report_error(rp, "%s", err);
 		goto out;
 	}
 	rp->writable = can_write;
-	if (!can_write)
+	if (!can_write && !perf)
 		report_warn(rp, "%s is read-only: results will not be cached", o->input);
 	/* a recording of gus record without its stage is either complete or
 	 * older than the stages */

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gus import: a perf.data (perfdata.h) turned into a gus recording, the
+ * same tables gus record's sampling run writes (samples, their mappings,
+ * comms, the sideband's events, facts), then the hot regions ranked from
+ * them as gus record ranks its own. Each object is taken only where it is
+ * the one perf sampled: by its path when the build-id there is the one
+ * the perf.data names, else from perf's build-id cache (~/.debug, what
+ * perf archive packs); the others are said missing with their build-ids,
+ * and their samples are named by path and file offset. The CPU is the
+ * perf.data's (its cpuid feature), not this machine's. What the file
+ * lacks (lost samples and AUX data, throttling, damage) is said in the
+ * recording's missing.* facts, never guessed. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "gusdata.h"
+#include "merge.h"
+#include "outpath.h"
+#include "perfdata.h"
+#include "rec_internal.h"
+#include "sim.h"
+
+bool recording_is_perf_data(const char *path)
+{
+	return perfdata_is_perf_data(path);
+}
+
+/* ------------------------------------------------------------ mappings --- */
+struct mapping {
+	struct gusdata_mmap m;		/* filename, build_id point into the strings below */
+	char *file;			/* as perf named it */
+	char bid[41];			/* from the MMAP2 record, "" none */
+	bool has_inode;			/* an MMAP2 record's device and inode */
+	uint32_t maj, min;
+	uint64_t ino;
+	size_t object;			/* index in objects */
+};
+
+struct object {
+	char *file;			/* as perf named it */
+	char bid[41];			/* the perf.data's build-id for it, "" none */
+	const struct mapping *first;	/* its first mapping (device and inode) */
+	char *local;			/* where it is here; NULL: not here */
+	const char *how;		/* "by path", "from the build-id cache", "by path, unverified"... */
+	const char *why_not;		/* not here: why, when not said by its build-id */
+	bool pseudo;			/* [vdso], anonymous code: nothing to find */
+	uint64_t samples;		/* user samples in it */
+};
+
+struct import {
+	const struct recording_import_request *rq;
+	struct perfdata *pd;
+	struct gusdata *d;
+	const struct perfdata_attr *sampled;	/* the event whose samples are imported */
+	bool chosen;
+	uint64_t samples, pending, other_samples, kernel_samples;
+	struct mapping *maps;
+	size_t nmaps, capmaps;
+	struct object *objs;
+	size_t nobjs;
+	uint64_t *chain;
+	bool failed;
+	char err[1024];
+	char damage[1100];
+};
+
+static void import_fail(struct import *im, const char *what)
+{
+	if (!im->failed)
+		snprintf(im->err, sizeof im->err, "%s: %s: %s", gusdata_path(im->d), what, gusdata_errmsg(im->d));
+	im->failed = true;
+}
+
+static const char *hex_build_id(const uint8_t *id, size_t n, char *hex)
+{
+	hex[0] = 0;
+	for (size_t i = 0; i < n && i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return hex;
+}
+
+static int keep_mapping(struct import *im, const struct perfdata_record *r)
+{
+	const struct perfdata_mmap *mm = &r->u.mmap;
+	uint16_t mode = r->misc & PERFDATA_MISC_CPUMODE_MASK;
+	/* code of user space: the kernel's own maps and data maps are not
+	 * where gus's regions are */
+	if (mode == PERFDATA_MISC_KERNEL || mode == PERFDATA_MISC_GUEST_KERNEL || !(mm->prot & PROT_EXEC))
+		return 0;
+	if (im->nmaps == im->capmaps) {
+		size_t cap = im->capmaps ? 2 * im->capmaps : 256;
+		struct mapping *v = realloc(im->maps, cap * sizeof *v);
+		if (!v)
+			return -1;
+		im->maps = v;
+		im->capmaps = cap;
+	}
+	struct mapping *m = &im->maps[im->nmaps];
+	memset(m, 0, sizeof *m);
+	if (!(m->file = strdup(mm->filename)))
+		return -1;
+	if (mm->build_id_size)
+		hex_build_id(mm->build_id, mm->build_id_size, m->bid);
+	else if (mm->mmap2 && (mm->maj || mm->min || mm->ino)) {
+		m->has_inode = true;
+		m->maj = mm->maj;
+		m->min = mm->min;
+		m->ino = mm->ino;
+	}
+	m->m = (struct gusdata_mmap){ .time = r->where.time, .pid = (int)mm->pid, .tid = (int)mm->tid,
+				      .start = mm->start, .len = mm->len, .pgoff = mm->pgoff, .prot = mm->prot,
+				      .flags = mm->flags };
+	im->nmaps++;
+	return 0;
+}
+
+static int store_sample(struct import *im, const struct perfdata_record *r)
+{
+	const struct perfdata_sample *s = &r->u.sample;
+	uint16_t mode = r->misc & PERFDATA_MISC_CPUMODE_MASK;
+	struct gusdata_sample g = {
+		.time = r->where.time, .cpu = r->where.has_cpu ? (int)r->where.cpu : -1,
+		.pid = r->where.has_tid ? (int)r->where.pid : -1, .tid = r->where.has_tid ? (int)r->where.tid : -1,
+		.ip = s->ip, .period = s->period ? s->period : 1,
+		.user = mode == PERFDATA_MISC_USER || mode == PERFDATA_MISC_GUEST_USER,
+	};
+	/* the chain as gus record stores it: the ip first, then the
+	 * frames, without the kernel's context markers */
+	if (s->ncallchain) {
+		size_t n = 0;
+		for (size_t i = 0; i < s->ncallchain; i++)
+			if (s->callchain[i] < PERFDATA_CONTEXT_MAX)
+				im->chain[n++] = s->callchain[i];
+		if (!n || im->chain[0] != s->ip) {
+			memmove(im->chain + 1, im->chain, n * sizeof *im->chain);
+			im->chain[0] = s->ip;
+			n++;
+		}
+		g.callchain = im->chain;
+		g.ncallchain = n;
+	}
+	im->kernel_samples += !g.user;
+	if (!im->pending && gusdata_begin(im->d))
+		return import_fail(im, "the samples cannot be stored"), -1;
+	if (gusdata_add_sample(im->d, &g))
+		return import_fail(im, "the samples cannot be stored"), -1;
+	im->samples++;
+	if (++im->pending >= 2048) {
+		im->pending = 0;
+		if (gusdata_commit(im->d))
+			return import_fail(im, "the samples cannot be stored"), -1;
+	}
+	return 0;
+}
+
+/* the event whose samples gus takes: the first that samples code (not
+ * Intel PT's, not a dummy event for the sideband) */
+static bool samples_code(const struct perfdata *pd, const struct perfdata_attr *a)
+{
+	long pt = perfdata_pmu_type(pd, "intel_pt");
+	if ((pt >= 0 && a->type == (uint32_t)pt) || (a->type == PERFDATA_TYPE_SOFTWARE && a->config == 9))
+		return false;
+	return (a->sample_type & PERFDATA_SAMPLE_IP) && a->sample_period;
+}
+
+static int event(struct import *im, const struct perfdata_record *r, const char *kind, int pid, int tid, uint64_t a,
+		 uint64_t b)
+{
+	const struct perfdata_where *w = &r->where;
+	if (gusdata_add_event(im->d, w->time, w->has_cpu ? (int)w->cpu : -1, pid, tid, kind, a, b))
+		return import_fail(im, "the sideband cannot be stored"), -1;
+	return 0;
+}
+
+static int take_record(struct import *im, const struct perfdata_record *r)
+{
+	const struct perfdata_where *w = &r->where;
+	int pid = w->has_tid ? (int)w->pid : -1, tid = w->has_tid ? (int)w->tid : -1;
+	switch (r->type) {
+	case PERFDATA_SAMPLE:
+		if (!r->attr)
+			return 0;
+		if (!im->chosen) {
+			const struct perfdata_info *in = perfdata_info(im->pd);
+			for (size_t i = 0; i < in->nattrs && !im->sampled; i++)
+				if (samples_code(im->pd, &in->attrs[i]))
+					im->sampled = &in->attrs[i];
+			im->chosen = true;
+		}
+		if (r->attr != im->sampled) {
+			im->other_samples++;
+			return 0;
+		}
+		return store_sample(im, r);
+	case PERFDATA_MMAP:
+	case PERFDATA_MMAP2:
+		return keep_mapping(im, r) ? (import_fail(im, "out of memory"), -1) : 0;
+	case PERFDATA_COMM:
+		if (gusdata_add_comm(im->d, w->time, (int)r->u.comm.pid, (int)r->u.comm.tid, r->u.comm.comm,
+				     r->u.comm.exec))
+			return import_fail(im, "the comms cannot be stored"), -1;
+		return 0;
+	case PERFDATA_FORK:
+	case PERFDATA_EXIT:
+		return event(im, r, r->type == PERFDATA_FORK ? "fork" : "exit", (int)r->u.task.pid, (int)r->u.task.tid,
+			     r->u.task.ppid, r->u.task.ptid);
+	case PERFDATA_LOST:
+		return event(im, r, "lost", pid, tid, r->u.lost.lost, r->u.lost.id);
+	case PERFDATA_LOST_SAMPLES:
+		return event(im, r, "lost-samples", pid, tid, r->u.lost_samples, 0);
+	case PERFDATA_THROTTLE:
+	case PERFDATA_UNTHROTTLE:
+		return event(im, r, r->type == PERFDATA_THROTTLE ? "throttle" : "unthrottle", pid, tid, r->u.throttle.time,
+			     r->u.throttle.id);
+	case PERFDATA_ITRACE_START:
+		return event(im, r, "itrace-start", (int)r->u.itrace_start.pid, (int)r->u.itrace_start.tid, 0, 0);
+	case PERFDATA_SWITCH:
+	case PERFDATA_SWITCH_CPU_WIDE:
+		return event(im, r, r->u.sw.out ? "switch-out" : "switch-in", pid, tid, r->u.sw.preempt,
+			     r->u.sw.next_prev_tid);
+	case PERFDATA_AUX:
+		if (r->u.aux.flags & PERFDATA_AUX_FLAG_TRUNCATED)
+			return event(im, r, "aux-truncated", pid, tid, r->u.aux.size, r->u.aux.offset);
+		if (r->u.aux.flags & PERFDATA_AUX_FLAG_PARTIAL)
+			return event(im, r, "aux-partial", pid, tid, r->u.aux.size, r->u.aux.offset);
+		if (r->u.aux.flags & PERFDATA_AUX_FLAG_COLLISION)
+			return event(im, r, "aux-collision", pid, tid, r->u.aux.size, r->u.aux.offset);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------- objects --- */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* whether PATH is an ELF file whose build-id starts with BID */
+static bool has_build_id(const char *path, const char *bid)
+{
+	char now[129], err[512];
+	return !merge_elf_build_id(path, now, sizeof now, err, sizeof err) && !strncmp(now, bid, strlen(bid));
+}
+
+/* the object O here: by path, then in perf's build-id cache */
+static void find_object(struct import *im, struct object *o)
+{
+	const char *f = o->file;
+	if (f[0] != '/') {
+		o->pseudo = true;
+		return;
+	}
+	if (!o->bid[0]) {
+		/* a perf.data without build-ids (pipe mode, perf before 3.x,
+		 * --no-buildid): the file at its path where it is the one
+		 * mapped (the MMAP2 record's device and inode), or, without
+		 * them, on the machine that recorded */
+		struct stat st;
+		if (stat(f, &st) || !S_ISREG(st.st_mode) || access(f, R_OK))
+			return;
+		const struct mapping *m = o->first;
+		if (m && m->has_inode) {
+			if (major(st.st_dev) == m->maj && minor(st.st_dev) == m->min && st.st_ino == m->ino) {
+				o->local = strdup(f);
+				o->how = "by path and inode";
+			} else {
+				o->why_not = "the file at its path is another (device and inode differ)";
+			}
+			return;
+		}
+		struct utsname u;
+		const char *host = perfdata_info(im->pd)->hostname;
+		if (host && (uname(&u) || strcmp(u.nodename, host))) {
+			o->why_not = "recorded on another machine";
+			return;
+		}
+		o->local = strdup(f);
+		o->how = "by path, unverified";
+		return;
+	}
+	if (has_build_id(f, o->bid)) {
+		o->local = strdup(f);
+		o->how = "by path";
+		return;
+	}
+	/* perf's cache: DIR/.build-id/xx/<rest> a directory holding elf
+	 * (perf 4.x on), or the file itself (older perf) */
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	if (im->rq->debug_dir)
+		snprintf(dir, sizeof dir, "%s", im->rq->debug_dir);
+	else if (getenv("HOME"))
+		snprintf(dir, sizeof dir, "%s/.debug", getenv("HOME"));
+	else
+		return;
+	for (int form = 0; form < 2; form++) {
+		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s%s", dir, o->bid, o->bid + 2, form ? "" : "/elf");
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && has_build_id(path, o->bid)) {
+			char real[PATH_MAX];
+			o->local = strdup(realpath(path, real) ? real : path);
+			o->how = "from the build-id cache";
+			return;
+		}
+	}
+}
+
+/* the build-id the perf.data names for FILE: the mapping's own, else the
+ * build-id section's (a user-space object's, or any) */
+static const char *file_build_id(const struct perfdata_info *in, const struct mapping *m)
+{
+	if (m->bid[0])
+		return m->bid;
+	const char *any = NULL;
+	for (size_t i = 0; i < in->nbuild_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+		if (!b->filename || strcmp(b->filename, m->file) || !b->hex[0])
+			continue;
+		if (b->misc == PERFDATA_MISC_USER || b->misc == PERFDATA_MISC_GUEST_USER)
+			return b->hex;
+		any = b->hex;
+	}
+	return any ? any : "";
+}
+
+static int resolve_objects(struct import *im)
+{
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	im->objs = calloc(im->nmaps + 1, sizeof *im->objs);
+	if (!im->objs)
+		return -1;
+	for (size_t i = 0; i < im->nmaps; i++) {
+		struct mapping *m = &im->maps[i];
+		const char *bid = file_build_id(in, m);
+		size_t k = 0;
+		while (k < im->nobjs && (strcmp(im->objs[k].file, m->file) || strcmp(im->objs[k].bid, bid)))
+			k++;
+		if (k == im->nobjs) {
+			struct object *o = &im->objs[im->nobjs++];
+			if (!(o->file = strdup(m->file)))
+				return -1;
+			snprintf(o->bid, sizeof o->bid, "%s", bid);
+			o->first = m;
+			find_object(im, o);
+		}
+		m->object = k;
+		struct object *o = &im->objs[k];
+		/* the row names the file gus reads, and the build-id it must
+		 * have: a missing one's path with its build-id (or none at all,
+		 * GUSDATA_NOT_HERE) is never read as that object (gus record's
+		 * place_sample checks it) */
+		m->m.filename = o->local ? o->local : o->file;
+		m->m.build_id = o->bid[0] ? o->bid : o->local || o->pseudo ? NULL : GUSDATA_NOT_HERE;
+	}
+	return 0;
+}
+
+/* the user samples of each object (the newest mapping of the sample's
+ * process holding it, as gus record places samples) */
+static int count_object_samples(void *ctx, const struct gusdata_sample *s)
+{
+	struct import *im = ctx;
+	if (!s->user)
+		return 0;
+	const struct mapping *hit = NULL;
+	for (size_t i = im->nmaps; i-- > 0;) {
+		const struct mapping *m = &im->maps[i];
+		if (s->ip >= m->m.start && s->ip - m->m.start < m->m.len && (m->m.pid == s->pid || !hit)) {
+			hit = m;
+			if (m->m.pid == s->pid)
+				break;
+		}
+	}
+	if (hit)
+		im->objs[hit->object].samples++;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the CPU --- */
+/* the perf.data's cpuid feature ("GenuineIntel,6,85,4") as CPUID leaves */
+static bool cpu_of_file(const char *cpuid, struct collect_host_cpu *h)
+{
+	if (!cpuid)
+		return false;
+	char vendor[13] = "";
+	unsigned family, model, stepping = 0;
+	int n = sscanf(cpuid, "%12[^,],%u,%u,%u", vendor, &family, &model, &stepping);
+	if (n < 3 || family > 0xff + 0xf || model > 0xff)
+		return false;
+	struct collect_cpuid c = { .max_leaf = 1 };
+	memcpy(c.vendor, vendor, strlen(vendor));
+	unsigned base = family < 0xf ? family : 0xf, ext = family < 0xf ? 0 : family - 0xf;
+	c.leaf1[0] = (stepping & 0xf) | (model & 0xf) << 4 | base << 8 | (model >> 4) << 16 | ext << 20;
+	collect_host_identify(&c, h);
+	return true;
+}
+
+/* ---------------------------------------------------------------- facts --- */
+static void join(char *buf, size_t n, char *const *v, size_t k)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < k && at + 1 < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? " " : "", v[i]);
+}
+
+static void store_facts(struct import *im, const struct collect_host_cpu *cpu, bool have_cpu, const char *machine,
+			const char *machine_why)
+{
+	struct gusdata *d = im->d;
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	char buf[8192];
+	join(buf, sizeof buf, in->cmdline, in->ncmdline);
+	gusdata_set_meta(d, "command", in->ncmdline ? buf : "perf record (the perf.data names no command line)");
+	gusdata_set_meta(d, "source", "perf.data");
+	gusdata_set_meta(d, "perf.file", im->rq->input);
+	gusdata_set_meta(d, "perf.mode", in->pipe ? "pipe" : "file");
+	if (in->version)
+		gusdata_set_meta(d, "perf.version", in->version);
+	if (in->hostname)
+		gusdata_set_meta(d, "hostname", in->hostname);
+	if (in->osrelease) {
+		snprintf(buf, sizeof buf, "Linux %s %s", in->osrelease, in->arch ? in->arch : "");
+		gusdata_set_meta(d, "kernel", buf);
+	}
+	if (in->cpudesc)
+		gusdata_set_meta(d, "cpu.name", in->cpudesc);
+	if (in->cpuid)
+		gusdata_set_meta(d, "perf.cpuid", in->cpuid);
+	if (have_cpu) {
+		gusdata_set_meta_u64(d, "cpu.family", cpu->family);
+		gusdata_set_meta_u64(d, "cpu.model", cpu->model);
+		gusdata_set_meta_u64(d, "cpu.stepping", cpu->stepping);
+		snprintf(buf, sizeof buf, "%s (%s, the perf.data's cpuid %s)", cpu->name, cpu->why, in->cpuid);
+		gusdata_set_meta(d, "cpu.taken_for", buf);
+		if (cpu->tma[0])
+			gusdata_set_meta(d, "tma.table", cpu->tma);
+	} else {
+		gusdata_set_meta(d, "cpu.taken_for", "unknown: the perf.data has no cpuid feature gus reads");
+	}
+	gusdata_set_meta(d, "sim.machine", machine);
+	gusdata_set_meta(d, "sim.machine_why", machine_why);
+	if (in->nr_cpus_online)
+		gusdata_set_meta_u64(d, "perf.nr_cpus_online", in->nr_cpus_online);
+	if (in->sample_time_last > in->sample_time_first)
+		gusdata_set_meta_u64(d, "seconds_x1000", (in->sample_time_last - in->sample_time_first) / 1000000);
+	/* the events, and which one's samples are the regions' */
+	size_t k = 0;
+	for (size_t i = 0; i < in->nattrs && k + 1 < sizeof buf; i++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? "," : "", in->attrs[i].name);
+	gusdata_set_meta(d, "perf.events", buf);
+	if (im->sampled) {
+		gusdata_set_meta(d, "sample.event", im->sampled->name);
+		if (im->sampled->flags & PERFDATA_ATTR_FREQ)
+			gusdata_set_meta_u64(d, "sample.freq", im->sampled->sample_period);
+		else
+			gusdata_set_meta_u64(d, "sample.period", im->sampled->sample_period);
+		if (im->sampled->flags & PERFDATA_ATTR_EXCLUDE_KERNEL)
+			gusdata_set_meta(d, "user_only", "yes");
+	}
+	gusdata_set_meta_u64(d, "sample.count", im->samples);
+	if (in->ngroups) {
+		k = 0;
+		for (size_t i = 0; i < in->ngroups && k + 1 < sizeof buf; i++)
+			k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? "; " : "", in->groups[i].name);
+		gusdata_set_meta(d, "perf.groups", buf);
+	}
+}
+
+/* What the file lacks, in the report's words: lost and throttled samples,
+ * damage (missing.samples); the trace (missing.trace); the counts
+ * (missing.counts); the objects not here (missing.objects). */
+static void store_missing(struct import *im)
+{
+	struct gusdata *d = im->d;
+	const struct perfdata_stats *st = perfdata_stats(im->pd);
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	const struct recording_log *log = &im->rq->log;
+	char buf[8192];
+	size_t k = 0;
+	buf[0] = 0;
+#define ADD(...) (k += (size_t)snprintf(buf + k, k < sizeof buf ? sizeof buf - k : 0, __VA_ARGS__))
+	if (im->damage[0])
+		ADD("the perf.data is damaged: %s; %llu samples were read before", im->damage,
+		    (unsigned long long)im->samples);
+	if (st->lost_samples)
+		ADD("%sthe kernel dropped %llu samples (LOST_SAMPLES records)", k ? "; " : "",
+		    (unsigned long long)st->lost_samples);
+	if (st->lost_events)
+		ADD("%sperf lost %llu records of the ring buffers (LOST records: samples and sideband)", k ? "; " : "",
+		    (unsigned long long)st->lost_events);
+	if (st->throttles)
+		ADD("%sthe kernel throttled sampling %llu times (THROTTLE records): no samples while throttled",
+		    k ? "; " : "", (unsigned long long)st->throttles);
+	if (!im->samples && !im->damage[0])
+		ADD("%sthe perf.data has no samples of code%s", k ? "; " : "",
+		    in->nattrs ? " (its events sample no instruction pointers)" : "");
+	if (st->samples_unknown_event)
+		ADD("%s%llu samples of no event the header describes were left out", k ? "; " : "",
+		    (unsigned long long)st->samples_unknown_event);
+	if (k) {
+		gusdata_set_meta(d, "missing.samples", buf);
+		rec_warn(log, "%s: %s", im->rq->input, buf);
+	}
+	gusdata_set_meta_u64(d, "sample.lost", st->lost_samples + st->lost_events);
+	if (st->throttles)
+		gusdata_set_meta_u64(d, "perf.throttles", st->throttles);
+
+	/* the trace: Intel PT's AUX data is not decoded by gus import */
+	k = 0;
+	if (st->auxtrace_bytes)
+		ADD("the perf.data holds %llu bytes of Intel PT in %llu AUXTRACE records, which gus import does not decode "
+		    "yet: the hot regions are simulated statically from their code",
+		    (unsigned long long)st->auxtrace_bytes, (unsigned long long)st->by_type[PERFDATA_AUXTRACE]);
+	else
+		ADD("perf record traced no instructions (Intel PT: perf record -e intel_pt//u): the hot regions are "
+		    "simulated statically from their code");
+	if (st->aux_truncated || st->aux_partial || st->aux_collision)
+		ADD("; its AUX data was truncated %llu times, partial %llu, collided %llu",
+		    (unsigned long long)st->aux_truncated, (unsigned long long)st->aux_partial,
+		    (unsigned long long)st->aux_collision);
+	gusdata_set_meta(d, "missing.trace", buf);
+	gusdata_set_meta(d, "tracer", "none");
+	if (st->aux_bytes)
+		gusdata_set_meta_u64(d, "perf.aux_bytes", st->aux_bytes);
+
+	k = 0;
+	ADD("perf record sampled %s and counted nothing gus imports (groups read at samples are not imported yet)",
+	    im->sampled ? im->sampled->name : "no event of code");
+	gusdata_set_meta(d, "missing.counts", buf);
+
+	/* the objects not here, with how to get them */
+	size_t nmissing = 0, nsampled = 0;
+	uint64_t missing_samples = 0;
+	k = 0;
+	for (size_t i = 0; i < im->nobjs; i++) {
+		const struct object *o = &im->objs[i];
+		if (!o->samples || o->pseudo)
+			continue;
+		nsampled++;
+		if (o->local)
+			continue;
+		nmissing++;
+		missing_samples += o->samples;
+		ADD("%s%s (%s%s, %llu samples)", nmissing > 1 ? ", " : "", o->file, o->bid[0] ? "build-id " : "no build-id: ",
+		    o->bid[0] ? o->bid : o->why_not ? o->why_not : "the file is not here", (unsigned long long)o->samples);
+	}
+	if (k >= sizeof buf)
+		memcpy(buf + sizeof buf - 5, "...", 4);
+	if (nmissing) {
+		char text[sizeof buf + 512];
+		snprintf(text, sizeof text, "%zu of the %zu sampled objects are not here: %s; their samples are named by "
+			 "path and file offset. On the machine that recorded: 'perf buildid-list -i %s' lists them, "
+			 "'perf archive %s' packs them (unpack it into ~/.debug here)", nmissing, nsampled, buf,
+			 base_name(im->rq->input), base_name(im->rq->input));
+		gusdata_set_meta(d, "missing.objects", text);
+		gusdata_set_meta_u64(d, "perf.objects_missing", nmissing);
+		rec_warn(log, "%s: %s", im->rq->input, text);
+	}
+	/* the objects taken without a build-id to check them by, and those
+	 * found in the cache, in one line each */
+	for (int cached = 0; cached < 2; cached++) {
+		k = 0;
+		size_t n = 0;
+		for (size_t i = 0; i < im->nobjs; i++) {
+			const struct object *o = &im->objs[i];
+			if (!o->samples || !o->local || !strcmp(o->how, "by path") || !strcmp(o->how, "by path and inode") ||
+			    cached != !strcmp(o->how, "from the build-id cache"))
+				continue;
+			n++;
+			if (cached)
+				ADD("%s%s as %s", n > 1 ? ", " : "", o->file, o->local);
+			else
+				ADD("%s%s", n > 1 ? ", " : "", o->file);
+		}
+		if (k >= sizeof buf)
+			memcpy(buf + sizeof buf - 5, "...", 4);
+		if (n && cached)
+			rec_warn(log, "%s: %zu object(s) taken from the build-id cache: %s", im->rq->input, n, buf);
+		else if (n) {
+			gusdata_set_meta(d, "perf.objects_unverified", buf);
+			rec_warn(log, "%s: %zu object(s) taken by their path, unverified: the perf.data has neither a "
+				 "build-id nor an inode for them: %s", im->rq->input, n, buf);
+		}
+	}
+#undef ADD
+	(void)missing_samples;
+}
+
+/* ----------------------------------------------------------- the import --- */
+static enum recording_status convert(struct import *im)
+{
+	const struct recording_import_request *rq = im->rq;
+	char err[1024];
+	struct perfdata_record r;
+	int rc;
+	recording_progress(&rq->log, true, "reading %s", rq->input);
+	while ((rc = perfdata_next(im->pd, &r, err, sizeof err)) > 0)
+		if (take_record(im, &r))
+			break;
+	if (im->failed)
+		return RECORDING_ERROR;
+	if (rc < 0) {
+		/* what the reader got before the damage is kept */
+		const char *colon = strstr(err, ": ");
+		snprintf(im->damage, sizeof im->damage, "%s", colon && !strncmp(err, rq->input, (size_t)(colon - err))
+								 ? colon + 2 : err);
+	}
+	if (!im->chosen) {
+		const struct perfdata_info *in = perfdata_info(im->pd);
+		for (size_t i = 0; i < in->nattrs && !im->sampled; i++)
+			if (samples_code(im->pd, &in->attrs[i]))
+				im->sampled = &in->attrs[i];
+	}
+	if (im->pending && gusdata_commit(im->d)) {
+		import_fail(im, "the samples cannot be stored");
+		return RECORDING_ERROR;
+	}
+	im->pending = 0;
+	recording_progress_end(&rq->log);
+
+	/* the objects, then the mappings that name them */
+	if (resolve_objects(im) || gusdata_begin(im->d)) {
+		import_fail(im, "out of memory");
+		return RECORDING_ERROR;
+	}
+	for (size_t i = 0; i < im->nmaps; i++)
+		if (gusdata_add_sample_mmap(im->d, &im->maps[i].m)) {
+			gusdata_commit(im->d);
+			import_fail(im, "the mappings cannot be stored");
+			return RECORDING_ERROR;
+		}
+	if (gusdata_commit(im->d) || gusdata_foreach_sample(im->d, count_object_samples, im)) {
+		import_fail(im, "the mappings cannot be stored");
+		return RECORDING_ERROR;
+	}
+
+	/* the CPU and its core model */
+	struct collect_host_cpu cpu;
+	bool have_cpu = cpu_of_file(perfdata_info(im->pd)->cpuid, &cpu);
+	char machine[64], why[512];
+	if (rq->arch)
+		snprintf(machine, sizeof machine, "%s", rq->arch), snprintf(why, sizeof why, "--arch");
+	else if (have_cpu)
+		recording_machine_for_cpu(rq->machines_dir, &cpu, "the perf.data's CPU's", "the perf.data's CPU", machine,
+					  sizeof machine, why, sizeof why);
+	else
+		recording_host_machine(rq->machines_dir, machine, sizeof machine, why, sizeof why);
+	store_facts(im, &cpu, have_cpu, machine, why);
+	store_missing(im);
+
+	/* the hot regions, as gus record ranks its samples */
+	struct sim_machine *m = sim_machine_find(rq->machines_dir, machine, err, sizeof err);
+	if (!m) {
+		rec_error(&rq->log, "%s", err);
+		return rq->arch ? RECORDING_USAGE : RECORDING_ERROR;
+	}
+	recording_progress(&rq->log, true, "ranking the hot regions of %llu samples", (unsigned long long)im->samples);
+	size_t nregions = 0;
+	rc = rec_rank_regions(im->d, m, rq->hot ? rq->hot : 5, &rq->log, &nregions);
+	recording_progress_end(&rq->log);
+	sim_machine_free(m);
+	if (rc) {
+		import_fail(im, "the hot regions cannot be stored");
+		return RECORDING_ERROR;
+	}
+	if (!nregions && !gusdata_meta(im->d, "missing.regions"))
+		gusdata_set_meta(im->d, "missing.regions", im->samples ? "no sample fell in code gus can name"
+									 : "the perf.data has no samples");
+	gusdata_set_meta(im->d, "record.complete", "yes");
+	return RECORDING_OK;
+}
+
+static void import_free(struct import *im)
+{
+	for (size_t i = 0; i < im->nmaps; i++)
+		free(im->maps[i].file);
+	free(im->maps);
+	for (size_t i = 0; i < im->nobjs; i++) {
+		free(im->objs[i].file);
+		free(im->objs[i].local);
+	}
+	free(im->objs);
+	free(im->chain);
+	perfdata_close(im->pd);
+}
+
+/* the perf.data of RQ into the new recording at PATH (gusdata_create's
+ * FLAGS), landed; SUM (may be NULL) says what it holds */
+static enum recording_status import_into(const struct recording_import_request *rq, const char *path, unsigned flags,
+					 struct recording_import_summary *sum)
+{
+	char err[1024];
+	struct import im = { .rq = rq };
+	if (sum)
+		memset(sum, 0, sizeof *sum);
+	if (perfdata_open(rq->input, -1, &im.pd, err, sizeof err)) {
+		rec_error(&rq->log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	if (!(im.chain = malloc((65536 / 8 + 2) * sizeof *im.chain))) {
+		rec_error(&rq->log, "out of memory");
+		import_free(&im);
+		return RECORDING_ERROR;
+	}
+	if (gusdata_create(path, flags, &im.d, err, sizeof err)) {
+		rec_error(&rq->log, "%s", err);
+		import_free(&im);
+		return RECORDING_ERROR;
+	}
+	enum recording_status st = convert(&im);
+	if (st != RECORDING_OK) {
+		if (im.failed)
+			rec_error(&rq->log, "%s", im.err);
+		gusdata_discard(im.d);
+		import_free(&im);
+		return st;
+	}
+	if (sum) {
+		sum->samples = im.samples;
+		sum->other_samples = im.other_samples;
+		sum->records = perfdata_stats(im.pd)->records;
+		sum->damaged = im.damage[0] != 0;
+		snprintf(sum->event, sizeof sum->event, "%s", im.sampled ? im.sampled->name : "");
+		uint64_t v;
+		sum->missing_objects = gusdata_meta_u64(im.d, "perf.objects_missing", &v) ? (size_t)v : 0;
+	}
+	if (gusdata_finish(im.d, err, sizeof err)) {
+		rec_error(&rq->log, "%s", err);
+		import_free(&im);
+		return RECORDING_ERROR;
+	}
+	import_free(&im);
+	return RECORDING_OK;
+}
+
+enum recording_status recording_import(const struct recording_import_request *rq,
+				       struct recording_import_summary *sum)
+{
+	return import_into(rq, rq->output, rq->force ? GUSDATA_FORCE : 0, sum);
+}
+
+enum recording_status recording_import_open(const struct recording_import_request *rq, struct gusdata **out)
+{
+	*out = NULL;
+	/* a directory of gus's own (0700), the recording landed in it, opened,
+	 * then both removed: the open descriptor keeps it readable, nothing
+	 * is left behind */
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 32], err[1024];
+	snprintf(dir, sizeof dir, "%s/gus-import-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		rec_error(&rq->log, "%s: cannot create a temporary directory for %s: %s", dir, rq->input, strerror(errno));
+		return RECORDING_ERROR;
+	}
+	snprintf(path, sizeof path, "%s/perf.gus.data", dir);
+	enum recording_status st = import_into(rq, path, 0, NULL);
+	if (st == RECORDING_OK && gusdata_open(path, false, out, err, sizeof err)) {
+		rec_error(&rq->log, "%s", err);
+		st = RECORDING_ERROR;
+	}
+	unlink(path);
+	rmdir(dir);
+	return st;
+}
