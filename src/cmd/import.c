@@ -13,6 +13,7 @@
 struct import_opts {
 	struct recording_import_request rq;
 	bool quiet;
+	bool stat;
 };
 
 static void import_usage(FILE *out)
@@ -20,6 +21,7 @@ static void import_usage(FILE *out)
 	fprintf(out,
 		"usage: gus import [-o gus.data] [--force] [--hot N] [--arch NAME]\n"
 		"                  [--debug-dir DIR] [-q] perf.data\n"
+		"       gus import --stat perf.data\n"
 		"\n"
 		"A recording of perf record (file or pipe mode) as a gus recording: its\n"
 		"samples, call chains and mappings, each object taken by its path and\n"
@@ -34,6 +36,8 @@ static void import_usage(FILE *out)
 		"      --arch NAME      core model of the regions (default: the nearest to\n"
 		"                       the perf.data's CPU)\n"
 		"      --debug-dir DIR  perf's build-id cache (default ~/.debug)\n"
+		"      --stat           only count the records by type and the samples by\n"
+		"                       event, as perf report --stat does; nothing written\n"
 		"  -q, --quiet          no progress on the terminal\n"
 		"  -h, --help           this help; 'gus help import' shows the manual\n");
 }
@@ -46,6 +50,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "hot", required_argument, NULL, 'H' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "stat", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -65,6 +70,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 			break;
 		case 'a': o->rq.arch = optarg; break;
 		case 'D': o->rq.debug_dir = optarg; break;
+		case 'S': o->stat = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			import_usage(stdout);
@@ -85,6 +91,48 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
+/* the counts in perf report --stat's words */
+static int print_stat(const struct import_opts *o)
+{
+	struct gus_progress progress;
+	struct recording_log log = gus_progress_log(&progress, "import", true, false);
+	static struct recording_import_stat st;
+	enum recording_status rs = recording_import_stat(o->rq.input, &st, &log);
+	if (rs != RECORDING_OK)
+		return gus_exit_for(rs);
+	const struct perfdata_stats *s = &st.stats;
+	printf("%20s events: %10llu\n", "TOTAL", (unsigned long long)s->records);
+	for (unsigned t = 0; t < PERFDATA_TYPES; t++) {
+		if (!s->by_type[t])
+			continue;
+		char name[32];
+		if (perfdata_type_name(t))
+			snprintf(name, sizeof name, "%s", perfdata_type_name(t));
+		else
+			snprintf(name, sizeof name, "type %u", t);
+		printf("%20s events: %10llu\n", name, (unsigned long long)s->by_type[t]);
+	}
+	if (s->other_types)
+		printf("%20s events: %10llu\n", "other types", (unsigned long long)s->other_types);
+	for (size_t i = 0; i < st.nevents; i++) {
+		if (!st.event_samples[i])
+			continue;
+		/* the event's name is the perf.data's: escaped */
+		char event[4 * sizeof st.event[i]];
+		merge_text_escape(event, sizeof event, st.event[i]);
+		printf("%s stats:\n%20s events: %10llu\n", event, "SAMPLE", (unsigned long long)st.event_samples[i]);
+	}
+	printf("lost samples: %llu, lost records: %llu, throttled: %llu, AUX bytes: %llu, AUXTRACE bytes: %llu\n",
+	       (unsigned long long)s->lost_samples, (unsigned long long)s->lost_events,
+	       (unsigned long long)s->throttles, (unsigned long long)s->aux_bytes,
+	       (unsigned long long)s->auxtrace_bytes);
+	if (st.damage[0]) {
+		gus_error("%s", st.damage);
+		return GUS_EXIT_ERROR;
+	}
+	return GUS_EXIT_OK;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	struct import_opts o;
@@ -93,6 +141,8 @@ int cmd_import(int argc, char **argv)
 		return rc < 0 ? GUS_EXIT_OK : rc;
 	if (gus_check_readable("import", o.rq.input))
 		return GUS_EXIT_ERROR;
+	if (o.stat)
+		return print_stat(&o);
 	struct gus_progress progress;
 	o.rq.machines_dir = gus_data_dir("machines");
 	o.rq.log = gus_progress_log(&progress, "import", o.quiet, false);

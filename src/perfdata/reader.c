@@ -1002,9 +1002,17 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 		return 0;
 	}
 	uint8_t h[8];
-	if (pd->end - pd->pos < 8 || pd_read_at(pd, pd->pos, h, 8))
-		return damaged(pd, err, errlen, "the data ends %llu bytes into a record's header at 0x%llx",
-			       (unsigned long long)(pd->end - pd->pos), (unsigned long long)pd->pos);
+	if (pd->end - pd->pos < 8 || pd_read_at(pd, pd->pos, h, 8)) {
+		/* its type, when that much of it is there */
+		uint64_t left = pd->end - pd->pos;
+		if (left >= 4 && !pd_read_at(pd, pd->pos, h, 4))
+			return damaged(pd, err, errlen, "the data ends %llu bytes into the header of %s at 0x%llx%s%s",
+				       (unsigned long long)left, type_text(pd_u32(h), tt, sizeof tt),
+				       (unsigned long long)pd->pos, pd->failure[0] ? ": " : "", pd->failure);
+		return damaged(pd, err, errlen, "the data ends %llu bytes into a record's header at 0x%llx%s%s",
+			       (unsigned long long)left, (unsigned long long)pd->pos, pd->failure[0] ? ": " : "",
+			       pd->failure);
+	}
 	r->type = pd_u32(h);
 	r->misc = pd_u16(h + 4);
 	r->size = pd_u16(h + 6);
@@ -1013,9 +1021,9 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 		return damaged(pd, err, errlen, "%s of size %u at 0x%llx (a record is at least its 8-byte header)",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos);
 	if (r->size > pd->end - pd->pos)
-		return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx runs past the end of the data (%llu)",
+		return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx runs past the end of the data (0x%llx)%s%s",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos,
-			       (unsigned long long)pd->end);
+			       (unsigned long long)pd->end, pd->failure[0] ? ": " : "", pd->failure);
 	if (pd_read_at(pd, pd->pos, pd->rec, r->size))
 		return damaged(pd, err, errlen, "the record at 0x%llx cannot be read", (unsigned long long)pd->pos);
 	uint64_t next = pd->pos + r->size;
@@ -1053,9 +1061,10 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 			extra = pd_u32(pd->rec + 8);
 		}
 		if (extra > pd->end - next || extra > PD_MAX_AUXTRACE)
-			return damaged(pd, err, errlen, "%s at 0x%llx says %llu bytes follow it; the data has %llu",
+			return damaged(pd, err, errlen, "%s at 0x%llx says %llu bytes follow it; the data has %llu%s%s",
 				       type_text(r->type, tt, sizeof tt), (unsigned long long)r->offset,
-				       (unsigned long long)extra, (unsigned long long)(pd->end - next));
+				       (unsigned long long)extra, (unsigned long long)(pd->end - next),
+				       pd->failure[0] ? ": " : "", pd->failure);
 		if (r->type == PERFDATA_AUXTRACE) {
 			if (extra > pd->paycap) {
 				uint8_t *p = realloc(pd->payload, extra);

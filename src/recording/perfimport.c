@@ -773,3 +773,36 @@ enum recording_status recording_import_open(const struct recording_import_reques
 	rmdir(dir);
 	return st;
 }
+
+enum recording_status recording_import_stat(const char *path, struct recording_import_stat *st,
+					    const struct recording_log *log)
+{
+	struct perfdata *pd;
+	char err[1024];
+	memset(st, 0, sizeof *st);
+	if (perfdata_open(path, -1, &pd, err, sizeof err)) {
+		rec_error(log, "%s", err);
+		return RECORDING_ERROR;
+	}
+	struct perfdata_record r;
+	int rc;
+	while ((rc = perfdata_next(pd, &r, err, sizeof err)) > 0) {
+		if (r.type != PERFDATA_SAMPLE || !r.attr)
+			continue;
+		/* the events as the header lists them (pipe mode: as they came) */
+		const struct perfdata_info *in = perfdata_info(pd);
+		size_t i = (size_t)(r.attr - in->attrs);
+		if (i < RECORDING_STAT_EVENTS)
+			st->event_samples[i]++;
+	}
+	if (rc < 0)
+		snprintf(st->damage, sizeof st->damage, "%s", err);
+	const struct perfdata_info *in = perfdata_info(pd);
+	st->pipe = in->pipe;
+	st->stats = *perfdata_stats(pd);
+	st->nevents = in->nattrs < RECORDING_STAT_EVENTS ? in->nattrs : RECORDING_STAT_EVENTS;
+	for (size_t i = 0; i < st->nevents; i++)
+		snprintf(st->event[i], sizeof st->event[i], "%s", in->attrs[i].name);
+	perfdata_close(pd);
+	return RECORDING_OK;
+}

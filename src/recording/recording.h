@@ -22,6 +22,7 @@
 
 #include "collect.h"
 #include "ipt.h"
+#include "perfdata.h"
 #include "sim.h"
 #include "stream.h"
 
@@ -405,6 +406,22 @@ struct recording_import_summary {
 	bool damaged;			/* read up to damage (said as a warning) */
 };
 
+/* What gus import --stat says of a perf.data, as perf report --stat:
+ * its records by type, and each event's samples. */
+#define RECORDING_STAT_EVENTS 64
+struct recording_import_stat {
+	bool pipe;
+	struct perfdata_stats stats;
+	size_t nevents;			/* events of the header (the first RECORDING_STAT_EVENTS) */
+	char event[RECORDING_STAT_EVENTS][128];
+	uint64_t event_samples[RECORDING_STAT_EVENTS];
+	char damage[1100];		/* where the data is damaged ("" read whole) */
+};
+/* Reads every record of PATH into *ST. RECORDING_OK also for a damaged
+ * perf.data (ST->damage says where); RECORDING_ERROR with the message
+ * logged when it cannot be opened. */
+enum recording_status recording_import_stat(const char *path, struct recording_import_stat *st,
+					    const struct recording_log *log);
 /* Whether PATH is a perf.data (either mode; the other byte order too, which
  * the import refuses with a message). */
 bool recording_is_perf_data(const char *path);
