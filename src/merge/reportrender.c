@@ -128,7 +128,9 @@ static void spire_render_fn(FILE *f, void *ctx)
 static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "cpu.taken_for", "tracer",
 				   "sample.event", "sample.count", "exit_status", "interrupted", "record.complete", "record.stage",
 				   "trace.interrupted", "trace.stopped",
-				   "tma.table", "counts.source", "sim.machine", "trace.records" };
+				   "tma.table", "counts.source", "sim.machine", "trace.records",
+				   /* gus import of a perf.data */
+				   "source", "perf.file", "perf.mode", "perf.version", "sample.lost" };
 
 /* "0.4M", "12.3k": records of a run */
 static void records_text(double v, char *buf, size_t n)
@@ -456,7 +458,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 		mg_text_put(out, "\n# the trace stopped short of the run: ", r->trace_stopped, col("\033[0m"));
 	}
 	fprintf(out, "\n# model: %s\n", sim_machine_describe(r->m));
-	static const char *missing[] = { "samples", "regions", "trace" };
+	static const char *missing[] = { "samples", "regions", "trace", "objects" };
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
 		if (missing_of(r, missing[i])) {
 			fprintf(out, "# missing %s: ", missing[i]);
@@ -737,7 +739,7 @@ static void write_json(const struct merge_report *r, FILE *out)
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"missing\": {");
-	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt" };
+	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt", "objects" };
 	first = true;
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
 		const char *why = missing_of(r, missing[i]);

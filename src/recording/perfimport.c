@@ -559,10 +559,10 @@ static void store_missing(struct import *im)
 		memcpy(buf + sizeof buf - 5, "...", 4);
 	if (nmissing) {
 		char text[sizeof buf + 512];
-		snprintf(text, sizeof text, "%zu of the %zu sampled objects are not here: %s; their samples are named by "
-			 "path and file offset. On the machine that recorded: 'perf buildid-list -i %s' lists them, "
-			 "'perf archive %s' packs them (unpack it into ~/.debug here)", nmissing, nsampled, buf,
-			 base_name(im->rq->input), base_name(im->rq->input));
+		snprintf(text, sizeof text, "%zu of the %zu sampled objects are not here, their samples named by path and "
+			 "file offset ('perf buildid-list -i %s' on the machine that recorded lists them, 'perf archive %s' "
+			 "packs them: unpack it into ~/.debug here): %s", nmissing, nsampled, base_name(im->rq->input),
+			 base_name(im->rq->input), buf);
 		gusdata_set_meta(d, "missing.objects", text);
 		gusdata_set_meta_u64(d, "perf.objects_missing", nmissing);
 		rec_warn(log, "%s: %s", im->rq->input, text);

@@ -112,8 +112,8 @@ struct report {
 	struct merge_report model;
 	struct merge_report_fact *meta;
 	size_t nmeta, capmeta;
-	struct merge_report_fact missing[5];
-	char missing_text[5][1024];
+	struct merge_report_fact missing[6];
+	char missing_text[6][1024];
 	char incomplete[1024];
 	struct merge_report_region *mr;
 	/* the callers of each region (gus record -g) */
@@ -1192,8 +1192,9 @@ static int fill_model(struct report *rp)
 		return -1;
 	m->meta = rp->meta;
 	m->nmeta = rp->nmeta;
-	static const char *what[] = { "counts", "samples", "regions", "trace", "pt" };
-	for (size_t i = 0; i < 5; i++) {
+	/* objects: a perf.data's objects not here (gus import) */
+	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "objects" };
+	for (size_t i = 0; i < sizeof what / sizeof *what; i++) {
 		char key[32];
 		snprintf(key, sizeof key, "missing.%s", what[i]);
 		if (missing_fact(rp, key, rp->missing_text[m->nmissing], sizeof rp->missing_text[0]))
