@@ -126,6 +126,16 @@ static int print_stat(const struct import_opts *o)
 	       (unsigned long long)s->lost_samples, (unsigned long long)s->lost_events,
 	       (unsigned long long)s->throttles, (unsigned long long)s->aux_bytes,
 	       (unsigned long long)s->auxtrace_bytes);
+	if (st.intel_pt) {
+		printf("Intel PT: %llu packets in %llu bytes (%llu bytes of no packet, %llu cut at a record's end):",
+		       (unsigned long long)st.pt.packets, (unsigned long long)st.pt.bytes, (unsigned long long)st.pt.bad,
+		       (unsigned long long)st.pt.cut);
+		for (int k = 0; k < IPT_PKT_KINDS; k++)
+			if (st.pt.by_kind[k])
+				printf(" %s %llu", ipt_packet_kind_name((enum ipt_packet_kind)k),
+				       (unsigned long long)st.pt.by_kind[k]);
+		printf("\n");
+	}
 	if (st.damage[0]) {
 		gus_error("%s", st.damage);
 		return GUS_EXIT_ERROR;

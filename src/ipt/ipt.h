@@ -111,4 +111,29 @@ struct ipt_recording_stats {
 int ipt_decode_recording(struct gusdata *d, const struct ipt_decode_opts *o, struct ipt_stats *st,
 			 struct ipt_recording_stats *rs, char *err, size_t errlen);
 
+/* ---------------------------------------------------------- packets --- */
+/* The packets of a piece of trace, as perf script -D splits it (libipt's
+ * packet decoder from its first byte, which a perf.data's AUXTRACE
+ * record starts with): counted by kind, perf's names. Zero bytes right
+ * after a packet, up to its eighth byte, are its padding (PAD_FOLDED), as
+ * perf takes them; a PAD that starts a run of them is a packet. */
+enum ipt_packet_kind {
+	IPT_PKT_PAD, IPT_PKT_PSB, IPT_PKT_PSBEND, IPT_PKT_FUP, IPT_PKT_TIP, IPT_PKT_TIP_PGE, IPT_PKT_TIP_PGD,
+	IPT_PKT_TNT, IPT_PKT_MODE_EXEC, IPT_PKT_MODE_TSX, IPT_PKT_PIP, IPT_PKT_VMCS, IPT_PKT_CBR, IPT_PKT_TSC,
+	IPT_PKT_TMA, IPT_PKT_MTC, IPT_PKT_CYC, IPT_PKT_STOP, IPT_PKT_OVF, IPT_PKT_MNT, IPT_PKT_EXSTOP,
+	IPT_PKT_MWAIT, IPT_PKT_PWRE, IPT_PKT_PWRX, IPT_PKT_PTW, IPT_PKT_KINDS
+};
+struct ipt_packet_counts {
+	uint64_t by_kind[IPT_PKT_KINDS];
+	uint64_t packets, bytes;
+	uint64_t pad_folded;	/* PAD bytes taken as the padding of the packet before */
+	uint64_t bad;		/* bytes that are no packet (each skipped, as perf does) */
+	uint64_t cut;		/* bytes of a packet cut at the end of the piece */
+};
+/* "PAD", "TIP.PGE", "MODE.Exec"... as perf names the kind */
+const char *ipt_packet_kind_name(enum ipt_packet_kind k);
+/* The packets of the N bytes at BUF added to *C. -1 with ERR when libipt
+ * cannot be set up. */
+int ipt_count_packets(const uint8_t *buf, size_t n, struct ipt_packet_counts *c, char *err, size_t errlen);
+
 #endif

@@ -787,6 +787,15 @@ enum recording_status recording_import_stat(const char *path, struct recording_i
 	struct perfdata_record r;
 	int rc;
 	while ((rc = perfdata_next(pd, &r, err, sizeof err)) > 0) {
+		/* perf's auxtrace types: 1 is Intel PT */
+		if (r.type == PERFDATA_AUXTRACE_INFO && r.u.auxtrace_info.type == 1)
+			st->intel_pt = true;
+		if (r.type == PERFDATA_AUXTRACE && st->intel_pt &&
+		    ipt_count_packets(r.u.auxtrace.data, (size_t)r.u.auxtrace.size, &st->pt, err, sizeof err)) {
+			rec_error(log, "%s", err);
+			perfdata_close(pd);
+			return RECORDING_ERROR;
+		}
 		if (r.type != PERFDATA_SAMPLE || !r.attr)
 			continue;
 		/* the events as the header lists them (pipe mode: as they came) */

@@ -415,6 +415,10 @@ struct recording_import_stat {
 	size_t nevents;			/* events of the header (the first RECORDING_STAT_EVENTS) */
 	char event[RECORDING_STAT_EVENTS][128];
 	uint64_t event_samples[RECORDING_STAT_EVENTS];
+	/* Intel PT (the AUXTRACE_INFO's type): each AUXTRACE record's trace
+	 * split into its packets, as perf report -D dumps them */
+	bool intel_pt;
+	struct ipt_packet_counts pt;
 	char damage[1100];		/* where the data is damaged ("" read whole) */
 };
 /* Reads every record of PATH into *ST. RECORDING_OK also for a damaged

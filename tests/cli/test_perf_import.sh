@@ -51,6 +51,23 @@ expect perf.data.lost_samples-4.4 'TOTAL events: 243|MMAP events: 39|COMM events
 expect perf.data.piped.header_features_aligned-6.12 'TOTAL events: 45|COMM events: 2|EXIT events: 1|SAMPLE events: 9|MMAP2 events: 4|ATTR events: 1|FINISHED_ROUND events: 1|ID_INDEX events: 1|THREAD_MAP events: 1|CPU_MAP events: 1|EVENT_UPDATE events: 2|TIME_CONV events: 1|FEATURE events: 20|FINISHED_INIT events: 1' '9'
 expect perf.data.piped.intel_pt-4.14 'TOTAL events: 667|MMAP events: 56|COMM events: 3|EXIT events: 1|SAMPLE events: 11|MMAP2 events: 10|AUX events: 8|ITRACE_START events: 2|SWITCH_CPU_WIDE events: 552|ATTR events: 4|FINISHED_ROUND events: 4|AUXTRACE_INFO events: 1|AUXTRACE events: 2|TIME_CONV events: 1|FEATURE events: 12' ''
 
+# Intel PT: the AUX data split into packets by libipt's packet decoder,
+# as perf report -D dumps them
+out=$("$GUS" import --stat "$FIX/perf.data.intel_pt-4.14" | grep '^Intel PT:')
+check_contains "$out" "Intel PT: 86631 packets in 149968 bytes (0 bytes of no packet, 0 cut at a record's end)" \
+	"intel_pt-4.14: its AUX data in 86631 packets"
+got=$(printf '%s\n' "${out#*: }" | sed 's/^[^)]*)://' | tr ' ' '\n' | sed '/^$/d' | paste -d' ' - - | sort | tr '\n' '|')
+want='CBR 24|FUP 149|MODE.Exec 18|MODE.TSX 16|MTC 2802|PAD 1538|PIP 441|PSB 10|PSBEND 10|TIP 12039|TIP.PGD 10|TIP.PGE 10|TMA 24|TNT 69516|TSC 24|'
+if [ "$got" = "$want" ]; then ok 0 "intel_pt-4.14: packets of each kind as perf report -D (6.1) dumps them"
+else ok 1 "intel_pt-4.14: packets of each kind as perf report -D (6.1) dumps them"; echo "#   got $got"; fi
+if command -v perf >/dev/null 2>&1; then
+	pgot=$(perf report -D -i "$FIX/perf.data.intel_pt-4.14" 2>/dev/null | grep -E '^\.  [0-9a-f]{8}:  ' |
+		sed -E 's/^\.  [0-9a-f]{8}:  (([0-9a-f]{2} )+) *//' | awk '{ print $1 }' | sort | uniq -c |
+		awk '{ print $2, $1 }' | sort | tr '\n' '|')
+	if [ "$pgot" = "$got" ]; then ok 0 "intel_pt-4.14: perf report -D here dumps the same packets"
+	else ok 1 "intel_pt-4.14: perf report -D here dumps the same packets"; echo "#   perf $pgot"; fi
+fi
+
 # the damaged pipe-mode file: its damage, and what was read before it
 out=$("$GUS" import --stat "$FIX/perf.data.piped.corrupted.zero_size_sample-3.2" 2>&1); st=$?
 check_status $st 1 "--stat of the damaged file exits 1"
