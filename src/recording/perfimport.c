@@ -218,8 +218,8 @@ static int take_record(struct import *im, const struct perfdata_record *r)
 		return event(im, r, "lost-samples", pid, tid, r->u.lost_samples, 0);
 	case PERFDATA_THROTTLE:
 	case PERFDATA_UNTHROTTLE:
-		return event(im, r, r->type == PERFDATA_THROTTLE ? "throttle" : "unthrottle", pid, tid, r->u.throttle.time,
-			     r->u.throttle.id);
+		return event(im, r, r->type == PERFDATA_THROTTLE ? "throttle" : "unthrottle", pid, tid, r->u.throttle.id,
+			     0);
 	case PERFDATA_ITRACE_START:
 		return event(im, r, "itrace-start", (int)r->u.itrace_start.pid, (int)r->u.itrace_start.tid, 0, 0);
 	case PERFDATA_SWITCH:
