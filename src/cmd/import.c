@@ -20,7 +20,7 @@ static void import_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus import [-o gus.data] [--force] [--hot N] [--arch NAME]\n"
-		"                  [--debug-dir DIR] [-q] perf.data\n"
+		"                  [--debug-dir DIR] [--import-counts FILE] [-q] perf.data\n"
 		"       gus import --stat perf.data\n"
 		"\n"
 		"A recording of perf record (file or pipe mode) as a gus recording: its\n"
@@ -36,6 +36,9 @@ static void import_usage(FILE *out)
 		"      --arch NAME      core model of the regions (default: the nearest to\n"
 		"                       the perf.data's CPU)\n"
 		"      --debug-dir DIR  perf's build-id cache (default ~/.debug)\n"
+		"      --import-counts FILE\n"
+		"                       a perf stat -x, file of the same run (whole program, or\n"
+		"                       per region as gus record takes it): the measured tree\n"
 		"      --stat           only count the records by type and the samples by\n"
 		"                       event, as perf report --stat does; nothing written\n"
 		"  -q, --quiet          no progress on the terminal\n"
@@ -51,6 +54,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "arch", required_argument, NULL, 'a' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "stat", no_argument, NULL, 'S' },
+		{ "import-counts", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -71,6 +75,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'a': o->rq.arch = optarg; break;
 		case 'D': o->rq.debug_dir = optarg; break;
 		case 'S': o->stat = true; break;
+		case 'I': o->rq.import_counts = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			import_usage(stdout);
@@ -153,6 +158,9 @@ int cmd_import(int argc, char **argv)
 		return GUS_EXIT_ERROR;
 	if (o.stat)
 		return print_stat(&o);
+	if (o.rq.import_counts && gus_check_readable("--import-counts", o.rq.import_counts))
+		return GUS_EXIT_ERROR;
+	o.rq.tma_dir = gus_tma_dir();
 	struct gus_progress progress;
 	o.rq.machines_dir = gus_data_dir("machines");
 	o.rq.log = gus_progress_log(&progress, "import", o.quiet, false);

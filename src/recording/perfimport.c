@@ -27,6 +27,7 @@
 #include "perfdata.h"
 #include "rec_internal.h"
 #include "sim.h"
+#include "topdown.h"
 
 bool recording_is_perf_data(const char *path)
 {
@@ -70,6 +71,8 @@ struct import {
 	bool failed;
 	char err[1024];
 	char damage[1100];
+	struct td_region_rows rows;	/* --import-counts per region */
+	bool counted;			/* --import-counts landed */
 };
 
 static void import_fail(struct import *im, const char *what)
@@ -535,9 +538,11 @@ static void store_missing(struct import *im)
 		gusdata_set_meta_u64(d, "perf.aux_bytes", st->aux_bytes);
 
 	k = 0;
-	ADD("perf record sampled %s and counted nothing gus imports (groups read at samples are not imported yet)",
+	ADD("perf record sampled %s and counted nothing gus imports (groups read at samples are not imported yet; "
+	    "gus import --import-counts takes a perf stat -x, of the same run)",
 	    im->sampled ? im->sampled->name : "no event of code");
-	gusdata_set_meta(d, "missing.counts", buf);
+	if (!im->counted)
+		gusdata_set_meta(d, "missing.counts", buf);
 
 	/* the objects not here, with how to get them */
 	size_t nmissing = 0, nsampled = 0;
@@ -598,6 +603,14 @@ static void store_missing(struct import *im)
 }
 
 /* ----------------------------------------------------------- the import --- */
+static int add_count(void *ctx, const struct gusdata_count *c)
+{
+	struct td_countset *cs = ctx;
+	if (c->uncounted)
+		return td_countset_add_uncounted(cs, c->event, c->uncounted);
+	return td_countset_add(cs, c->event, c->value, c->enabled, c->running);
+}
+
 static enum recording_status convert(struct import *im)
 {
 	const struct recording_import_request *rq = im->rq;
@@ -657,6 +670,31 @@ static enum recording_status convert(struct import *im)
 	else
 		recording_host_machine(rq->machines_dir, machine, sizeof machine, why, sizeof why);
 	store_facts(im, &cpu, have_cpu, machine, why);
+	if (rq->import_counts) {
+		if (rec_import_counts(rq->import_counts, im->d, &im->rows, &rq->log))
+			return RECORDING_ERROR;
+		im->counted = true;
+		/* the TMA table: the perf.data's CPU's, else the one that
+		 * knows the counts' events */
+		char tw[TD_ERRLEN];
+		struct td_table *t = have_cpu && cpu.tma[0] ? td_table_load_arch(rq->tma_dir, cpu.tma, tw, sizeof tw) : NULL;
+		if (t) {
+			td_table_free(t);
+		} else {
+			struct td_countset cs;
+			td_countset_init(&cs);
+			char tabwhy[512] = "";
+			if (gusdata_foreach_count(im->d, add_count, &cs) == 0 &&
+			    (t = recording_tma_table_of_counts(rq->tma_dir, &cs, tabwhy, sizeof tabwhy))) {
+				gusdata_set_meta(im->d, "tma.table", t->id);
+				td_table_free(t);
+			} else {
+				rec_warn(&rq->log, "%s: no TMA table of gus knows the perf.data's CPU%s%s",
+					 rq->import_counts, tabwhy[0] ? ": " : "", tabwhy);
+			}
+			td_countset_free(&cs);
+		}
+	}
 	store_missing(im);
 
 	/* the hot regions, as gus record ranks its samples */
@@ -670,7 +708,7 @@ static enum recording_status convert(struct import *im)
 	rc = rec_rank_regions(im->d, m, rq->hot ? rq->hot : 5, &rq->log, &nregions);
 	recording_progress_end(&rq->log);
 	sim_machine_free(m);
-	if (rc) {
+	if (rc || (nregions && im->rows.n && rec_store_region_rows(im->d, &im->rows, rq->import_counts, &rq->log))) {
 		import_fail(im, "the hot regions cannot be stored");
 		return RECORDING_ERROR;
 	}
@@ -683,6 +721,7 @@ static enum recording_status convert(struct import *im)
 
 static void import_free(struct import *im)
 {
+	td_region_rows_free(&im->rows);
 	for (size_t i = 0; i < im->nmaps; i++)
 		free(im->maps[i].file);
 	free(im->maps);

@@ -20,6 +20,16 @@ enum recording_status rec_usage(const struct recording_log *log, const char *fmt
 struct gusdata;
 int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top, const struct recording_log *log,
 		     size_t *nregions);
+/* gus record --import-counts: the perf stat -x, file PATH (whole
+ * program, or per region: ROWS) into D's counts, counts.source set; -1
+ * with the message logged. */
+struct td_region_rows;
+int rec_import_counts(const char *path, struct gusdata *d, struct td_region_rows *rows,
+		      const struct recording_log *log);
+/* ROWS (per region, from PATH ORIGIN) into D's region_counts, the regions
+ * being ranked; -1 on a write error. */
+int rec_store_region_rows(struct gusdata *d, const struct td_region_rows *rows, const char *origin,
+			  const struct recording_log *log);
 /* RECORDING_* for a collect_status */
 enum recording_status rec_status(enum collect_status st, int exec_errno);
 

@@ -1233,14 +1233,14 @@ static int sum_region_rows(const struct td_region_rows *rows, struct td_countset
 
 /* --import-counts: perf stat -x, output (the whole program), or per-region
  * counts (ROWS, kept for the hot regions) */
-static int import_counts(const struct recording_request *o, struct gusdata *d, struct td_region_rows *rows)
+static int import_counts_from(const char *path, struct gusdata *d, struct td_region_rows *rows)
 {
 	char err[TD_ERRLEN];
 	struct td_countset cs;
 	td_countset_init(&cs);
 	/* read whole first: telling the two formats apart reads the first
 	 * line twice, which a pipe (<(...)) cannot give back */
-	FILE *src = fopen(o->import_counts, "r");
+	FILE *src = fopen(path, "r");
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = src ? open_memstream(&text, &len) : NULL;
@@ -1259,16 +1259,16 @@ static int import_counts(const struct recording_request *o, struct gusdata *d, s
 	int rc = -1;
 	bool per_region = in && len && td_is_region_csv(in);
 	if (!in)
-		rec_error(rec_log, "cannot read %s: %s", o->import_counts, strerror(src ? errno : saved_errno));
+		rec_error(rec_log, "cannot read %s: %s", path, strerror(src ? errno : saved_errno));
 	else if (!len)
-		rec_error(rec_log, "%s: empty: no counts in the file", o->import_counts);
-	else if (per_region ? td_import_region_csv(in, o->import_counts, rows, err, sizeof err)
-			    : td_import_perf_csv(in, o->import_counts, &cs, err, sizeof err))
+		rec_error(rec_log, "%s: empty: no counts in the file", path);
+	else if (per_region ? td_import_region_csv(in, path, rows, err, sizeof err)
+			    : td_import_perf_csv(in, path, &cs, err, sizeof err))
 		rec_error(rec_log, "%s", err);
 	else if (per_region && sum_region_rows(rows, &cs))
 		rec_error(rec_log, "out of memory");
 	else if (!cs.n)
-		rec_error(rec_log, "%s: no counts in the file", o->import_counts);
+		rec_error(rec_log, "%s: no counts in the file", path);
 	else
 		rc = 0;
 	if (in)
@@ -1276,7 +1276,7 @@ static int import_counts(const struct recording_request *o, struct gusdata *d, s
 	free(text);
 	if (!rc) {
 		char source[PATH_MAX + 32];
-		snprintf(source, sizeof source, "import %s%s", o->import_counts, per_region ? " (per region)" : "");
+		snprintf(source, sizeof source, "import %s%s", path, per_region ? " (per region)" : "");
 		gusdata_set_meta(d, "counts.source", source);
 		if (store_counts(d, &cs)) {
 			rec_error(rec_log, "%s: %s", gusdata_path(d), gusdata_errmsg(d));
@@ -1332,6 +1332,33 @@ static bool row_names(const char *row, const struct stored_region *r)
 /* Per-region counts imported: each hot region's rows into region_counts
  * (samples 0: imported); rows of code that is not hot are in the whole
  * program's count set only. */
+static int import_counts(const struct recording_request *o, struct gusdata *d, struct td_region_rows *rows)
+{
+	return import_counts_from(o->import_counts, d, rows);
+}
+
+int rec_import_counts(const char *path, struct gusdata *d, struct td_region_rows *rows,
+		      const struct recording_log *log)
+{
+	const struct recording_log *saved = rec_log;
+	rec_log = log;
+	int rc = import_counts_from(path, d, rows);
+	rec_log = saved;
+	return rc;
+}
+
+static int store_imported_region_counts(struct gusdata *d, const struct td_region_rows *rows, const char *origin);
+
+int rec_store_region_rows(struct gusdata *d, const struct td_region_rows *rows, const char *origin,
+			  const struct recording_log *log)
+{
+	const struct recording_log *saved = rec_log;
+	rec_log = log;
+	int rc = store_imported_region_counts(d, rows, origin);
+	rec_log = saved;
+	return rc;
+}
+
 static int store_imported_region_counts(struct gusdata *d, const struct td_region_rows *rows, const char *origin)
 {
 	struct stored_regions s = { 0 };

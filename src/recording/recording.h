@@ -395,6 +395,11 @@ struct recording_import_request {
 	const char *arch;	/* the core model; NULL: the perf.data's CPU's nearest */
 	unsigned hot;		/* hot regions kept; 0: 5 */
 	const char *debug_dir;	/* perf's build-id cache; NULL: $HOME/.debug */
+	/* a perf stat -x, file of the same run (whole program, or per region
+	 * as gus record --import-counts takes it), evaluated with TMA_DIR's
+	 * table of the perf.data's CPU; NULL: none */
+	const char *import_counts;
+	const char *tma_dir;
 	struct recording_log log;
 };
 

@@ -1322,7 +1322,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 	bool perf = recording_is_perf_data(o->input);
 	if (perf) {
 		struct recording_import_request iq = { .input = o->input, .machines_dir = o->machines_dir,
-						       .log = o->log };
+						       .tma_dir = o->tma_dir, .log = o->log };
 		if ((rc = recording_import_open(&iq, &rp->d)) != RECORDING_OK)
 			goto out;
 		rc = RECORDING_ERROR;

@@ -108,6 +108,24 @@ out=$("$GUS" report -q -i "$TMP/piped.header_features_aligned-6.12.data" 2>&1)
 check_contains "$out" "42.8%  function  libc.so.6+0xa00b0" \
 	"another machine's libc without a build-id: not this one's (perf report names it by this one's symbols, 42.82 %)"
 
+# the CPU is the perf.data's: the same file with an Ice Lake-SP's cpuid
+# takes icx's core model and TMA table, which evaluate a perf stat -x, of
+# an Ice Lake (--import-counts)
+python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+a = b"GenuineIntel,6,78,3\0"
+assert d.count(a) == 1
+open(sys.argv[2], "wb").write(d.replace(a, b"GenuineIntel,6,106\0\0"))' "$FIX/perf.data.group_desc-4.14" "$TMP/icx.perf"
+"$GUS" import -q -o "$TMP/icx.data" --import-counts "$TESTDIR/fixtures/perf-topdown-icx.csv" "$TMP/icx.perf" 2>/dev/null
+check_status $? 0 "--import-counts: a perf stat -x, of the same run"
+out=$("$GUS" report -q -i "$TMP/icx.data" 2>&1)
+check_contains "$out" "# cpu taken for: Ice Lake-SP (CPUID family 6, model 106" "an Ice Lake-SP's cpuid: taken for one"
+check_contains "$out" "# model: Intel Ice Lake-SP" "... its core model"
+check_contains "$out" "Top-Down (TMA) for Ice Lake-SP (icx), levels 1-3, imported from" "... its TMA table, with the counts imported"
+check_contains "$(printf '%s\n' "$out" | grep '^ *Backend_Bound')" "54.5" "... Backend Bound 54.5 %, as gus stat --import says"
+check_lacks "$out" "missing counts" "... and no counts said missing"
+
 # ------------------------------------------------------------- bad input ---
 printf 'not a perf.data at all\n' >"$TMP/text.data"
 out=$("$GUS" import -o "$TMP/x.data" "$TMP/text.data" 2>&1); st=$?
