@@ -287,7 +287,9 @@ struct perfdata_record {
 	uint16_t misc;
 	uint32_t size;			/* the record's, without an AUXTRACE payload */
 	uint64_t offset;		/* in the file (pipe mode: in the stream) */
-	const struct perfdata_attr *attr;	/* the event it belongs to, NULL unknown */
+	/* the event it belongs to, NULL unknown; valid until the next
+	 * perfdata_next (pipe mode's ATTR records may move the attributes) */
+	const struct perfdata_attr *attr;
 	struct perfdata_where where;
 	union {
 		struct perfdata_sample sample;

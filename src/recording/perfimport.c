@@ -60,7 +60,9 @@ struct import {
 	const struct recording_import_request *rq;
 	struct perfdata *pd;
 	struct gusdata *d;
-	const struct perfdata_attr *sampled;	/* the event whose samples are imported */
+	/* the event whose samples are imported, by index: pipe mode's
+	 * HEADER_ATTR records may move the attributes */
+	long sampled_index;
 	bool chosen;
 	uint64_t samples, pending, other_samples, kernel_samples;
 	struct mapping *maps;
@@ -174,6 +176,12 @@ static bool samples_code(const struct perfdata *pd, const struct perfdata_attr *
 	return (a->sample_type & PERFDATA_SAMPLE_IP) && a->sample_period;
 }
 
+static const struct perfdata_attr *sampled_attr(const struct import *im)
+{
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	return im->sampled_index >= 0 && (size_t)im->sampled_index < in->nattrs ? &in->attrs[im->sampled_index] : NULL;
+}
+
 static int event(struct import *im, const struct perfdata_record *r, const char *kind, int pid, int tid, uint64_t a,
 		 uint64_t b)
 {
@@ -193,12 +201,12 @@ static int take_record(struct import *im, const struct perfdata_record *r)
 			return 0;
 		if (!im->chosen) {
 			const struct perfdata_info *in = perfdata_info(im->pd);
-			for (size_t i = 0; i < in->nattrs && !im->sampled; i++)
+			for (size_t i = 0; i < in->nattrs && im->sampled_index < 0; i++)
 				if (samples_code(im->pd, &in->attrs[i]))
-					im->sampled = &in->attrs[i];
+					im->sampled_index = (long)i;
 			im->chosen = true;
 		}
-		if (r->attr != im->sampled) {
+		if (r->attr != sampled_attr(im)) {
 			im->other_samples++;
 			return 0;
 		}
@@ -462,13 +470,14 @@ static void store_facts(struct import *im, const struct collect_host_cpu *cpu, b
 	for (size_t i = 0; i < in->nattrs && k + 1 < sizeof buf; i++)
 		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", i ? "," : "", in->attrs[i].name);
 	gusdata_set_meta(d, "perf.events", buf);
-	if (im->sampled) {
-		gusdata_set_meta(d, "sample.event", im->sampled->name);
-		if (im->sampled->flags & PERFDATA_ATTR_FREQ)
-			gusdata_set_meta_u64(d, "sample.freq", im->sampled->sample_period);
+	const struct perfdata_attr *sampled = sampled_attr(im);
+	if (sampled) {
+		gusdata_set_meta(d, "sample.event", sampled->name);
+		if (sampled->flags & PERFDATA_ATTR_FREQ)
+			gusdata_set_meta_u64(d, "sample.freq", sampled->sample_period);
 		else
-			gusdata_set_meta_u64(d, "sample.period", im->sampled->sample_period);
-		if (im->sampled->flags & PERFDATA_ATTR_EXCLUDE_KERNEL)
+			gusdata_set_meta_u64(d, "sample.period", sampled->sample_period);
+		if (sampled->flags & PERFDATA_ATTR_EXCLUDE_KERNEL)
 			gusdata_set_meta(d, "user_only", "yes");
 	}
 	gusdata_set_meta_u64(d, "sample.count", im->samples);
@@ -540,7 +549,7 @@ static void store_missing(struct import *im)
 	k = 0;
 	ADD("perf record sampled %s and counted nothing gus imports (groups read at samples are not imported yet; "
 	    "gus import --import-counts takes a perf stat -x, of the same run)",
-	    im->sampled ? im->sampled->name : "no event of code");
+	    sampled_attr(im) ? sampled_attr(im)->name : "no event of code");
 	if (!im->counted)
 		gusdata_set_meta(d, "missing.counts", buf);
 
@@ -631,9 +640,9 @@ static enum recording_status convert(struct import *im)
 	}
 	if (!im->chosen) {
 		const struct perfdata_info *in = perfdata_info(im->pd);
-		for (size_t i = 0; i < in->nattrs && !im->sampled; i++)
+		for (size_t i = 0; i < in->nattrs && im->sampled_index < 0; i++)
 			if (samples_code(im->pd, &in->attrs[i]))
-				im->sampled = &in->attrs[i];
+				im->sampled_index = (long)i;
 	}
 	if (im->pending && gusdata_commit(im->d)) {
 		import_fail(im, "the samples cannot be stored");
@@ -740,7 +749,7 @@ static enum recording_status import_into(const struct recording_import_request *
 					 struct recording_import_summary *sum)
 {
 	char err[1024];
-	struct import im = { .rq = rq };
+	struct import im = { .rq = rq, .sampled_index = -1 };
 	if (sum)
 		memset(sum, 0, sizeof *sum);
 	if (perfdata_open(rq->input, -1, &im.pd, err, sizeof err)) {
@@ -770,7 +779,7 @@ static enum recording_status import_into(const struct recording_import_request *
 		sum->other_samples = im.other_samples;
 		sum->records = perfdata_stats(im.pd)->records;
 		sum->damaged = im.damage[0] != 0;
-		snprintf(sum->event, sizeof sum->event, "%s", im.sampled ? im.sampled->name : "");
+		snprintf(sum->event, sizeof sum->event, "%s", sampled_attr(&im) ? sampled_attr(&im)->name : "");
 		uint64_t v;
 		sum->missing_objects = gusdata_meta_u64(im.d, "perf.objects_missing", &v) ? (size_t)v : 0;
 	}
