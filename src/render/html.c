@@ -137,7 +137,9 @@ static void td_node_line(FILE *out, const struct td_tree *t, size_t i)
 	if (x->mux < 0.999)
 		fprintf(out, "<span class=\"tag\">multiplexed %.0f %%</span>", 100 * x->mux);
 	if (x->note[0]) {
-		fputs("<span class=\"note\">", out);
+		fputs("<span class=\"note\" title=\"", out);
+		esc(out, x->note);
+		fputs("\">", out);
 		esc(out, x->note);
 		fputs("</span>", out);
 	}
@@ -201,7 +203,7 @@ static void sim_leaf(FILE *out, const char *name, double part, double slots, con
 	fprintf(out, "</span><span class=\"val\">%.1f %%</span><span class=\"unit\">slots</span>", 100 * v);
 	bar(out, v, NULL);
 	if (note)
-		fprintf(out, "<span class=\"note\">%s</span>", note);
+		fprintf(out, "<span class=\"note\" title=\"%s\">%s</span>", note, note);
 	fputs("</div></li>\n", out);
 }
 
@@ -553,6 +555,20 @@ static const char *thread_colour(size_t k)
 	return pal[k % (sizeof pal / sizeof *pal)];
 }
 
+/* where cycles per unit V goes on the phases chart's y axis: linear from
+ * 0 to HI, or, when the windows differ by more than 20 times, on a log
+ * axis from LO to HI */
+struct yaxis {
+	bool log;
+	double lo, hi, top, h;
+};
+
+static double yat(const struct yaxis *ax, double v)
+{
+	double f = ax->log ? (log(v > ax->lo ? v : ax->lo) - log(ax->lo)) / (log(ax->hi) - log(ax->lo)) : v / ax->hi;
+	return ax->top + ax->h - ax->h * clamp01(f);
+}
+
 /* The windows on a time axis (records of their thread's run), their
  * cycles per unit, the phases as segments and the median as a line. */
 static void phases_chart(FILE *out, const struct merge_report_region *rv)
@@ -569,11 +585,12 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 		rv->window_min, rv->window_median, rv->window_max);
 	if (!rv->nwindow_list)
 		return;
-	double xmax = 0, ymax = 0;
+	double xmax = 0, ymax = 0, ymin = INFINITY;
 	for (size_t i = 0; i < rv->nwindow_list; i++) {
 		const struct merge_report_window *w = &rv->window_list[i];
 		xmax = w->position > xmax ? w->position : xmax;
 		ymax = w->cycles_per_unit > ymax ? w->cycles_per_unit : ymax;
+		ymin = w->cycles_per_unit > 0 && w->cycles_per_unit < ymin ? w->cycles_per_unit : ymin;
 	}
 	for (size_t i = 0; i < rv->nphases; i++) {
 		xmax = rv->phases[i].to > xmax ? rv->phases[i].to : xmax;
@@ -583,35 +600,45 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 		xmax = 1;
 	if (ymax <= 0)
 		ymax = 1;
-	ymax *= 1.15;
-	const double left = 64, right = 20, top = 14, plot_w = 760, plot_h = 200;
+	const double left = 78, right = 20, top = 14, plot_w = 760, plot_h = 200;
+	struct yaxis ax = { .top = top, .h = plot_h, .hi = ymax * 1.15 };
+	if (isfinite(ymin) && ymax > 20 * ymin) {
+		ax.log = true;
+		ax.lo = pow(10, floor(log10(ymin)));
+		ax.hi = pow(10, ceil(log10(ymax)));
+	}
 	double width = left + plot_w + right, height = top + plot_h + 44;
 	fprintf(out, "<svg class=\"chart phases\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 		     "width=\"%.0f\" height=\"%.0f\" font-family=\"system-ui, sans-serif\" font-size=\"11\" role=\"img\">"
 		     "<title>The windows of the run: cycles per %s by position</title>\n",
 		width, height, width, height, rv->window_unit);
+	/* y: a line per decade on a log axis, else at quarters */
+	int nticks = ax.log ? (int)lround(log10(ax.hi / ax.lo)) : 4;
+	for (int k = 0; k <= nticks; k++) {
+		double v = ax.log ? ax.lo * pow(10, k) : ax.hi * k / 4, y = yat(&ax, v);
+		fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#e3e7eb\"/>"
+			     "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#5b6570\">%.*f</text>\n",
+			left, y, left + plot_w, y, left - 6, y + 4, v >= 10 || v == 0 ? 0 : 2, v);
+	}
 	for (int k = 0; k <= 4; k++) {
-		double y = top + plot_h - plot_h * k / 4, x = left + plot_w * k / 4;
 		char lab[32];
 		records_text(xmax * k / 4, lab, sizeof lab);
-		fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#e3e7eb\"/>"
-			     "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#5b6570\">%.3g</text>"
-			     "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#5b6570\">%s</text>\n",
-			left, y, left + plot_w, y, left - 6, y + 4, ymax * k / 4, x, top + plot_h + 16, lab);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#5b6570\">%s</text>\n",
+			left + plot_w * k / 4, top + plot_h + 16, lab);
 	}
 	fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#5b6570\">position in the thread's "
 		     "traced run (records)</text>"
-		     "<text transform=\"translate(12,%.0f) rotate(-90)\" text-anchor=\"middle\" fill=\"#5b6570\">cycles "
-		     "per %s</text>\n",
-		left + plot_w / 2, top + plot_h + 36, top + plot_h / 2, rv->window_unit);
-	double my = top + plot_h - plot_h * rv->window_median / ymax;
+		     "<text transform=\"translate(14,%.0f) rotate(-90)\" text-anchor=\"middle\" fill=\"#5b6570\">cycles "
+		     "per %s%s</text>\n",
+		left + plot_w / 2, top + plot_h + 36, top + plot_h / 2, rv->window_unit, ax.log ? " (log)" : "");
+	double my = yat(&ax, rv->window_median);
 	fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#5b6570\" stroke-dasharray=\"4 3\">"
 		     "<title>median %.2f</title></line>\n",
 		left, my, left + plot_w, my, rv->window_median);
 	for (size_t i = 0; i < rv->nphases; i++) {
 		const struct merge_report_phase *p = &rv->phases[i];
 		double xa = left + plot_w * p->from / xmax, xb = left + plot_w * p->to / xmax;
-		double y = top + plot_h - plot_h * p->cycles_per_unit / ymax;
+		double y = yat(&ax, p->cycles_per_unit);
 		fprintf(out, "<line class=\"phase\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
 			     "stroke-width=\"4\" stroke-opacity=\"0.55\"><title>phase %zu: %.2f cycles per %s, %.1f %% of the "
 			     "time, %zu window(s)</title></line>\n",
@@ -630,7 +657,7 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 			seen[nseen++] = w->thread;
 		fprintf(out, "<circle class=\"window\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.8\">"
 			     "<title>thread %u.%u at %.0f: %.2f cycles per %s</title></circle>\n",
-			left + plot_w * w->position / xmax, top + plot_h - plot_h * w->cycles_per_unit / ymax,
+			left + plot_w * w->position / xmax, yat(&ax, w->cycles_per_unit),
 			thread_colour(k), (unsigned)(w->thread >> 16), (unsigned)(w->thread & 0xffff), w->position,
 			w->cycles_per_unit, rv->window_unit);
 	}
@@ -720,6 +747,11 @@ static void callers_html(FILE *out, const struct merge_report *r, const struct m
 		(unsigned long long)rv->chain_samples, rv->chain_samples == 1 ? "" : "s");
 }
 
+/* a per-instruction table longer than this lists only the instructions
+ * with TRIM_SHARE of the cycles or more, and the bottleneck ones */
+#define MAX_FULL_TABLE 300
+#define TRIM_SHARE 0.001
+
 static bool is_bottleneck_res(const struct sim_analysis *a, unsigned r)
 {
 	for (size_t i = 0; i < a->nsens; i++)
@@ -753,7 +785,7 @@ static void annotated_html(FILE *out, const struct merge_report *r, const struct
 			cols[nc++] = res;
 	}
 	fputs("<div class=\"cols annotated\">\n<div>\n<div class=\"scroll\">\n<table class=\"sortable insn\">"
-	      "<thead><tr><th class=\"num\">address</th><th>instruction</th><th class=\"num\">executions</th>"
+	      "<thead><tr><th class=\"num\">address</th><th class=\"txt\">instruction</th><th class=\"num\">executions</th>"
 	      "<th class=\"num\">cycles</th>",
 	      out);
 	for (size_t c = 0; c < nc; c++)
@@ -761,40 +793,55 @@ static void annotated_html(FILE *out, const struct merge_report *r, const struct
 			is_bottleneck_res(a, cols[c]) ? " bncol" : "", sim_res_name(m, cols[c]),
 			is_bottleneck_res(a, cols[c]) ? ": a bottleneck" : "", sim_res_name(m, cols[c]),
 			is_bottleneck_res(a, cols[c]) ? " &#9670;" : "");
-	fputs("<th class=\"num\">lat</th><th>ports</th><th>source</th></tr></thead>\n<tbody>\n", out);
+	fputs("<th class=\"num\">lat</th><th class=\"txt\">ports</th><th class=\"txt\">source</th></tr></thead>\n<tbody>\n",
+	      out);
+	/* a long table keeps the rows that matter: a function of a thousand
+	 * instructions is read by its hot ones */
+	bool trim = rv->ninsns > MAX_FULL_TABLE;
+	size_t left_out = 0;
+	double left_share = 0;
 	for (size_t i = 0; i < rv->ninsns; i++) {
 		const struct merge_report_insn *row = &rv->insns[i];
 		const struct sim_insn *in = sim_code_insn(rv->code, row->index);
+		if (trim && !row->bottleneck && row->cycles_share < TRIM_SHARE) {
+			left_out++;
+			left_share += row->cycles_share;
+			continue;
+		}
 		fputs(row->bottleneck ? "<tr class=\"bn\"" : "<tr", out);
 		if (row->source[0]) {
 			fputs(" data-src=\"", out);
 			esc(out, row->source);
 			fputc('"', out);
 		}
-		fprintf(out, "><td class=\"num addr\" data-v=\"%llu\">%llx</td><td class=\"dis\">%s",
-			(unsigned long long)row->addr, (unsigned long long)row->addr, in->approx ? "~" : "");
+		fprintf(out, "><td data-v=\"%llu\">%llx</td><td class=\"dis\">%s", (unsigned long long)row->addr,
+			(unsigned long long)row->addr, in->approx ? "~" : "");
 		esc(out, in->text);
 		const char *flag = in->fuse_head ? "fused with jcc" : in->zero_idiom ? "zero idiom" : in->eliminated ? "eliminated"
 				 : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? "un-laminated" : NULL;
 		if (flag)
 			fprintf(out, " <span class=\"tag\">%s</span>", flag);
-		fprintf(out, "</td><td class=\"num\">%llu</td><td class=\"num\" data-v=\"%.6f\">%.1f %% ",
-			(unsigned long long)row->executions, row->cycles_share, 100 * row->cycles_share);
+		fprintf(out, "</td><td>%llu</td><td data-v=\"%.6f\">%.1f %% ", (unsigned long long)row->executions,
+			row->cycles_share, 100 * row->cycles_share);
 		bar(out, row->cycles_share, "small");
 		fputs("</td>", out);
 		for (size_t c = 0; c < nc; c++) {
-			double s = sim_insn_share(m, rv->code, a, row->index, cols[c]);
-			if (s > 0)
-				fprintf(out, "<td class=\"num\" data-v=\"%.6f\">%.0f %%</td>", s, 100 * s);
+			double sh = sim_insn_share(m, rv->code, a, row->index, cols[c]);
+			if (sh > 0)
+				fprintf(out, "<td>%.0f %%</td>", 100 * sh);
 			else
-				fputs("<td class=\"num\" data-v=\"0\"></td>", out);
+				fputs("<td></td>", out);
 		}
-		fprintf(out, "<td class=\"num\">%g%s</td><td class=\"mono\">", (double)in->lat, in->div > 0 ? " +div" : "");
+		fprintf(out, "<td>%g%s</td><td class=\"pt\">", (double)in->lat, in->div > 0 ? " +div" : "");
 		esc(out, in->ports && *in->ports ? in->ports : "-");
-		fputs("</td><td class=\"mono\">", out);
+		fputs("</td><td class=\"src\">", out);
 		esc(out, row->source);
 		fputs("</td></tr>\n", out);
 	}
+	if (left_out)
+		fprintf(out, "<tr class=\"left-out\"><td></td><td class=\"dis\" colspan=\"%zu\">%zu more instructions, "
+			     "each under %.2f %% of the cycles (%.1f %% in all)</td></tr>\n",
+			nc + 6, left_out, 100 * TRIM_SHARE, 100 * left_share);
 	fputs("</tbody></table>\n</div>\n<p class=\"muted\">Cycles: each instruction's retirements' share of the "
 	      "simulated cycles of the region (the time a sampling profiler would see retire there); a resource's "
 	      "column: the instruction's share of its capacity over the run. Highlighted: the bottleneck "
