@@ -661,6 +661,13 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 			thread_colour(k), (unsigned)(w->thread >> 16), (unsigned)(w->thread & 0xffff), w->position,
 			w->cycles_per_unit, rv->window_unit);
 	}
+	/* which colour is which thread (the tracer's process.thread) */
+	for (size_t k = 0; nseen > 1 && k < nseen; k++) {
+		double x = left + plot_w - 120 * (double)(nseen - k);
+		fprintf(out, "<g class=\"legend\"><circle cx=\"%.0f\" cy=\"%.0f\" r=\"4\" fill=\"%s\"/>"
+			     "<text x=\"%.0f\" y=\"%.0f\" fill=\"#5b6570\">thread %u.%u</text></g>\n",
+			x, top + 8, thread_colour(k), x + 8, top + 12, (unsigned)(seen[k] >> 16), (unsigned)(seen[k] & 0xffff));
+	}
 	fputs("</svg>\n", out);
 	if (rv->nphases) {
 		fputs("<table class=\"phases\"><thead><tr><th>phase</th><th class=\"num\">records of the thread's run</th>"
