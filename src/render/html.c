@@ -795,11 +795,15 @@ static void annotated_html(FILE *out, const struct merge_report *r, const struct
 	      "<thead><tr><th class=\"num\">address</th><th class=\"txt\">instruction</th><th class=\"num\">executions</th>"
 	      "<th class=\"num\">cycles</th>",
 	      out);
-	for (size_t c = 0; c < nc; c++)
-		fprintf(out, "<th class=\"num%s\" title=\"share of %s's capacity over the run%s\">%s%s</th>",
-			is_bottleneck_res(a, cols[c]) ? " bncol" : "", sim_res_name(m, cols[c]),
-			is_bottleneck_res(a, cols[c]) ? ": a bottleneck" : "", sim_res_name(m, cols[c]),
-			is_bottleneck_res(a, cols[c]) ? " &#9670;" : "");
+	/* resource names come from the machine model's file */
+	for (size_t c = 0; c < nc; c++) {
+		bool bn = is_bottleneck_res(a, cols[c]);
+		fprintf(out, "<th class=\"num%s\" title=\"share of ", bn ? " bncol" : "");
+		esc(out, sim_res_name(m, cols[c]));
+		fprintf(out, "'s capacity over the run%s\">", bn ? ": a bottleneck" : "");
+		esc(out, sim_res_name(m, cols[c]));
+		fputs(bn ? " &#9670;</th>" : "</th>", out);
+	}
 	fputs("<th class=\"num\">lat</th><th class=\"txt\">ports</th><th class=\"txt\">source</th></tr></thead>\n<tbody>\n",
 	      out);
 	/* a long table keeps the rows that matter: a function of a thousand
@@ -1063,7 +1067,9 @@ static void stream_html(FILE *out, const struct merge_report *r)
 	fact_row(out, "trace stopped", r->trace_stopped, false);
 	fact_row(out, "record stage", fact(r, "record.stage"), false);
 	for (size_t i = 0; i < r->nmissing; i++) {
-		fprintf(out, "<dt>missing %s</dt><dd>", r->missing[i].key);
+		fputs("<dt>missing ", out);
+		esc(out, r->missing[i].key);
+		fputs("</dt><dd>", out);
 		esc(out, r->missing[i].value);
 		fputs("</dd>\n", out);
 	}

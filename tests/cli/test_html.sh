@@ -179,7 +179,7 @@ has cut '<table class="sortable regions"' "the regions it has"
 # debug information: the page says so)
 if command -v xz >/dev/null 2>&1; then
 	seq 1 120000 >"$TMP/numbers"
-	"$GUS" record -q --hot 2 -o "$TMP/xz.data" -- xz -6 -T1 -c "$TMP/numbers" </dev/null >/dev/null 2>&1; st=$?
+	"$GUS" record -q --hot 1 -o "$TMP/xz.data" -- xz -6 -T1 -c "$TMP/numbers" </dev/null >/dev/null 2>&1; st=$?
 	check_status $st 0 "xz: gus record exits 0"
 	"$GUS" report -q -i "$TMP/xz.data" --html "$TMP/xz.html" >/dev/null 2>"$TMP/e"; st=$?
 	check_status $st 0 "xz: gus report --html exits 0"
