@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "report.h"
 #include "spire.h"
 
@@ -24,6 +25,7 @@ struct report_opts {
 	const char *input;
 	const char *output;
 	const char *svg_dir;
+	const char *html;	/* --html FILE */
 	const char *region;
 	const char *arch;
 	const char *spire;	/* a SPIRE model */
@@ -37,7 +39,7 @@ struct report_opts {
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR]\n"
+		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR] [--html FILE]\n"
 		"                  [--region NAME] [--arch NAME] [--spire MODEL] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
@@ -49,6 +51,7 @@ static void report_usage(FILE *out)
 		"      --json         JSON\n"
 		"      --svg DIR      also write tma.svg and a sensitivity heat-map per region\n"
 		"                     into DIR\n"
+		"      --html FILE    also write the report as one self-contained HTML page\n"
 		"      --region NAME  only this region (a name from the list, or its rank)\n"
 		"      --arch NAME    machine model to simulate (default: the recording's)\n"
 		"      --spire MODEL  rank the recording's SPIRE interval counts (gus record\n"
@@ -69,6 +72,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "spire", required_argument, NULL, 'M' },
@@ -92,6 +96,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'C': o->fmt = MERGE_CSV; break;
 		case 'J': o->fmt = MERGE_JSON; break;
 		case 'S': o->svg_dir = optarg; break;
+		case 'H': o->html = optarg; break;
 		case 'r': o->region = optarg; break;
 		case 'a': o->arch = optarg; break;
 		case 'M': o->spire = optarg; break;
@@ -255,6 +260,9 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? GUS_EXIT_OK : rc;
+	/* before the simulations: a path the page may not go to is said now */
+	if (o.html && outfile_check(o.html))
+		return GUS_EXIT_ERROR;
 	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
@@ -280,6 +288,14 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (o.svg_dir && write_svgs(&o, r))
 		goto out;
+	if (o.html) {
+		/* written beside and renamed into place: never a partial page */
+		if (outfile_open(&of, o.html, NULL))
+			goto out;
+		render_html_report(of.f, r);
+		if (outfile_close(&of, true))
+			goto out;
+	}
 	rc = GUS_EXIT_OK;
 out:
 	report_free(rep);

@@ -52,6 +52,10 @@ void merge_json_number(FILE *out, double v);
 /* A CSV field (RFC 4180): the text escaping of S, quoted when it holds
  * SEP, a quote, or a space at either end, inner quotes doubled. */
 void merge_csv_field(FILE *out, const char *s, char sep);
+/* HTML (and XML) element content and quoted attribute values: the text
+ * escaping of S with '<', '>', '&', '"' and '\'' as entities, tab and
+ * newline kept. Never inside <script> or <style>. */
+void merge_html_string(FILE *out, const char *s);
 
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
 		      enum merge_format fmt, char sep);
@@ -181,6 +185,9 @@ bool merge_srclines_have_lines(const struct merge_srclines *s);
 /* The source line of link-time address ADDR: FILE (the name as DWARF has
  * it, valid until merge_srclines_free) and LINE; false when unknown. */
 bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line);
+/* The same, and DIR: the compilation directory of its unit, which a
+ * relative FILE is named from (NULL when the unit does not say). */
+bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **file, const char **dir, int *line);
 void merge_srclines_free(struct merge_srclines *s);
 
 /* ------------------------------------------------------ TMA as SVG --- */
@@ -395,6 +402,45 @@ struct merge_report_thread {
 	const char *model;		/* the model's top resource, or why not simulated */
 };
 
+/* ------------------------------------- for the HTML report's views --- */
+/* One of the windows a region's simulation sampled and timed (gus record
+ * --window; a window simulated from cold caches is left out, as from the
+ * spread), where it lies in its thread's run: for the phases drawn on a
+ * time axis. */
+struct merge_report_window {
+	double position;		/* records of its thread's traced run before it */
+	uint32_t thread;		/* the tracer's thread (process << 16 | thread) */
+	double cycles_per_unit;		/* per WINDOW_UNIT of the region */
+};
+
+/* A row of a region's per-instruction table: an instruction of its
+ * simulated code inside the region, executed in the simulation. */
+struct merge_report_insn {
+	size_t index;			/* in the region's sim_code */
+	uint64_t addr;			/* link-time address in the region's file */
+	uint64_t executions;
+	/* its retirements' share of the simulated cycles of the region's
+	 * instructions (sim_events.insn_cycles) */
+	double cycles_share;
+	const char *source;		/* "file.c:12", "" when unknown */
+	/* a bottleneck instruction: a tenth or more of the region's cycles,
+	 * or of a bottleneck resource's capacity (sim_insn_share) */
+	bool bottleneck;
+};
+
+/* A line of the source of a region's instructions (DWARF), with the
+ * region's simulated cycles spent on it; the lines between two such lines
+ * of one file, when few, come as context (INSNS 0). */
+struct merge_report_srcline {
+	const char *file;		/* as the line table names it, from its unit's
+					 * compilation directory when relative */
+	int line;
+	size_t insns;			/* the region's instructions on it */
+	uint64_t executions;
+	double cycles_share;		/* of the region's cycles, as merge_report_insn's */
+	const char *text;		/* the line, NULL when the file cannot be read */
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
@@ -453,6 +499,16 @@ struct merge_report_region {
 	double stream_covers;
 	bool stream_covers_at_most;
 	const char *stream_cut;
+	/* HTML: the windows simulated, in run order; the per-instruction
+	 * rows of a simulated region; its source lines (none: WHY_NO_SOURCE
+	 * says why, NULL when it was not simulated) */
+	const struct merge_report_window *window_list;
+	size_t nwindow_list;
+	const struct merge_report_insn *insns;
+	size_t ninsns;
+	const struct merge_report_srcline *srclines;
+	size_t nsrclines;
+	const char *why_no_source;
 };
 
 struct merge_report_fact {

@@ -24,7 +24,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 3
+#define REPORT_CACHE_VERSION 4
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -53,6 +53,11 @@ struct region_view {
 	struct report_windows win;
 	struct merge_report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	/* the simulated windows where they lie in the run */
+	struct merge_report_window wins[REPORT_MAX_WINDOWS];
+	size_t nwins;
+	/* its per-instruction rows and source lines */
+	struct report_annotation ann;
 	/* the threads that ran it, each with a tenth of its samples or more
 	 * simulated apart */
 	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
@@ -732,6 +737,9 @@ static void pack_windows(const struct region_view *v, char **out)
 	for (size_t i = 0; i < v->nphases; i++)
 		fprintf(f, "p %.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
 			v->phases[i].cycles_per_unit, v->phases[i].windows);
+	for (size_t i = 0; i < v->nwins; i++)
+		fprintf(f, "w %.17g %u %.17g\n", v->wins[i].position, (unsigned)v->wins[i].thread,
+			v->wins[i].cycles_per_unit);
 	for (size_t i = 0; i < v->nthreads; i++)
 		fprintf(f, "t %d %d %.17g %d %.17g %s\n", v->threads[i].pid, v->threads[i].tid, v->threads[i].share,
 			v->threads[i].simulated, v->threads[i].simulated ? v->threads[i].cycles_per_unit : 0.0,
@@ -752,7 +760,7 @@ static bool unpack_windows(struct region_view *v, const char *text)
 		return false;
 	w->per_iteration = per_iteration != 0;
 	const char *p = text + used;
-	v->nphases = v->nthreads = 0;
+	v->nphases = v->nthreads = v->nwins = 0;
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		if (!eol)
@@ -763,6 +771,13 @@ static bool unpack_windows(struct region_view *v, const char *text)
 				   &ph->windows) != 5)
 				return false;
 			v->nphases++;
+		} else if (p[0] == 'w' && v->nwins < REPORT_MAX_WINDOWS) {
+			struct merge_report_window *wi = &v->wins[v->nwins];
+			unsigned thread;
+			if (sscanf(p, "w %lg %u %lg", &wi->position, &thread, &wi->cycles_per_unit) != 3)
+				return false;
+			wi->thread = thread;
+			v->nwins++;
 		} else if (p[0] == 't' && v->nthreads < REPORT_MAX_THREADS_SHOWN) {
 			struct merge_report_thread *t = &v->threads[v->nthreads];
 			int simulated;
@@ -796,6 +811,12 @@ static void windows_to_model(struct region_view *v)
 							    .cycles_per_unit = p->cycles_per_unit,
 							    .windows = p->windows };
 	}
+	v->nwins = 0;
+	for (size_t i = 0; i < v->win.n && v->nwins < REPORT_MAX_WINDOWS; i++)
+		if (!isnan(v->win.v[i].cycles_per_unit))
+			v->wins[v->nwins++] = (struct merge_report_window){ .position = v->win.v[i].position,
+									   .thread = v->win.v[i].thread,
+									   .cycles_per_unit = v->win.v[i].cycles_per_unit };
 }
 
 /* The trace thread that ran region V for the sample run's thread K of
@@ -1132,6 +1153,20 @@ static void short_reason(const char *why, char *out, size_t n)
 }
 
 
+/* the per-instruction rows and source lines of simulated region V */
+static void annotate_region(struct report *rp, struct region_view *v)
+{
+	char why[PATH_MAX + 128] = "";
+	struct merge_srclines *lines = NULL;
+	if (v->changed)
+		snprintf(why, sizeof why, "its file is not the one recorded (another build-id): no lines from it");
+	else if (v->file[0] != '/')
+		snprintf(why, sizeof why, "not code of a file");
+	else if (open_lines(rp, v->file), !(lines = rp->lines))
+		snprintf(why, sizeof why, "%s has no line table (no debug information)", v->file);
+	report_annotate(rp->m, v->code, &v->an, v->r.start + v->bias, v->r.end + v->bias, v->bias, lines, why, &v->ann);
+}
+
 static void region_source_line(struct report *rp, struct region_view *v)
 {
 	char buf[PATH_MAX];
@@ -1279,6 +1314,16 @@ static int fill_model(struct report *rp)
 			rp->mr[i].nphases = v->nphases;
 			rp->mr[i].threads = v->threads;
 			rp->mr[i].nthreads = v->nthreads;
+		}
+		if (v->simulated) {
+			annotate_region(rp, v);
+			rp->mr[i].window_list = v->wins;
+			rp->mr[i].nwindow_list = v->nwins;
+			rp->mr[i].insns = v->ann.insns;
+			rp->mr[i].ninsns = v->ann.ninsns;
+			rp->mr[i].srclines = v->ann.lines;
+			rp->mr[i].nsrclines = v->ann.nlines;
+			rp->mr[i].why_no_source = v->ann.why;
 		}
 		if (rp->callers) {
 			rp->mr[i].callers = rp->callers[i].v;
@@ -1438,6 +1483,7 @@ void report_free(struct report *rp)
 			if (rp->rv[i].have_mtree)
 				td_tree_free(&rp->rv[i].mtree);
 			td_countset_free(&rp->rv[i].mcs);
+			report_annotation_free(&rp->rv[i].ann);
 		}
 	free(rp->rv);
 	free(rp->mr);

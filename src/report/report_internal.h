@@ -182,4 +182,26 @@ void report_cover_of(struct gusdata *d, const char *tracer, const char *stage, l
 void report_stream_line(struct gusdata *d, const char *tracer, const char *input, size_t n, bool data_addresses,
 			long long gaps, const struct report_cover *c, char *out, size_t len);
 
+/* ----------------------------------------------------------- annotate --- */
+/* A simulated region's per-instruction rows and annotated source
+ * (annotate.c). */
+struct report_annotation {
+	struct merge_report_insn *insns;
+	size_t ninsns;
+	struct merge_report_srcline *lines;
+	size_t nlines;
+	char **strings;			/* what the rows point to */
+	size_t nstrings;
+	char why[512];			/* why there are no lines ("" when there are) */
+};
+/* The rows of the instructions of CODE in runtime [LO, HI) that A's
+ * simulation executed (link-time addresses: runtime - BIAS), their
+ * source lines from LINES (the region's file's line table; NULL: none,
+ * WHY_NO_LINES says why) with each line's text where its file can be
+ * read, and which are bottleneck instructions. */
+void report_annotate(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		     uint64_t lo, uint64_t hi, uint64_t bias, struct merge_srclines *lines, const char *why_no_lines,
+		     struct report_annotation *an);
+void report_annotation_free(struct report_annotation *an);
+
 #endif
