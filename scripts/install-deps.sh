@@ -8,8 +8,10 @@ set -eu
 # libc6-dbg, g++, python3 and xz-utils: the real programs of tests/cli/test_objects.sh;
 # chromium: the HTML report loaded in a real browser, headless (tests/cli/test_html.sh);
 # linux-source-6.12 and libjson-c-dev: the TMA tables generated from the
-# kernel's metric files (tools/tmagen), and libperf (scripts/build-libperf.sh)
-pkgs=(gcc make autoconf automake pkg-config libpfm4-dev libjson-c-dev linux-source-6.12 libzydis-dev libelf-dev libdw-dev zlib1g-dev libiberty-dev libc6-dbg g++ python3 libsqlite3-dev sqlite3 libipt-dev qemu-user xz-utils man-db groff-base clang libclang-rt-14-dev strace chromium)
+# kernel's metric files (tools/tmagen), and libperf (scripts/build-libperf.sh);
+# libprotobuf-c-dev and protobuf-c-compiler: gus report --pprof (src/render);
+# golang-go: go tool pprof, the reader tests/cli/test_pprof.sh checks it with
+pkgs=(gcc make autoconf automake pkg-config libpfm4-dev libjson-c-dev linux-source-6.12 libzydis-dev libelf-dev libdw-dev zlib1g-dev libiberty-dev libc6-dbg g++ python3 libsqlite3-dev sqlite3 libipt-dev qemu-user xz-utils man-db groff-base clang libclang-rt-14-dev strace chromium libprotobuf-c-dev protobuf-c-compiler golang-go)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -515,6 +515,48 @@ struct merge_report_fact {
 	const char *key, *value;
 };
 
+/* The samples' call stacks (gus report --pprof and --folded ask for
+ * them, report_request.stacks): every sample's chain of frames (gus
+ * record -g), or its sampled instruction alone, placed in the sample
+ * run's mappings and named once per distinct address; identical stacks
+ * are one. */
+
+/* An executable mapping of the sample run that a frame is in. */
+struct merge_report_mapping {
+	const char *object;		/* its file, or "[vdso]", "[anonymous code]" */
+	const char *build_id;		/* as recorded (hex), else the file's now; "" when none */
+	uint64_t start, end, pgoff;	/* runtime [start, end), mapped from file offset PGOFF */
+	bool have_functions;		/* the object's symbols named its frames */
+	bool have_lines;		/* some frame of it has a source line (DWARF) */
+};
+
+/* One distinct address of the stacks. */
+struct merge_report_frame {
+	/* the function as the hot regions name it ("[unknown] in OBJECT"
+	 * without a symbol); "[kernel]" for kernel code (consecutive kernel
+	 * frames are one), "[unknown]" for user code in no known mapping */
+	const char *function;
+	const char *mangled;		/* the symbol table's name, "" when none */
+	long mapping;			/* in merge_report.mappings; -1: none (kernel, unknown) */
+	/* the runtime address in the sample run: the sampled instruction for
+	 * a stack's leaf, a return address less 1 (inside the call) for a
+	 * caller; the link-time address in the object (the offset in a
+	 * pseudo-object), and the function's */
+	uint64_t address, link_address, function_start;
+	const char *source_file;	/* file:line of LINK_ADDRESS (DWARF), "" and 0 when unknown */
+	int line;
+	const char *function_file;	/* ... of the function's first instruction */
+	int function_line;
+	long region;			/* the innermost hot region holding it (merge_report.regions), -1: none */
+};
+
+struct merge_report_stack {
+	const size_t *frames;		/* in merge_report.frames, the leaf first */
+	size_t nframes;
+	uint64_t samples;		/* samples with this stack */
+	uint64_t weight;		/* the sum of their periods (ns of cpu-clock, or cycles) */
+};
+
 struct merge_report {
 	const char *input;		/* the recording's path */
 	const struct merge_report_fact *meta;	/* the recording's facts (gus-data(5) meta) */
@@ -553,6 +595,19 @@ struct merge_report {
 	size_t nregions;
 	bool one_region;		/* --region: its per-instruction table even for a function */
 	const char *why_no_callers;	/* NULL: the samples have call chains (gus record -g) */
+	/* the samples' call stacks, most weight first, when asked for
+	 * (report_request.stacks; NULL and why_no_stacks otherwise): every
+	 * stored sample is in one, so that their samples and weights add up
+	 * to SAMPLES and STACK_WEIGHT */
+	const struct merge_report_stack *stacks;
+	size_t nstacks;
+	const struct merge_report_frame *frames;
+	size_t nframes;
+	const struct merge_report_mapping *mappings;	/* the program's first */
+	size_t nmappings;
+	uint64_t stack_weight;
+	bool stacks_chained;		/* from call chains (gus record -g), else each sample's leaf */
+	const char *why_no_stacks;
 };
 
 /* The value of one of the recording's facts, NULL when absent. */

@@ -125,6 +125,10 @@ struct report {
 	struct report_callers *callers;
 	bool have_chains;
 	char why_no_callers[1100];
+	/* the samples' call stacks (report_request.stacks) */
+	struct report_stacks stacks;
+	bool have_stacks;
+	char why_no_stacks[1100];
 	char *argv_store[2];
 	const char *spire_inputs[1];
 };
@@ -447,23 +451,17 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 
 /* The callers of every region from the samples' call chains; a
  * recording without them (gus record without -g) says so instead. */
-static void load_callers(struct report *rp)
+static void load_callers(struct report *rp, struct report_objects *objs, const struct report_span *spans)
 {
 	char err[1024];
 	if (!rp->nrv)
 		return;
-	struct report_span *spans = calloc(rp->nrv, sizeof *spans);
-	rp->callers = calloc(rp->nrv, sizeof *rp->callers);
-	if (!spans || !rp->callers) {
-		free(spans);
-		free(rp->callers);
-		rp->callers = NULL;
+	if (!(rp->callers = calloc(rp->nrv, sizeof *rp->callers))) {
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < rp->nrv; i++)
-		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
-	if (report_find_callers(rp->d, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err, sizeof err)) {
+	if (report_find_callers(rp->d, objs, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err,
+				sizeof err)) {
 		report_warn(rp, "%s: no callers: %s", rp->o->input, err);
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "%s", err);
 		free(rp->callers);
@@ -473,6 +471,47 @@ static void load_callers(struct report *rp)
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
 			 "the recording has no call chains (recorded without -g: gus record -g records them)");
 	}
+}
+
+/* The samples' call stacks (--pprof, --folded), their frames in the
+ * regions SPANS */
+static void load_stacks(struct report *rp, struct report_objects *objs, const struct report_span *spans)
+{
+	char err[1024];
+	report_progress(rp, "call stacks: naming the frames of %llu samples", (unsigned long long)rp->samples);
+	if (report_find_stacks(rp->d, objs, spans, rp->nrv, rp->exe, &rp->stacks, err, sizeof err)) {
+		report_warn(rp, "%s: no call stacks: %s", rp->o->input, err);
+		snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "%s", err);
+		return;
+	}
+	rp->have_stacks = true;
+}
+
+/* What the samples say beyond the regions, read through the sample run's
+ * objects, loaded once for both: the regions' callers, and the call
+ * stacks when asked for */
+static void load_sample_views(struct report *rp)
+{
+	char err[1024];
+	if (!rp->o->stacks)
+		snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "not asked for");
+	if (!rp->nrv && !rp->o->stacks)
+		return;
+	struct report_span *spans = calloc(rp->nrv + 1, sizeof *spans);
+	struct report_objects *objs = spans ? report_objects_load(rp->d, err, sizeof err) : NULL;
+	if (!objs) {
+		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
+		if (rp->o->stacks)
+			snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "out of memory");
+		free(spans);
+		return;
+	}
+	for (size_t i = 0; i < rp->nrv; i++)
+		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
+	load_callers(rp, objs, spans);
+	if (rp->o->stacks)
+		load_stacks(rp, objs, spans);
+	report_objects_free(objs);
 	free(spans);
 }
 
@@ -1336,6 +1375,18 @@ static int fill_model(struct report *rp)
 	m->nregions = rp->nrv;
 	m->one_region = rp->o->region != NULL;
 	m->why_no_callers = rp->have_chains ? NULL : rp->why_no_callers;
+	if (rp->have_stacks) {
+		m->stacks = rp->stacks.stacks;
+		m->nstacks = rp->stacks.nstacks;
+		m->frames = rp->stacks.frames;
+		m->nframes = rp->stacks.nframes;
+		m->mappings = rp->stacks.mappings;
+		m->nmappings = rp->stacks.nmappings;
+		m->stack_weight = rp->stacks.weight;
+		m->stacks_chained = rp->stacks.chained;
+	} else {
+		m->why_no_stacks = rp->why_no_stacks;
+	}
 	return 0;
 }
 
@@ -1423,7 +1474,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 		}
 	}
 	load_region_measured(rp);
-	load_callers(rp);
+	load_sample_views(rp);
 	/* where the traced run had each region, and whether its file is
 	 * still the one recorded */
 	place_regions(rp);
@@ -1489,6 +1540,7 @@ void report_free(struct report *rp)
 	free(rp->mr);
 	report_callers_free(rp->callers, rp->nrv);
 	free(rp->callers);
+	report_stacks_free(&rp->stacks);
 	for (size_t i = 0; i < rp->nmeta; i++) {
 		free((char *)rp->meta[i].key);
 		free((char *)rp->meta[i].value);
