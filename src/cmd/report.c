@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "report.h"
 #include "spire.h"
 
@@ -24,6 +25,9 @@ struct report_opts {
 	const char *input;
 	const char *output;
 	const char *svg_dir;
+	const char *html;	/* --html FILE */
+	const char *pprof;	/* --pprof FILE */
+	const char *folded;	/* --folded FILE */
 	const char *region;
 	const char *arch;
 	const char *spire;	/* a SPIRE model */
@@ -37,7 +41,8 @@ struct report_opts {
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR]\n"
+		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR] [--html FILE]\n"
+		"                  [--pprof FILE] [--folded FILE]\n"
 		"                  [--region NAME] [--arch NAME] [--spire MODEL] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
@@ -50,6 +55,12 @@ static void report_usage(FILE *out)
 		"      --json         JSON\n"
 		"      --svg DIR      also write tma.svg and a sensitivity heat-map per region\n"
 		"                     into DIR\n"
+		"      --html FILE    also write the report as one self-contained HTML page\n"
+		"      --pprof FILE   also write the samples' call stacks as a gzipped pprof\n"
+		"                     profile (go tool pprof, Parca, Pyroscope, Grafana), each\n"
+		"                     hot region's Top-Down and verdict as labels\n"
+		"      --folded FILE  also write them as folded stacks (flamegraph.pl,\n"
+		"                     speedscope)\n"
 		"      --region NAME  only this region (a name from the list, or its rank)\n"
 		"      --arch NAME    machine model to simulate (default: the recording's)\n"
 		"      --spire MODEL  rank the recording's SPIRE interval counts (gus record\n"
@@ -70,6 +81,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "pprof", required_argument, NULL, 'P' },
+		{ "folded", required_argument, NULL, 'F' },
 		{ "region", required_argument, NULL, 'r' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "spire", required_argument, NULL, 'M' },
@@ -93,6 +107,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'C': o->fmt = MERGE_CSV; break;
 		case 'J': o->fmt = MERGE_JSON; break;
 		case 'S': o->svg_dir = optarg; break;
+		case 'H': o->html = optarg; break;
+		case 'P': o->pprof = optarg; break;
+		case 'F': o->folded = optarg; break;
 		case 'r': o->region = optarg; break;
 		case 'a': o->arch = optarg; break;
 		case 'M': o->spire = optarg; break;
@@ -233,6 +250,23 @@ static int write_svgs(const struct report_opts *o, const struct merge_report *r)
 	return rc;
 }
 
+/* --pprof FILE, --folded FILE: the call stacks, landed whole or not at all */
+static int write_stacks(const char *path, const char *option,
+			int (*render)(FILE *out, const struct merge_report *r, char *err, size_t errlen),
+			const struct merge_report *r)
+{
+	char err[1024];
+	struct outfile of;
+	if (outfile_open(&of, path, NULL))
+		return -1;
+	if (render(of.f, r, err, sizeof err)) {
+		gus_error("%s %s: %s; nothing was written", option, path, err);
+		outfile_close(&of, false);
+		return -1;
+	}
+	return outfile_close(&of, true);
+}
+
 /* --------------------------------------------------------------- main --- */
 /* the recording is not there: the partial file of a gus record that did
  * not finish, or a hint to record one */
@@ -256,10 +290,15 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? GUS_EXIT_OK : rc;
+	/* before the simulations: a path the page or the exports may not go
+	 * to is said now */
+	if ((o.html && outfile_check(o.html)) || (o.pprof && outfile_check(o.pprof)) ||
+	    (o.folded && outfile_check(o.folded)))
+		return GUS_EXIT_ERROR;
 	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
-		.region = o.region, .no_cache = o.no_cache, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
+		.region = o.region, .no_cache = o.no_cache, .stacks = o.pprof || o.folded, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
 		.machines_dir = gus_data_dir("machines"), .spire_dir = gus_data_dir("spire"),
 		.log = gus_progress_log(&progress, "report", o.quiet, true),
 	};
@@ -279,8 +318,19 @@ int cmd_report(int argc, char **argv)
 	merge_render_report(of.f, r, o.fmt, o.sep, colour);
 	if (outfile_close(&of, true))
 		goto out;
+	if ((o.pprof && write_stacks(o.pprof, "--pprof", render_pprof, r)) ||
+	    (o.folded && write_stacks(o.folded, "--folded", render_folded, r)))
+		goto out;
 	if (o.svg_dir && write_svgs(&o, r))
 		goto out;
+	if (o.html) {
+		/* written beside and renamed into place: never a partial page */
+		if (outfile_open(&of, o.html, NULL))
+			goto out;
+		render_html_report(of.f, r);
+		if (outfile_close(&of, true))
+			goto out;
+	}
 	rc = GUS_EXIT_OK;
 out:
 	report_free(rep);

@@ -7,6 +7,7 @@
 #include "recording.h"
 #include "collect.h"
 #include "merge.h"
+#include "render.h"
 #include "topdown.h"
 
 #include <getopt.h>
@@ -22,6 +23,7 @@ struct stat_opts {
 	enum merge_format fmt;
 	char sep;
 	const char *output;
+	const char *html;	/* --html FILE: the tree as a page */
 	bool no_multiplex;
 	bool print_events;
 	const char *import;
@@ -39,7 +41,7 @@ struct stat_opts {
 };
 
 /* long options without a short one */
-enum { OPT_IMPORT = 256, OPT_SPIRE, OPT_METRICS, OPT_TIME, OPT_WORK };
+enum { OPT_IMPORT = 256, OPT_SPIRE, OPT_METRICS, OPT_TIME, OPT_WORK, OPT_HTML };
 
 static void stat_usage(FILE *out)
 {
@@ -58,6 +60,7 @@ static void stat_usage(FILE *out)
 		"  -x, --field-separator SEP   CSV output with separator SEP\n"
 		"      --json           JSON output\n"
 		"  -o, --output FILE    write the result to FILE (default: stderr for a run, as perf)\n"
+		"      --html FILE      also write the TMA tree as one self-contained HTML page\n"
 		"      --no-multiplex   run the program once per event group instead of multiplexing\n"
 		"      --arch ID        TMA table to use: clx, skx, icx, spr (default: the CPU's);\n"
 		"                       with --spire, the metric set (skx, or a CPU it is for: clx)\n"
@@ -85,6 +88,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "no-multiplex", no_argument, NULL, 'M' },
 		{ "print-events", no_argument, NULL, 'P' },
 		{ "import", required_argument, NULL, OPT_IMPORT },
@@ -142,6 +146,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			break;
 		case 'J': o->fmt = MERGE_JSON; break;
 		case 'o': o->output = optarg; break;
+		case OPT_HTML: o->html = optarg; break;
 		case 'M': o->no_multiplex = true; break;
 		case 'P': o->print_events = true; break;
 		case OPT_IMPORT: o->import = optarg; break;
@@ -193,8 +198,11 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		o->interval_ms = 1000;
 	if (!o->import && !o->print_events && !o->argv[0])
 		return gus_usage_error("stat: no program given (gus stat [options] -- program args)");
+	if (o->html && (o->events || o->spire || o->print_events))
+		return gus_usage_error("stat: --html writes the TMA tree; it does not go with -e, --spire or "
+				       "--print-events");
 	/* before the program runs: its counts would be lost to a bad -o */
-	if (outfile_check(o->output))
+	if (outfile_check(o->output) || outfile_check(o->html))
 		return GUS_EXIT_ERROR;
 	return 0;
 }
@@ -215,8 +223,21 @@ static int finish_tree(const struct stat_opts *o, const struct td_table *t, cons
 		return -1;
 	}
 	merge_render_tma(of.f, &tree, run, o->fmt, o->sep);
+	int rc = outfile_close(&of, true);
+	if (!rc && o->html) {
+		/* written beside and renamed into place: never a partial page */
+		char title[4200];
+		snprintf(title, sizeof title, "Top-Down (TMA) for %s (%s)%s%s", t->full_name, t->id,
+			 run->import ? ", imported from " : "", run->import ? run->import : "");
+		if (outfile_open(&of, o->html, NULL))
+			rc = -1;
+		else {
+			render_html_tma(of.f, &tree, run, title);
+			rc = outfile_close(&of, true);
+		}
+	}
 	td_tree_free(&tree);
-	return outfile_close(&of, true);
+	return rc;
 }
 
 static int stat_import(const struct stat_opts *o)

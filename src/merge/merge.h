@@ -52,6 +52,10 @@ void merge_json_number(FILE *out, double v);
 /* A CSV field (RFC 4180): the text escaping of S, quoted when it holds
  * SEP, a quote, or a space at either end, inner quotes doubled. */
 void merge_csv_field(FILE *out, const char *s, char sep);
+/* HTML (and XML) element content and quoted attribute values: the text
+ * escaping of S with '<', '>', '&', '"' and '\'' as entities, tab and
+ * newline kept. Never inside <script> or <style>. */
+void merge_html_string(FILE *out, const char *s);
 
 void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
 		      enum merge_format fmt, char sep);
@@ -181,6 +185,9 @@ bool merge_srclines_have_lines(const struct merge_srclines *s);
 /* The source line of link-time address ADDR: FILE (the name as DWARF has
  * it, valid until merge_srclines_free) and LINE; false when unknown. */
 bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line);
+/* The same, and DIR: the compilation directory of its unit, which a
+ * relative FILE is named from (NULL when the unit does not say). */
+bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **file, const char **dir, int *line);
 void merge_srclines_free(struct merge_srclines *s);
 
 /* ------------------------------------------------------ TMA as SVG --- */
@@ -403,6 +410,45 @@ struct merge_report_thread {
 	const char *model;		/* the model's top resource, or why not simulated */
 };
 
+/* ------------------------------------- for the HTML report's views --- */
+/* One of the windows a region's simulation sampled and timed (gus record
+ * --window; a window simulated from cold caches is left out, as from the
+ * spread), where it lies in its thread's run: for the phases drawn on a
+ * time axis. */
+struct merge_report_window {
+	double position;		/* records of its thread's traced run before it */
+	uint32_t thread;		/* the tracer's thread (process << 16 | thread) */
+	double cycles_per_unit;		/* per WINDOW_UNIT of the region */
+};
+
+/* A row of a region's per-instruction table: an instruction of its
+ * simulated code inside the region, executed in the simulation. */
+struct merge_report_insn {
+	size_t index;			/* in the region's sim_code */
+	uint64_t addr;			/* link-time address in the region's file */
+	uint64_t executions;
+	/* its retirements' share of the simulated cycles of the region's
+	 * instructions (sim_events.insn_cycles) */
+	double cycles_share;
+	const char *source;		/* "file.c:12", "" when unknown */
+	/* a bottleneck instruction: a tenth or more of the region's cycles,
+	 * or of a bottleneck resource's capacity (sim_insn_share) */
+	bool bottleneck;
+};
+
+/* A line of the source of a region's instructions (DWARF), with the
+ * region's simulated cycles spent on it; the lines between two such lines
+ * of one file, when few, come as context (INSNS 0). */
+struct merge_report_srcline {
+	const char *file;		/* as the line table names it, from its unit's
+					 * compilation directory when relative */
+	int line;
+	size_t insns;			/* the region's instructions on it */
+	uint64_t executions;
+	double cycles_share;		/* of the region's cycles, as merge_report_insn's */
+	const char *text;		/* the line, NULL when the file cannot be read */
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
@@ -461,10 +507,62 @@ struct merge_report_region {
 	double stream_covers;
 	bool stream_covers_at_most;
 	const char *stream_cut;
+	/* HTML: the windows simulated, in run order; the per-instruction
+	 * rows of a simulated region; its source lines (none: WHY_NO_SOURCE
+	 * says why, NULL when it was not simulated) */
+	const struct merge_report_window *window_list;
+	size_t nwindow_list;
+	const struct merge_report_insn *insns;
+	size_t ninsns;
+	const struct merge_report_srcline *srclines;
+	size_t nsrclines;
+	const char *why_no_source;
 };
 
 struct merge_report_fact {
 	const char *key, *value;
+};
+
+/* The samples' call stacks (gus report --pprof and --folded ask for
+ * them, report_request.stacks): every sample's chain of frames (gus
+ * record -g), or its sampled instruction alone, placed in the sample
+ * run's mappings and named once per distinct address; identical stacks
+ * are one. */
+
+/* An executable mapping of the sample run that a frame is in. */
+struct merge_report_mapping {
+	const char *object;		/* its file, or "[vdso]", "[anonymous code]" */
+	const char *build_id;		/* as recorded (hex), else the file's now; "" when none */
+	uint64_t start, end, pgoff;	/* runtime [start, end), mapped from file offset PGOFF */
+	bool have_functions;		/* the object's symbols named its frames */
+	bool have_lines;		/* some frame of it has a source line (DWARF) */
+};
+
+/* One distinct address of the stacks. */
+struct merge_report_frame {
+	/* the function as the hot regions name it ("[unknown] in OBJECT"
+	 * without a symbol); "[kernel]" for kernel code (consecutive kernel
+	 * frames are one), "[unknown]" for user code in no known mapping */
+	const char *function;
+	const char *mangled;		/* the symbol table's name, "" when none */
+	long mapping;			/* in merge_report.mappings; -1: none (kernel, unknown) */
+	/* the runtime address in the sample run: the sampled instruction for
+	 * a stack's leaf, a return address less 1 (inside the call) for a
+	 * caller; the link-time address in the object (the offset in a
+	 * pseudo-object), and the function's */
+	uint64_t address, link_address, function_start;
+	const char *source_file;	/* file:line of LINK_ADDRESS (DWARF), "" and 0 when unknown */
+	int line;
+	const char *function_file;	/* ... of the function's first instruction */
+	int function_line;
+	long region;			/* the innermost hot region holding it (merge_report.regions), -1: none */
+};
+
+struct merge_report_stack {
+	const size_t *frames;		/* in merge_report.frames, the leaf first */
+	size_t nframes;
+	uint64_t samples;		/* samples with this stack */
+	uint64_t weight;		/* the sum of their periods (ns of cpu-clock, or cycles) */
 };
 
 struct merge_report {
@@ -505,6 +603,19 @@ struct merge_report {
 	size_t nregions;
 	bool one_region;		/* --region: its per-instruction table even for a function */
 	const char *why_no_callers;	/* NULL: the samples have call chains (gus record -g) */
+	/* the samples' call stacks, most weight first, when asked for
+	 * (report_request.stacks; NULL and why_no_stacks otherwise): every
+	 * stored sample is in one, so that their samples and weights add up
+	 * to SAMPLES and STACK_WEIGHT */
+	const struct merge_report_stack *stacks;
+	size_t nstacks;
+	const struct merge_report_frame *frames;
+	size_t nframes;
+	const struct merge_report_mapping *mappings;	/* the program's first */
+	size_t nmappings;
+	uint64_t stack_weight;
+	bool stacks_chained;		/* from call chains (gus record -g), else each sample's leaf */
+	const char *why_no_stacks;
 };
 
 /* The value of one of the recording's facts, NULL when absent. */

@@ -204,6 +204,11 @@ void mg_xml_text(FILE *out, const char *s)
 	escape(&o, s, ESCAPE_XML);
 }
 
+void merge_html_string(FILE *out, const char *s)
+{
+	mg_xml_text(out, s);
+}
+
 void merge_json_number(FILE *out, double v)
 {
 	if (isnan(v) || isinf(v))

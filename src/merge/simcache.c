@@ -16,7 +16,7 @@
  *   sim_events: u64 loads stores level_hits[4] cond_branches cond_miss
  *               indirect indirect_miss btb_miss mispredicts branches
  *               target_misses,
- *               u64 ninsn, ninsn x u64 insn_count
+ *               u64 ninsn, ninsn x u64 insn_count, ninsn x f64 insn_cycles
  *   f64 units cycles_per_unit ipc fused_per_cycle
  *   u32 passes, u8 warm_pass, u64 measured_records
  *   f64 measured_cycles measured_insns measured_fused, u8 run_weighted
@@ -39,7 +39,7 @@
 
 #define SIMCACHE_MAGIC "GUSSIM"
 #define SIMCACHE_MAGIC_LEN 6
-#define SIMCACHE_VERSION 2
+#define SIMCACHE_VERSION 3
 #define SIMCACHE_MAX_NAME 256	/* a machine name or stream line longer than this is damage */
 #define SIMCACHE_MAX_STREAM 4096
 #define SIMCACHE_MAX_INSN 15	/* x86's longest instruction, sim_insn.bytes */
@@ -189,6 +189,8 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_u64(&w, ncount);
 	for (size_t i = 0; i < ncount; i++)
 		w_u64(&w, ev->insn_count[i]);
+	for (size_t i = 0; i < ncount; i++)
+		w_f64(&w, ev->insn_cycles ? ev->insn_cycles[i] : 0);
 
 	w_f64(&w, a->units);
 	w_f64(&w, a->cycles_per_unit);
@@ -430,15 +432,18 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	ev->branches = r_u64(&r);
 	ev->target_misses = r_u64(&r);
 	uint64_t ncount = r_u64(&r);
-	if (!r_count(&r, ncount, 8))
+	if (!r_count(&r, ncount, 16))
 		goto fail;
 	if (ncount) {
 		ev->insn_count = malloc((size_t)ncount * sizeof *ev->insn_count);
-		if (!ev->insn_count)
+		ev->insn_cycles = malloc((size_t)ncount * sizeof *ev->insn_cycles);
+		if (!ev->insn_count || !ev->insn_cycles)
 			abort();
 		ev->ninsn = (size_t)ncount;
 		for (size_t i = 0; i < ev->ninsn; i++)
 			ev->insn_count[i] = r_u64(&r);
+		for (size_t i = 0; i < ev->ninsn; i++)
+			ev->insn_cycles[i] = r_f64(&r);
 	}
 
 	a->units = r_f64(&r);

@@ -25,6 +25,7 @@
 struct sl_row {
 	uint64_t addr;
 	const char *file;	/* owned by libdw: lives as long as dw */
+	const char *dir;	/* its unit's compilation directory (libdw's too), NULL */
 	int line;
 	bool end;		/* end of a sequence: the address after its last row */
 	size_t order;		/* position in the line tables, to keep ties stable */
@@ -226,6 +227,9 @@ static int collect_rows(struct merge_srclines *s)
 		size_t nlines, first_row = s->n;
 		if (dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
 			continue;
+		/* a file named relative to where the compiler ran */
+		Dwarf_Attribute dir_attr;
+		const char *dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &dir_attr));
 		for (size_t i = 0; i < nlines; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr addr;
@@ -237,6 +241,7 @@ static int collect_rows(struct merge_srclines *s)
 			if (!in_code(ranges, nranges, row.addr, row.end))
 				continue;
 			row.file = row.end ? NULL : dwarf_linesrc(l, NULL, NULL);
+			row.dir = dir;
 			if (!row.end && !row.file)
 				continue;
 			if (push_row(s, &row)) {
@@ -394,6 +399,11 @@ bool merge_srclines_have_lines(const struct merge_srclines *s)
 
 bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line)
 {
+	return merge_srcline_dir(s, addr, file, NULL, line);
+}
+
+bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **file, const char **dir, int *line)
+{
 	if (!s || !s->n || addr < s->rows[0].addr || !covered(s, addr))
 		return false;
 	/* the last row at or below addr */
@@ -412,6 +422,8 @@ bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, i
 		return false;
 	if (file)
 		*file = r->file;
+	if (dir)
+		*dir = r->dir;
 	if (line)
 		*line = r->line;
 	return true;

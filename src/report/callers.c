@@ -4,29 +4,15 @@
  * chain outside the region (perf report's caller of a symbol, with
  * recursion inside the region skipped). The sample run's mappings turn an
  * address into its object and link-time address, as gus record did for
- * the regions, and the object's symbols name it as they name the regions. */
+ * the regions, and the object's symbols name it as they name the regions
+ * (objects.c). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "gusdata.h"
 #include "report_internal.h"
-
-struct object {
-	char *path;
-	bool loaded;
-	struct merge_symtab *syms;	/* NULL: unreadable */
-};
-
-struct mapping {
-	int pid;
-	uint64_t start, end, pgoff;
-	size_t object;
-	bool bias_known, bias_bad;
-	uint64_t bias;
-};
 
 struct caller_count {
 	char *name;
@@ -47,115 +33,22 @@ struct region_count {
 struct caller_search {
 	const struct report_span *spans;
 	size_t nspans;
-	struct object *objects;
-	size_t nobjects, capobjects;
-	struct mapping *maps;
-	size_t nmaps, capmaps;
+	struct report_objects *objs;
 	struct region_count *counts;
 	bool have_chains;
 	bool failed;		/* out of memory */
 };
 
-static size_t object_index(struct caller_search *s, const char *path)
-{
-	for (size_t i = 0; i < s->nobjects; i++)
-		if (!strcmp(s->objects[i].path, path))
-			return i;
-	if (s->nobjects == s->capobjects) {
-		size_t cap = s->capobjects ? 2 * s->capobjects : 16;
-		struct object *v = realloc(s->objects, cap * sizeof *v);
-		if (!v)
-			return SIZE_MAX;
-		s->objects = v;
-		s->capobjects = cap;
-	}
-	struct object *o = &s->objects[s->nobjects];
-	*o = (struct object){ .path = strdup(path) };
-	if (!o->path)
-		return SIZE_MAX;
-	return s->nobjects++;
-}
-
-static int add_mapping(void *ctx, const struct gusdata_mmap *m)
-{
-	struct caller_search *s = ctx;
-	/* code in files only: a frame in the vDSO or in anonymous code is
-	 * named by its kind below */
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
-		return 0;
-	if (s->nmaps == s->capmaps) {
-		size_t cap = s->capmaps ? 2 * s->capmaps : 64;
-		struct mapping *v = realloc(s->maps, cap * sizeof *v);
-		if (!v)
-			goto oom;
-		s->maps = v;
-		s->capmaps = cap;
-	}
-	size_t obj = object_index(s, m->filename);
-	if (obj == SIZE_MAX)
-		goto oom;
-	s->maps[s->nmaps++] = (struct mapping){ .pid = m->pid, .start = m->start, .end = m->start + m->len,
-						 .pgoff = m->pgoff, .object = obj };
-	return 0;
-oom:
-	s->failed = true;
-	return -1;
-}
-
-/* ADDR of process PID as object and link-time address: the newest
- * mapping of that process holding it, else any that does (as gus record
- * maps its samples) */
+/* ADDR of process PID as object and link-time address, in a file: a
+ * frame of the vDSO or of anonymous code has no caller's name */
 static bool locate(struct caller_search *s, int pid, uint64_t addr, size_t *object, uint64_t *link)
 {
-	struct mapping *hit = NULL;
-	for (size_t i = s->nmaps; i-- > 0;) {
-		struct mapping *e = &s->maps[i];
-		if (addr >= e->start && addr < e->end && (e->pid == pid || !hit)) {
-			hit = e;
-			if (e->pid == pid)
-				break;
-		}
-	}
-	if (!hit)
+	struct report_place p;
+	if (!report_objects_locate(s->objs, pid, addr, &p) || p.pseudo)
 		return false;
-	if (!hit->bias_known && !hit->bias_bad) {
-		char err[512];
-		if (merge_elf_load_bias(s->objects[hit->object].path, hit->start, hit->pgoff, &hit->bias, err, sizeof err))
-			hit->bias_bad = true;
-		else
-			hit->bias_known = true;
-	}
-	if (hit->bias_bad)
-		return false;
-	*object = hit->object;
-	*link = addr - hit->bias;
+	*object = p.object;
+	*link = p.link;
 	return true;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* the function at LINK of OBJECT as the regions name functions */
-static void function_name(struct caller_search *s, size_t object, uint64_t link, char *buf, size_t n)
-{
-	struct object *o = &s->objects[object];
-	if (!o->loaded) {
-		char err[512];
-		o->loaded = true;
-		o->syms = merge_symtab_load(o->path, err, sizeof err);
-	}
-	struct merge_function f;
-	if (o->syms && !merge_symtab_function(o->syms, link, &f)) {
-		if (f.name)
-			snprintf(buf, n, "%s", f.name);
-		else
-			merge_symtab_offset_name(o->syms, f.start, buf, n);
-		return;
-	}
-	snprintf(buf, n, "[unknown] in %s", base_name(o->path));
 }
 
 static int count_caller(struct region_count *rc, const char *name, size_t object)
@@ -182,7 +75,8 @@ static int count_caller(struct region_count *rc, const char *name, size_t object
 
 static bool in_span(const struct report_span *sp, const struct caller_search *s, size_t object, uint64_t link)
 {
-	return sp->end > sp->start && link >= sp->start && link < sp->end && !strcmp(sp->file, s->objects[object].path);
+	return sp->end > sp->start && link >= sp->start && link < sp->end &&
+	       !strcmp(sp->file, report_object_path(s->objs, object));
 }
 
 static int count_thread(struct region_count *rc, int pid, int tid)
@@ -237,7 +131,8 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 				break;
 			if (in_span(sp, s, fo, fl))
 				continue;
-			function_name(s, fo, fl, name, sizeof name);
+			uint64_t start;
+			report_object_function(s->objs, fo, fl, name, sizeof name, &start, NULL);
 			caller_object = fo;
 			break;
 		}
@@ -265,16 +160,14 @@ static int by_thread_samples(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int report_find_callers(struct gusdata *d, const struct report_span *spans, size_t n, size_t top,
-			struct report_callers *out, bool *have_chains, char *err, size_t errlen)
+int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
+			size_t top, struct report_callers *out, bool *have_chains, char *err, size_t errlen)
 {
-	struct caller_search s = { .spans = spans, .nspans = n };
+	struct caller_search s = { .spans = spans, .nspans = n, .objs = objs };
 	int rc = -1;
 	memset(out, 0, n * sizeof *out);
 	*have_chains = false;
 	if (!(s.counts = calloc(n + 1, sizeof *s.counts)))
-		goto oom;
-	if (gusdata_foreach_sample_mmap(d, add_mapping, &s) && s.failed)
 		goto oom;
 	if (gusdata_foreach_sample(d, count_sample, &s)) {
 		if (s.failed)
@@ -305,7 +198,7 @@ int report_find_callers(struct gusdata *d, const struct report_span *spans, size
 				out[i].other += c->v[k].samples;
 				continue;
 			}
-			const char *file = c->v[k].object == SIZE_MAX ? "" : s.objects[c->v[k].object].path;
+			const char *file = c->v[k].object == SIZE_MAX ? "" : report_object_path(objs, c->v[k].object);
 			struct merge_report_caller *mc = &out[i].v[out[i].n];
 			*mc = (struct merge_report_caller){ .name = c->v[k].name, .file = strdup(file),
 							    .samples = c->v[k].samples,
@@ -330,12 +223,6 @@ out:
 		free(s.counts[i].threads);
 	}
 	free(s.counts);
-	for (size_t i = 0; i < s.nobjects; i++) {
-		free(s.objects[i].path);
-		merge_symtab_free(s.objects[i].syms);
-	}
-	free(s.objects);
-	free(s.maps);
 	return rc;
 }
 

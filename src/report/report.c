@@ -24,7 +24,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 3
+#define REPORT_CACHE_VERSION 4
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -53,6 +53,11 @@ struct region_view {
 	struct report_windows win;
 	struct merge_report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	/* the simulated windows where they lie in the run */
+	struct merge_report_window wins[REPORT_MAX_WINDOWS];
+	size_t nwins;
+	/* its per-instruction rows and source lines */
+	struct report_annotation ann;
 	/* the threads that ran it, each with a tenth of its samples or more
 	 * simulated apart */
 	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
@@ -120,6 +125,10 @@ struct report {
 	struct report_callers *callers;
 	bool have_chains;
 	char why_no_callers[1100];
+	/* the samples' call stacks (report_request.stacks) */
+	struct report_stacks stacks;
+	bool have_stacks;
+	char why_no_stacks[1100];
 	char *argv_store[2];
 	const char *spire_inputs[1];
 };
@@ -442,23 +451,17 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 
 /* The callers of every region from the samples' call chains; a
  * recording without them (gus record without -g) says so instead. */
-static void load_callers(struct report *rp)
+static void load_callers(struct report *rp, struct report_objects *objs, const struct report_span *spans)
 {
 	char err[1024];
 	if (!rp->nrv)
 		return;
-	struct report_span *spans = calloc(rp->nrv, sizeof *spans);
-	rp->callers = calloc(rp->nrv, sizeof *rp->callers);
-	if (!spans || !rp->callers) {
-		free(spans);
-		free(rp->callers);
-		rp->callers = NULL;
+	if (!(rp->callers = calloc(rp->nrv, sizeof *rp->callers))) {
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < rp->nrv; i++)
-		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
-	if (report_find_callers(rp->d, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err, sizeof err)) {
+	if (report_find_callers(rp->d, objs, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err,
+				sizeof err)) {
 		report_warn(rp, "%s: no callers: %s", rp->o->input, err);
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "%s", err);
 		free(rp->callers);
@@ -468,6 +471,47 @@ static void load_callers(struct report *rp)
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
 			 "the recording has no call chains (recorded without -g: gus record -g records them)");
 	}
+}
+
+/* The samples' call stacks (--pprof, --folded), their frames in the
+ * regions SPANS */
+static void load_stacks(struct report *rp, struct report_objects *objs, const struct report_span *spans)
+{
+	char err[1024];
+	report_progress(rp, "call stacks: naming the frames of %llu samples", (unsigned long long)rp->samples);
+	if (report_find_stacks(rp->d, objs, spans, rp->nrv, rp->exe, &rp->stacks, err, sizeof err)) {
+		report_warn(rp, "%s: no call stacks: %s", rp->o->input, err);
+		snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "%s", err);
+		return;
+	}
+	rp->have_stacks = true;
+}
+
+/* What the samples say beyond the regions, read through the sample run's
+ * objects, loaded once for both: the regions' callers, and the call
+ * stacks when asked for */
+static void load_sample_views(struct report *rp)
+{
+	char err[1024];
+	if (!rp->o->stacks)
+		snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "not asked for");
+	if (!rp->nrv && !rp->o->stacks)
+		return;
+	struct report_span *spans = calloc(rp->nrv + 1, sizeof *spans);
+	struct report_objects *objs = spans ? report_objects_load(rp->d, err, sizeof err) : NULL;
+	if (!objs) {
+		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
+		if (rp->o->stacks)
+			snprintf(rp->why_no_stacks, sizeof rp->why_no_stacks, "out of memory");
+		free(spans);
+		return;
+	}
+	for (size_t i = 0; i < rp->nrv; i++)
+		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
+	load_callers(rp, objs, spans);
+	if (rp->o->stacks)
+		load_stacks(rp, objs, spans);
+	report_objects_free(objs);
 	free(spans);
 }
 
@@ -732,6 +776,9 @@ static void pack_windows(const struct region_view *v, char **out)
 	for (size_t i = 0; i < v->nphases; i++)
 		fprintf(f, "p %.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
 			v->phases[i].cycles_per_unit, v->phases[i].windows);
+	for (size_t i = 0; i < v->nwins; i++)
+		fprintf(f, "w %.17g %u %.17g\n", v->wins[i].position, (unsigned)v->wins[i].thread,
+			v->wins[i].cycles_per_unit);
 	for (size_t i = 0; i < v->nthreads; i++)
 		fprintf(f, "t %d %d %.17g %d %.17g %s\n", v->threads[i].pid, v->threads[i].tid, v->threads[i].share,
 			v->threads[i].simulated, v->threads[i].simulated ? v->threads[i].cycles_per_unit : 0.0,
@@ -752,7 +799,7 @@ static bool unpack_windows(struct region_view *v, const char *text)
 		return false;
 	w->per_iteration = per_iteration != 0;
 	const char *p = text + used;
-	v->nphases = v->nthreads = 0;
+	v->nphases = v->nthreads = v->nwins = 0;
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		if (!eol)
@@ -763,6 +810,13 @@ static bool unpack_windows(struct region_view *v, const char *text)
 				   &ph->windows) != 5)
 				return false;
 			v->nphases++;
+		} else if (p[0] == 'w' && v->nwins < REPORT_MAX_WINDOWS) {
+			struct merge_report_window *wi = &v->wins[v->nwins];
+			unsigned thread;
+			if (sscanf(p, "w %lg %u %lg", &wi->position, &thread, &wi->cycles_per_unit) != 3)
+				return false;
+			wi->thread = thread;
+			v->nwins++;
 		} else if (p[0] == 't' && v->nthreads < REPORT_MAX_THREADS_SHOWN) {
 			struct merge_report_thread *t = &v->threads[v->nthreads];
 			int simulated;
@@ -796,6 +850,12 @@ static void windows_to_model(struct region_view *v)
 							    .cycles_per_unit = p->cycles_per_unit,
 							    .windows = p->windows };
 	}
+	v->nwins = 0;
+	for (size_t i = 0; i < v->win.n && v->nwins < REPORT_MAX_WINDOWS; i++)
+		if (!isnan(v->win.v[i].cycles_per_unit))
+			v->wins[v->nwins++] = (struct merge_report_window){ .position = v->win.v[i].position,
+									   .thread = v->win.v[i].thread,
+									   .cycles_per_unit = v->win.v[i].cycles_per_unit };
 }
 
 /* The trace thread that ran region V for the sample run's thread K of
@@ -1132,6 +1192,20 @@ static void short_reason(const char *why, char *out, size_t n)
 }
 
 
+/* the per-instruction rows and source lines of simulated region V */
+static void annotate_region(struct report *rp, struct region_view *v)
+{
+	char why[PATH_MAX + 128] = "";
+	struct merge_srclines *lines = NULL;
+	if (v->changed)
+		snprintf(why, sizeof why, "its file is not the one recorded (another build-id): no lines from it");
+	else if (v->file[0] != '/')
+		snprintf(why, sizeof why, "not code of a file");
+	else if (open_lines(rp, v->file), !(lines = rp->lines))
+		snprintf(why, sizeof why, "%s has no line table (no debug information)", v->file);
+	report_annotate(rp->m, v->code, &v->an, v->r.start + v->bias, v->r.end + v->bias, v->bias, lines, why, &v->ann);
+}
+
 static void region_source_line(struct report *rp, struct region_view *v)
 {
 	char buf[PATH_MAX];
@@ -1281,6 +1355,16 @@ static int fill_model(struct report *rp)
 			rp->mr[i].threads = v->threads;
 			rp->mr[i].nthreads = v->nthreads;
 		}
+		if (v->simulated) {
+			annotate_region(rp, v);
+			rp->mr[i].window_list = v->wins;
+			rp->mr[i].nwindow_list = v->nwins;
+			rp->mr[i].insns = v->ann.insns;
+			rp->mr[i].ninsns = v->ann.ninsns;
+			rp->mr[i].srclines = v->ann.lines;
+			rp->mr[i].nsrclines = v->ann.nlines;
+			rp->mr[i].why_no_source = v->ann.why;
+		}
 		if (rp->callers) {
 			rp->mr[i].callers = rp->callers[i].v;
 			rp->mr[i].ncallers = rp->callers[i].n;
@@ -1292,6 +1376,18 @@ static int fill_model(struct report *rp)
 	m->nregions = rp->nrv;
 	m->one_region = rp->o->region != NULL;
 	m->why_no_callers = rp->have_chains ? NULL : rp->why_no_callers;
+	if (rp->have_stacks) {
+		m->stacks = rp->stacks.stacks;
+		m->nstacks = rp->stacks.nstacks;
+		m->frames = rp->stacks.frames;
+		m->nframes = rp->stacks.nframes;
+		m->mappings = rp->stacks.mappings;
+		m->nmappings = rp->stacks.nmappings;
+		m->stack_weight = rp->stacks.weight;
+		m->stacks_chained = rp->stacks.chained;
+	} else {
+		m->why_no_stacks = rp->why_no_stacks;
+	}
 	return 0;
 }
 
@@ -1389,7 +1485,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 		}
 	}
 	load_region_measured(rp);
-	load_callers(rp);
+	load_sample_views(rp);
 	/* where the traced run had each region, and whether its file is
 	 * still the one recorded */
 	place_regions(rp);
@@ -1449,11 +1545,13 @@ void report_free(struct report *rp)
 			if (rp->rv[i].have_mtree)
 				td_tree_free(&rp->rv[i].mtree);
 			td_countset_free(&rp->rv[i].mcs);
+			report_annotation_free(&rp->rv[i].ann);
 		}
 	free(rp->rv);
 	free(rp->mr);
 	report_callers_free(rp->callers, rp->nrv);
 	free(rp->callers);
+	report_stacks_free(&rp->stacks);
 	for (size_t i = 0; i < rp->nmeta; i++) {
 		free((char *)rp->meta[i].key);
 		free((char *)rp->meta[i].value);

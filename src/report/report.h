@@ -20,6 +20,7 @@ struct report_request {
 	const char *spire_model;	/* --spire MODEL, or NULL */
 	const char *region;	/* --region RANK|NAME, or NULL: all */
 	bool no_cache;
+	bool stacks;		/* the samples' call stacks too (merge_report.stacks) */
 	int threads;		/* the simulation's; 0: one per CPU */
 	const char *tma_dir, *machines_dir, *spire_dir;
 	struct recording_log log;

@@ -12,6 +12,45 @@
 
 struct gusdata;
 
+/* ------------------------------------------------------------ objects --- */
+/* The sample run's executable mappings and their objects (objects.c):
+ * an address of a process placed as gus record placed its samples, and
+ * each object's symbols and source lines loaded once, when first asked. */
+struct report_objects;
+
+struct report_place {
+	size_t mapping;		/* report_objects_mapping's index */
+	size_t object;
+	uint64_t link;		/* link-time address; the offset in a pseudo-object */
+	bool pseudo;		/* "[vdso]", "[anonymous code]": no file to read */
+};
+
+/* NULL with ERR when memory runs out (mappings D cannot read place
+ * nothing) */
+struct report_objects *report_objects_load(struct gusdata *d, char *err, size_t errlen);
+void report_objects_free(struct report_objects *o);
+/* ADDR of process PID: the newest mapping of that process holding it,
+ * else any that does; false when none does, or the file's load bias is
+ * unknown */
+bool report_objects_locate(struct report_objects *o, int pid, uint64_t addr, struct report_place *p);
+const char *report_object_path(const struct report_objects *o, size_t object);
+/* the build-id the recording has of OBJECT, else the file's now; "" */
+const char *report_object_build_id(struct report_objects *o, size_t object);
+void report_objects_mapping(const struct report_objects *o, size_t mapping, uint64_t *start, uint64_t *end,
+			    uint64_t *pgoff);
+/* The function at LINK of OBJECT into BUF, named as the hot regions name
+ * functions (a symbol, "liba.so+0x1234" of code bounded by .eh_frame,
+ * else "[unknown] in liba.so"; a pseudo-object's name); *START its first
+ * address, *MANGLED (may be NULL) the symbol table's name where it
+ * differs. False when no symbol names it. An object whose file is not
+ * the recorded build any more is not read. */
+bool report_object_function(struct report_objects *o, size_t object, uint64_t link, char *buf, size_t n,
+			    uint64_t *start, const char **mangled);
+/* file:line of LINK in OBJECT (the name as DWARF has it, valid while O
+ * lives); false when unknown */
+bool report_object_srcline(struct report_objects *o, size_t object, uint64_t link, const char **file, int *line);
+
+/* ------------------------------------------------------------ callers --- */
 /* A hot region as the callers are counted for it: link-time [start, end)
  * of FILE. */
 struct report_span {
@@ -42,13 +81,40 @@ struct report_callers {
 /* The callers and threads of the N regions SPANS in the samples of
  * recording D: each region's samples by thread; for each sample in a
  * region with a call chain, the function of the first frame of its call
- * chain outside the region, named by its object's symbols (the sample
- * run's mappings turn an address into an object and a link-time
+ * chain outside the region, named by its object's symbols (OBJS, the
+ * sample run's mappings, turn an address into an object and a link-time
  * address). OUT has N entries; *HAVE_CHAINS: some sample has a call
  * chain (gus record -g). -1 with ERR when the samples cannot be read. */
-int report_find_callers(struct gusdata *d, const struct report_span *spans, size_t n, size_t top,
-			struct report_callers *out, bool *have_chains, char *err, size_t errlen);
+int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
+			size_t top, struct report_callers *out, bool *have_chains, char *err, size_t errlen);
 void report_callers_free(struct report_callers *c, size_t n);
+
+/* ------------------------------------------------------------- stacks --- */
+/* The samples' call stacks (stacks.c): the model's stacks, frames and
+ * mappings, and the storage they point into. */
+struct report_stacks {
+	struct merge_report_stack *stacks;	/* most weight first */
+	size_t nstacks;
+	struct merge_report_frame *frames;
+	size_t nframes;
+	struct merge_report_mapping *mappings;	/* EXE's first */
+	size_t nmappings;
+	uint64_t weight;	/* of all samples */
+	bool chained;		/* some sample has a call chain */
+	size_t *pool;		/* the stacks' frames */
+	char **strings;		/* the names, files and build-ids (a hash set of NSTRINGS slots) */
+	size_t nstrings;
+};
+
+/* Every sample of D as a stack of frames: its call chain, or its sampled
+ * instruction alone, each address placed by OBJS and named as the
+ * regions name functions, with its source line and the innermost of the
+ * N regions SPANS holding it (the index in SPANS); identical stacks
+ * added up. EXE: the program, whose mappings come first. -1 with ERR
+ * when the samples cannot be read or memory runs out. */
+int report_find_stacks(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
+		       const char *exe, struct report_stacks *out, char *err, size_t errlen);
+void report_stacks_free(struct report_stacks *st);
 
 /* ------------------------------------------------------------ windows --- */
 /* A region's stream from the QEMU tracer's windows (windows.c). */
@@ -181,5 +247,27 @@ void report_cover_of(struct gusdata *d, const char *tracer, const char *stage, l
  * (DATA_ADDRESSES: used, where D has them). */
 void report_stream_line(struct gusdata *d, const char *tracer, const char *input, size_t n, bool data_addresses,
 			long long gaps, const struct report_cover *c, char *out, size_t len);
+
+/* ----------------------------------------------------------- annotate --- */
+/* A simulated region's per-instruction rows and annotated source
+ * (annotate.c). */
+struct report_annotation {
+	struct merge_report_insn *insns;
+	size_t ninsns;
+	struct merge_report_srcline *lines;
+	size_t nlines;
+	char **strings;			/* what the rows point to */
+	size_t nstrings;
+	char why[512];			/* why there are no lines ("" when there are) */
+};
+/* The rows of the instructions of CODE in runtime [LO, HI) that A's
+ * simulation executed (link-time addresses: runtime - BIAS), their
+ * source lines from LINES (the region's file's line table; NULL: none,
+ * WHY_NO_LINES says why) with each line's text where its file can be
+ * read, and which are bottleneck instructions. */
+void report_annotate(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		     uint64_t lo, uint64_t hi, uint64_t bias, struct merge_srclines *lines, const char *why_no_lines,
+		     struct report_annotation *an);
+void report_annotation_free(struct report_annotation *an);
 
 #endif

@@ -733,9 +733,11 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 		if (rec->insn >= s->ev.ninsn) {
 			size_t nn = sim_code_count(code) + 1024;
 			s->ev.insn_count = realloc(s->ev.insn_count, nn * sizeof *s->ev.insn_count);
-			if (!s->ev.insn_count)
+			s->ev.insn_cycles = realloc(s->ev.insn_cycles, nn * sizeof *s->ev.insn_cycles);
+			if (!s->ev.insn_count || !s->ev.insn_cycles)
 				abort();
 			memset(s->ev.insn_count + s->ev.ninsn, 0, (nn - s->ev.ninsn) * sizeof *s->ev.insn_count);
+			memset(s->ev.insn_cycles + s->ev.ninsn, 0, (nn - s->ev.ninsn) * sizeof *s->ev.insn_cycles);
 			s->ev.ninsn = nn;
 		}
 		s->ev.insn_count[rec->insn]++;
@@ -848,9 +850,21 @@ static void run_models(struct sim_session *s, size_t lo, size_t hi)
 	const struct sim_insn *insn = sim_code_insns(s->code);
 	for (size_t c = lo; c < hi; c++) {
 		struct model *md = &s->models[c];
-		for (size_t i = 0; i < s->chunk_n; i++) {
-			const struct sim_rec *rec = &s->chunk[i];
-			model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
+		if (c == 0) {
+			/* configuration 0 charges each retirement's time to its
+			 * instruction (the prepass sized the array; no other
+			 * thread runs model 0) */
+			for (size_t i = 0; i < s->chunk_n; i++) {
+				const struct sim_rec *rec = &s->chunk[i];
+				double before = md->last_retire;
+				model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
+				s->ev.insn_cycles[rec->insn] += md->last_retire - before;
+			}
+		} else {
+			for (size_t i = 0; i < s->chunk_n; i++) {
+				const struct sim_rec *rec = &s->chunk[i];
+				model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
+			}
 		}
 		/* the same for every configuration: counted once, in the prepass */
 		md->st.insns += s->chunk_n;
@@ -981,6 +995,7 @@ void sim_session_peek(const struct sim_session *s, struct sim_stats *out)
 void sim_session_count_from_here(struct sim_session *s)
 {
 	free(s->ev.insn_count);
+	free(s->ev.insn_cycles);
 	memset(&s->ev, 0, sizeof s->ev);
 	s->ev0 = (struct sim_events){ .cond_branches = s->bp.cond, .cond_miss = s->bp.cond_miss,
 				      .indirect = s->bp.indirect, .indirect_miss = s->bp.indirect_miss,
@@ -1053,6 +1068,7 @@ void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim
 		ev->indirect_miss = s->bp.indirect_miss - s->ev0.indirect_miss;
 		ev->btb_miss = s->bp.btb_miss - s->ev0.btb_miss;
 		s->ev.insn_count = NULL;
+		s->ev.insn_cycles = NULL;
 		s->ev.ninsn = 0;
 		ev->mispredicts = s->models[0].st.mispredicts - s->ev0.mispredicts;
 		uint64_t wrong = ev->cond_miss + ev->indirect_miss;
@@ -1079,6 +1095,7 @@ void sim_session_free(struct sim_session *s)
 	free(s->models);
 	free(s->ann);
 	free(s->ev.insn_count);
+	free(s->ev.insn_cycles);
 	sim_cache_free(&s->cache);
 	sim_bpred_free(&s->bp);
 	free(s);
@@ -1087,7 +1104,9 @@ void sim_session_free(struct sim_session *s)
 void sim_events_free(struct sim_events *ev)
 {
 	free(ev->insn_count);
+	free(ev->insn_cycles);
 	ev->insn_count = NULL;
+	ev->insn_cycles = NULL;
 	ev->ninsn = 0;
 }
 

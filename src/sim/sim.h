@@ -189,6 +189,10 @@ struct sim_events {
 	 * wrong guess: taken branches whose target the BTB lacked */
 	uint64_t branches, target_misses;
 	uint64_t *insn_count;	/* executions per sim_code instruction */
+	/* configuration 0's cycles per sim_code instruction: each retirement
+	 * charged the time since the one before it (where a run's time goes,
+	 * as a sampling profiler would see it retire); NINSN entries too */
+	double *insn_cycles;
 	size_t ninsn;
 };
 
@@ -334,6 +338,13 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code,
 		const struct sim_source *src, const struct sim_analysis_opts *o, struct sim_analysis *a,
 		char *err, size_t errlen);
 void sim_analysis_free(struct sim_analysis *a);
+
+/* The share of resource R's capacity over A's base run that instruction
+ * I of CODE takes (its uses of R times its executions, over R's capacity
+ * times the run's cycles): what a per-instruction table shows; 0 for a
+ * resource no instruction holds (latency, window, caches, branches). */
+double sim_insn_share(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		      size_t i, unsigned r);
 
 /* Loop body in a buffer: decodes every instruction of [addr, addr+len)
  * and builds ITER iterations of it as a stream (a trailing backward

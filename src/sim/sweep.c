@@ -951,3 +951,32 @@ void sim_analysis_free(struct sim_analysis *a)
 	sim_events_free(&a->events);
 	memset(a, 0, sizeof *a);
 }
+
+/* uses of resource R by one execution of IN: the fused µops of the front
+ * end, the divider's cycles, a port group's µops */
+static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
+{
+	enum sim_res_kind k = sim_res_kind(m, r);
+	if (k == SIM_RK_FRONTEND)
+		return in->fused;
+	if (k == SIM_RK_DIV)
+		return in->div;
+	if (k != SIM_RK_PORTS)
+		return 0;
+	double u = 0;
+	for (unsigned i = 0; i < in->nexec; i++)
+		u += in->exec[i] == r;
+	for (unsigned i = 0; i < in->nload; i++)
+		u += in->load[i] == r;
+	return u;
+}
+
+double sim_insn_share(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		      size_t i, unsigned r)
+{
+	if (i >= a->events.ninsn || i >= sim_code_count(code) || a->base.cycles <= 0 || r >= sim_nres(m))
+		return 0;
+	double cap = sim_res_capacity(m, r);
+	double uses = insn_uses(m, sim_code_insn(code, i), r) * (double)a->events.insn_count[i];
+	return cap > 0 ? uses / (cap * a->base.cycles) : 0;
+}

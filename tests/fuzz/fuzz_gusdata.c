@@ -3,8 +3,9 @@
  * It is written to a scratch file and read by gus report itself
  * (cmd_report: gusdata_open, every read function, the regions'
  * simulation from the stored trace, the cache of results), twice: a
- * text report that fills the cache, then a JSON one with a SPIRE model
- * and SVG files that reads it back. Output goes to /dev/null. */
+ * text report that fills the cache, then a JSON one with a SPIRE model,
+ * SVG files and the call stacks' exports (--pprof, --folded) that reads
+ * it back. Output goes to /dev/null. */
 #include <dirent.h>
 #include <getopt.h>
 #include <unistd.h>
@@ -87,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *a1[] = { "report", "-i", path, "-o", "/dev/null", "-q", "-j", "1", NULL };
 	report(a1);
 	char *a2[] = { "report", "-i", path, "-o", "/dev/null", "-q", "-j", "1", "--json", "--spire", model,
-		       "--svg", svgdir, NULL };
+		       "--svg", svgdir, "--pprof", "/dev/null", "--folded", "/dev/null", NULL };
 	report(a2);
 	clean();
 	return 0;

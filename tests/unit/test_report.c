@@ -198,6 +198,9 @@ static bool same_region(const struct sim_code *c1, const struct sim_analysis *a1
 	DIFF(e1->ninsn != e2->ninsn, "insn_count length %zu vs %zu", e1->ninsn, e2->ninsn);
 	DIFF(e1->ninsn && memcmp(e1->insn_count, e2->insn_count, e1->ninsn * sizeof *e1->insn_count),
 	     "insn_count values");
+	DIFF(e1->ninsn && (!e1->insn_cycles != !e2->insn_cycles ||
+			   (e1->insn_cycles && memcmp(e1->insn_cycles, e2->insn_cycles, e1->ninsn * sizeof *e1->insn_cycles))),
+	     "insn_cycles values");
 	DIFF(!same_bits(a1->units, a2->units) || !same_bits(a1->cycles_per_unit, a2->cycles_per_unit) ||
 		     !same_bits(a1->ipc, a2->ipc),
 	     "units, cycles per unit or IPC");

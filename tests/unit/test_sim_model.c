@@ -671,6 +671,62 @@ static void test_bad_sizes(void)
 	}
 }
 
+/* Where the time goes per instruction: configuration 0 charges each
+ * retirement the cycles since the one before, so the instructions' cycles
+ * add up to the run's; a chain of multiplies next to independent adds
+ * spends its time retiring the multiplies. sim_insn_share: a resource's
+ * shares over the instructions stay within its capacity. */
+static void test_insn_cycles(void)
+{
+	struct sim_machine *m = load("data/machines/skx.mm");
+	if (!m)
+		return;
+	struct sim_code *code = sim_code_new(m);
+	uint8_t imul[8], add[8];
+	hexbytes("480fafc0", imul);	/* imul rax, rax: a 3-cycle chain */
+	hexbytes("4883c201", add);	/* add rdx, 1 */
+	long i_mul = sim_code_add(code, 0x3000, imul, 4, err, sizeof err);
+	long i_add = sim_code_add(code, 0x3004, add, 4, err, sizeof err);
+	enum { N = 2000 };
+	static struct sim_rec recs[N];
+	for (size_t i = 0; i < N; i++)
+		recs[i] = (struct sim_rec){ .insn = (uint32_t)(i % 2 ? i_add : i_mul) };
+	struct sim_source src = { .recs = recs, .n = N };
+	struct sim_analysis_opts o = { .threads = 1 };
+	struct sim_analysis a;
+	if (i_mul < 0 || i_add < 0 || !tap_ok(sim_analyze(m, code, &src, &o, &a, err, sizeof err) == 0, "analysed")) {
+		sim_code_free(code);
+		sim_machine_free(m);
+		return;
+	}
+	const struct sim_events *e = &a.events;
+	bool have = e->insn_cycles && e->ninsn > (size_t)i_add;
+	tap_ok(have, "per-instruction cycles kept with the executions");
+	if (have) {
+		double sum = 0;
+		for (size_t i = 0; i < e->ninsn; i++)
+			sum += e->insn_cycles[i];
+		tap_near(sum, a.base.cycles, 1e-6 * a.base.cycles, "the instructions' cycles add up to the run's (%.1f)",
+			 a.base.cycles);
+		tap_ok(e->insn_cycles[i_mul] > 0.9 * sum, "the multiply chain takes the time (%.1f of %.1f)",
+		       e->insn_cycles[i_mul], sum);
+	}
+	bool over = false, any = false;
+	for (unsigned r = 0; r < sim_nres(m); r++) {
+		double total = 0;
+		for (size_t i = 0; i < sim_code_count(code); i++) {
+			double sh = sim_insn_share(m, code, &a, i, r);
+			any |= i == (size_t)i_mul && sh > 0;
+			total += sh;
+		}
+		over |= total > 1 + 1e-9;
+	}
+	tap_ok(any && !over, "sim_insn_share: the multiply takes a resource, none is taken beyond its capacity");
+	sim_analysis_free(&a);
+	sim_code_free(code);
+	sim_machine_free(m);
+}
+
 int main(void)
 {
 	datadir = getenv("GUS_TOP") ? getenv("GUS_TOP") : GUS_ABS_SRCDIR;
@@ -685,5 +741,6 @@ int main(void)
 	test_retire_width();
 	test_short_stream();
 	test_monotonic();
+	test_insn_cycles();
 	return tap_done();
 }
