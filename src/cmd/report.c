@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "report.h"
 #include "spire.h"
 
@@ -27,7 +28,7 @@ struct report_opts {
 	const char *region;
 	const char *arch;
 	const char *spire;	/* a SPIRE model */
-	enum merge_format fmt;
+	enum render_format fmt;
 	char sep;
 	bool no_cache;
 	bool quiet;
@@ -80,7 +81,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	};
 	memset(o, 0, sizeof *o);
 	o->input = "gus.data";
-	o->fmt = MERGE_TEXT;
+	o->fmt = RENDER_TEXT;
 	o->sep = ',';
 	int c;
 	opterr = 0;
@@ -88,9 +89,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
-		case 'T': o->fmt = MERGE_TEXT; break;
-		case 'C': o->fmt = MERGE_CSV; break;
-		case 'J': o->fmt = MERGE_JSON; break;
+		case 'T': o->fmt = RENDER_TEXT; break;
+		case 'C': o->fmt = RENDER_CSV; break;
+		case 'J': o->fmt = RENDER_JSON; break;
 		case 'S': o->svg_dir = optarg; break;
 		case 'r': o->region = optarg; break;
 		case 'a': o->arch = optarg; break;
@@ -179,7 +180,7 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 			return -1;
 		char title[PATH_MAX + 64];
 		snprintf(title, sizeof title, "Measured Top-Down: %s", o->input);
-		merge_render_tma_svg(of.f, r->tree, title);
+		render_tma_svg(of.f, r->tree, title);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -192,7 +193,7 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 		snprintf(title, sizeof title, "SPIRE: the lowest rooflines of %s for %s", o->spire, o->input);
 		if (svg_path(so, path, sizeof path, "spire.svg") || outfile_open(&of, path, NULL))
 			return -1;
-		merge_render_spire_svg(of.f, rl, k, r->spire_ss, r->spire_an, r->spire_info.metrics, title);
+		render_spire_svg(of.f, rl, k, r->spire_ss, r->spire_an, r->spire_info.metrics, title);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -204,10 +205,10 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 		snprintf(name, sizeof name, "region-%d.svg", rv->rank);
 		if (svg_path(so, path, sizeof path, name) || outfile_open(&of, path, NULL))
 			return -1;
-		struct merge_sim_info info;
+		struct render_sim_info info;
 		char source[PATH_MAX + 400];
-		merge_report_sim_info(rv, false, &info, source, sizeof source);
-		merge_render_sim_svg(of.f, r->m, rv->an, &info);
+		render_report_sim_info(rv, false, &info, source, sizeof source);
+		render_sim_svg(of.f, r->m, rv->an, &info);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -274,8 +275,13 @@ int cmd_report(int argc, char **argv)
 	struct outfile of;
 	if (outfile_open(&of, o.output, stdout))
 		goto out;
-	bool colour = o.fmt == MERGE_TEXT && !o.output && isatty(1) && !getenv("NO_COLOR");
-	merge_render_report(of.f, r, o.fmt, o.sep, colour);
+	bool colour = o.fmt == RENDER_TEXT && !o.output && isatty(1) && !getenv("NO_COLOR");
+	if (o.fmt == RENDER_JSON)
+		render_report_json(of.f, r);
+	else if (o.fmt == RENDER_CSV)
+		render_report_csv(of.f, r, o.sep);
+	else
+		render_report_text(of.f, r, colour);
 	if (outfile_close(&of, true))
 		goto out;
 	if (o.svg_dir && write_svgs(&o, r))

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "sim.h"
 #include "recording.h"
 #include "report.h"
@@ -27,7 +28,7 @@ struct sim_opts {
 	int data_level;		/* --data-in: 0 L1 ... 3 memory, -1 not given */
 	double threshold;
 	bool search, whole, alone;
-	enum merge_format fmt;
+	enum render_format fmt;
 	/* --trace: a real stream */
 	bool trace, qemu, no_mem, ptrace;
 	bool from_start;	/* a recording: the region's first records, not gus report's windows */
@@ -208,8 +209,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			if (gus_parse_unsigned(gus_optname(), optarg, 1, 1024, &o->threads))
 				return GUS_EXIT_USAGE;
 			break;
-		case 'J': o->fmt = MERGE_JSON; break;
-		case 'C': o->fmt = MERGE_CSV; break;
+		case 'J': o->fmt = RENDER_JSON; break;
+		case 'C': o->fmt = RENDER_CSV; break;
 		case 'o': o->output = optarg; break;
 		case 'G': o->svg = optarg; break;
 		case 'h':
@@ -277,7 +278,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
  * is the run's estimate from the windows, which gus report gives where
  * the concatenated stream counts the same unit */
 static int analyze_render(const struct sim_opts *o, const struct sim_machine *m, const struct sim_code *code,
-			  const struct sim_source *src, const struct merge_sim_info *info, const double *weights,
+			  const struct sim_source *src, const struct render_sim_info *info, const double *weights,
 			  size_t nweights, const struct report_run_estimate *run)
 {
 	char err[1024];
@@ -313,7 +314,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 	if (outfile_open(&of, o->output, stdout)) {
 		rc = GUS_EXIT_ERROR;
 	} else {
-		merge_render_sim(of.f, m, code, &an, info, o->fmt);
+		render_sim(of.f, m, code, &an, info, o->fmt);
 		if (outfile_close(&of, true))
 			rc = GUS_EXIT_ERROR;
 	}
@@ -322,7 +323,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 		if (outfile_open(&sf, o->svg, NULL)) {
 			rc = GUS_EXIT_ERROR;
 		} else {
-			merge_render_sim_svg(sf.f, m, &an, info);
+			render_sim_svg(sf.f, m, &an, info);
 			if (outfile_close(&sf, true))
 				rc = GUS_EXIT_ERROR;
 		}
@@ -390,7 +391,7 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 				 o->from_start ? "--from-start: gus report simulates windows spread over the run"
 					       : rs.why_no_windows);
 	}
-	struct merge_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
+	struct render_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
 				       .stream = stream, .loop_note = region.loop_note };
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights, region.focus.end ? NULL : &rs.run);
 	/* the program's own failure is reported, the analysis stands */
@@ -492,7 +493,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (nest)
 		simrun_nest_note(&lp, nest, loop_note + strlen(loop_note), sizeof loop_note - strlen(loop_note));
-	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
+	struct render_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
 				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,
 				       .loop_note = o.hex ? NULL : loop_note };
 	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights, NULL);

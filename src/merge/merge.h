@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* merge: joining measured and simulated results, and the renderers that
- * print them (text, CSV, JSON). */
+/* merge: joining measured and simulated results: hot regions from samples,
+ * symbols, code and source lines out of ELF files, verdicts (counters
+ * against the model), the cached simulation format, and the report model
+ * (struct merge_report) that render/ (render.h) writes in every format. */
 #ifndef GUS_MERGE_H
 #define GUS_MERGE_H
 
@@ -10,8 +12,6 @@
 
 #include "sim.h"
 #include "topdown.h"
-
-enum merge_format { MERGE_TEXT, MERGE_CSV, MERGE_JSON };
 
 /* What was measured, for the heading of a report. */
 struct merge_run_info {
@@ -28,35 +28,6 @@ struct merge_run_info {
 	 * (no --arch); NULL: not said */
 	const char *cpu;
 };
-
-/* Strings gus did not make (a recording's facts and names: its command
- * line, objects, symbols, regions, events, source files; an imported
- * file's; a path given) come from files people send each other. Every
- * renderer writes them through these, the only escaping of gus's output,
- * so that none reaches a terminal or a parser raw (gus(1), STRINGS FROM
- * RECORDINGS). NULL is written as "".
- * Text: valid UTF-8 is kept but for control characters; a backslash is
- * written \\, newline, carriage return and tab \n, \r and \t, every
- * other control character (C0, DEL, and each byte of the C1 controls
- * U+0080-U+009F) and every byte of no valid UTF-8 character \xNN.
- * merge_text_escape writes into BUF (N bytes, cut at a whole escape or
- * character) and returns it. */
-void merge_text_string(FILE *out, const char *s);
-const char *merge_text_escape(char *buf, size_t n, const char *s);
-/* JSON, always valid UTF-8: a string with '"' and '\\' escaped,
- * control characters (C0, DEL, C1) as \n, \t... or \u00NN, and a byte of
- * no valid UTF-8 character as the code point of the same number
- * (\u00NN: read as Latin-1); a number (null for NaN and infinities). */
-void merge_json_string(FILE *out, const char *s);
-void merge_json_number(FILE *out, double v);
-/* A CSV field (RFC 4180): the text escaping of S, quoted when it holds
- * SEP, a quote, or a space at either end, inner quotes doubled. */
-void merge_csv_field(FILE *out, const char *s, char sep);
-
-void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
-		      enum merge_format fmt, char sep);
-void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,
-			 enum merge_format fmt, char sep);
 
 /* Code read out of an ELF file for gus sim --bin. */
 struct merge_code {
@@ -141,36 +112,6 @@ int merge_elf_file_offset(const char *path, uint64_t addr, uint64_t *off, char *
 int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
 			size_t errlen);
 
-/* What was simulated, for the heading of a gus sim report. */
-struct merge_sim_info {
-	const char *source;	/* "hex 4801d8...", "FILE:function", ... */
-	unsigned iterations;	/* 0 for a trace */
-	unsigned warmup;	/* iterations before the measurement */
-	size_t body_insns;	/* instructions per iteration */
-	double threshold;
-	const char *stream;	/* a trace: where the stream came from, NULL otherwise */
-	const char *loop_note;	/* which loop of a function, why, and the others; NULL: none */
-	/* optional: "file.c:12" of a simulated (runtime) address into BUF, or
-	 * false; the per-instruction table then has a source column */
-	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);
-	void *srcline_ctx;
-	/* optional: only instructions in [insn_start, insn_end) in the
-	 * per-instruction table (a loop of a longer stream); 0, 0: all */
-	uint64_t insn_start, insn_end;
-	bool no_insn_table;	/* text: leave the per-instruction table out */
-	/* subtracted from the addresses the per-instruction table prints, so
-	 * that they read as the file's (objdump's) addresses */
-	uint64_t addr_bias;
-	/* why this machine model: the default, the host's (NULL: asked for) */
-	const char *machine_note;
-};
-
-void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt);
-/* the sensitivity heat-map: one bar per resource or set */
-void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
-			  const struct merge_sim_info *info);
-
 /* ------------------------------------------- source lines (libdw) --- */
 /* The DWARF line table of an ELF file, for naming addresses file:line. */
 struct merge_srclines;
@@ -182,13 +123,6 @@ bool merge_srclines_have_lines(const struct merge_srclines *s);
  * it, valid until merge_srclines_free) and LINE; false when unknown. */
 bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, int *line);
 void merge_srclines_free(struct merge_srclines *s);
-
-/* ------------------------------------------------------ TMA as SVG --- */
-/* The measured TMA tree as an SVG a browser opens: one box per node shown
- * (levels as columns or rows), width or fill by its share of slots,
- * flagged nodes (bottleneck path, out of range, multiplexed) marked as in
- * the text output; TITLE in the heading. */
-void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *title);
 
 /* -------------------------------------------- cached simulations --- */
 /* A region's simulation as bytes for gus.data's results table, and back.
@@ -236,17 +170,6 @@ struct merge_verdict {
 void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const struct sim_machine *m,
 		   const struct sim_analysis *a, const char *why_no_model, struct merge_verdict *v);
 const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines", ... */
-
-/* ------------------------------------------------------- gus list --- */
-/* What gus knows: HOST (what this CPU is taken for; NULL: not said), the
- * TMA tables and the core models; one table's nodes in tree order with
- * unit, threshold and formula, and the metrics they use; its events with
- * their counters and encodings; one core model's resources. */
-void merge_render_catalog(FILE *out, const char *host, const struct td_table *const *tables, size_t ntables,
-			  const struct sim_machine *const *machines, size_t nmachines);
-void merge_render_tma_nodes(FILE *out, const struct td_table *t);
-void merge_render_tma_events(FILE *out, const struct td_table *t);
-void merge_render_machine(FILE *out, const struct sim_machine *m);
 
 /* ----------------------------------------------------- hot regions --- */
 /* Hot regions from samples: the functions the samples fall in, and the
@@ -302,36 +225,6 @@ struct merge_spire_info {
 	int json_indent;	/* JSON: spaces before each line after the first (nesting) */
 };
 
-/* gus spire analyze and gus report's SPIRE section.
- * TEXT: the inputs, measured throughput, the ensemble estimate, the
- * metrics ranked lowest first (abbreviation, event, area, estimate,
- * estimate / measured, samples, share left of the peak), unmodeled
- * metrics and skipped samples, and how to read it.
- * CSV: a header "kind,name,field,value" and rows (gus report prefixes its
- * section and region columns).
- * JSON: one object (no trailing newline when json_indent > 0). Numbers are
- * never NaN: not applicable values are null (JSON) or empty (CSV). */
-void merge_render_spire(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
-			const struct spire_sampleset *ss, const struct merge_spire_info *info,
-			enum merge_format fmt);
-/* gus spire train's summary and gus spire show: one row per roofline
- * (samples, peak I and P, knots left and right of the peak, tail), as
- * text, CSV or JSON. */
-void merge_render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
-			      enum merge_format fmt);
-/* gus spire metrics: a metric set's heading (its id, file, T and W) and
- * one row per metric (abbreviation, area, event, description). */
-void merge_render_spire_metricset(FILE *out, const struct spire_metricset *set);
-/* An SVG with one panel per roofline: I on a log axis, P linear, the
- * roofline drawn through its knots (sampled densely, so that the log axis
- * shows it as it is), the peak marked, the points of SS for that metric
- * as dots; with an analysis A, its time-weighted estimate and the
- * measured throughput as horizontal lines. METRICS (may be NULL) gives
- * abbreviations. Panels: the N rooflines named in R. */
-void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, size_t n,
-			    const struct spire_sampleset *ss, const struct spire_analysis *a,
-			    const struct spire_metricset *metrics, const char *title);
-
 /* ------------------------------------------------ gus stat -I's output --- */
 /* what the output says of an event of the counted plan */
 struct merge_interval_event {
@@ -339,32 +232,10 @@ struct merge_interval_event {
 	int group;		/* its event group, -1 when unknown */
 };
 
-struct merge_intervals {
-	FILE *f;
-	enum merge_format fmt;
-	char sep;
-	unsigned interval_ms;
-	char *const *argv;		/* the program (JSON) */
-	int cmd_argc;			/* the whole command line (CSV's first comment) */
-	char *const *cmd_argv;
-	/* gus stat --spire: its T, W and CPU (NULL time: not SPIRE) */
-	const char *spire_cpu, *spire_time, *spire_work;
-	size_t spire_metrics;
-	int groups;			/* the plan's event groups */
-	unsigned long intervals;	/* written so far */
-	bool started;
-};
-/* One interval's counts CS at T seconds; EV (NULL: nothing known) says
- * what each event is. -1 on a write error. */
-int merge_intervals_row(struct merge_intervals *w, double t, const struct td_countset *cs,
-			const struct merge_interval_event *ev);
-/* the closing lines: how long, how many intervals, how the program ended */
-void merge_intervals_finish(struct merge_intervals *w, double seconds, bool interrupted, int exit_status);
-
 /* ------------------------------------------------- gus report's model --- */
 /* Everything gus report shows of a recording, assembled by the report
- * module (report.h) and rendered here: merge_render_report writes it as
- * text, CSV or JSON; the SVG renderers above draw its parts. */
+ * module (report.h) and written by the renderers (render.h) in each
+ * format. */
 
 /* A caller of a hot region (gus record -g): the function of the first
  * frame of a sample's call chain outside the region, named as the
@@ -501,12 +372,5 @@ struct merge_report {
 
 /* The value of one of the recording's facts, NULL when absent. */
 const char *merge_report_meta(const struct merge_report *r, const char *key);
-/* The report: TEXT (COLOUR: ANSI colours), CSV with SEP, or JSON; the
- * formats are described in gus-report(1). */
-void merge_render_report(FILE *out, const struct merge_report *r, enum merge_format fmt, char sep, bool colour);
-/* What merge_render_sim needs for region V (INSN_TABLE: with its
- * per-instruction table); SOURCE (N bytes) holds its name. */
-void merge_report_sim_info(const struct merge_report_region *v, bool insn_table, struct merge_sim_info *info,
-			   char *source, size_t n);
 
 #endif

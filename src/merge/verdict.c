@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "merge.h"
-#include "mg_internal.h"
 
 /* below this at the top weight, a resource is not said to limit anything:
  * the model's discrete time steps alone move results by tenths of a percent */
@@ -126,7 +125,7 @@ static void measured_line(const struct td_tree *tree, const struct measured *mp,
 {
 	int last = mp->node[mp->depth - 1];
 	const struct td_node *nd = &tree->table->nodes[last];
-	app(buf, n, "%s (%.1f %s)", path, 100 * tree->res[last].value, mg_unit_label(nd->unit));
+	app(buf, n, "%s (%.1f %% %s)", path, 100 * tree->res[last].value, td_unit_name(nd->unit));
 }
 
 /* ---------------------------------------------------- the model side --- */

@@ -11,6 +11,7 @@
 
 #include "gusdata.h"
 #include "merge.h"
+#include "render.h"
 #include "sim.h"
 #include "tap.h"
 #include "topdown.h"
@@ -938,14 +939,19 @@ static void test_stream_codec(void)
 }
 
 /* a report of M with one region, rendered in FMT into a string */
-static char *render_report(const struct merge_report *r, enum merge_format fmt)
+static char *render_report(const struct merge_report *r, enum render_format fmt)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	if (!f)
 		return NULL;
-	merge_render_report(f, r, fmt, ',', false);
+	if (fmt == RENDER_JSON)
+		render_report_json(f, r);
+	else if (fmt == RENDER_CSV)
+		render_report_csv(f, r, ',');
+	else
+		render_report_text(f, r, false);
 	fclose(f);
 	return buf;
 }
@@ -966,7 +972,7 @@ static void test_report_callers(const struct sim_machine *m)
 	};
 	struct merge_report r = { .input = "cg.data", .tracer = "none", .m = m, .why_no_measure = "no PMU",
 				  .regions = &rv, .nregions = 1, .samples = 1010 };
-	char *text = render_report(&r, MERGE_TEXT);
+	char *text = render_report(&r, RENDER_TEXT);
 	const char *major = text ? strstr(text, "75.0%      750  from_major (callers)") : NULL;
 	const char *minor = text ? strstr(text, "24.0%      240  from_minor (callers)") : NULL;
 	tap_ok(text && strstr(text, "Callers (the first frame outside the region, in 1000 call chains):") != NULL,
@@ -974,7 +980,7 @@ static void test_report_callers(const struct sim_machine *m)
 	tap_ok(major && minor && major < minor, "text: both callers with their shares, the larger first");
 	tap_ok(text && strstr(text, "1.0%       10  (other callers)") != NULL, "text: the other callers summed");
 	free(text);
-	char *csv = render_report(&r, MERGE_CSV);
+	char *csv = render_report(&r, RENDER_CSV);
 	major = csv ? strstr(csv, "callers,1,caller,from_major,share,0.75\n") : NULL;
 	minor = csv ? strstr(csv, "callers,1,caller,from_minor,share,0.24\n") : NULL;
 	tap_ok(major && minor && major < minor, "CSV: caller rows with their shares, the larger first");
@@ -984,7 +990,7 @@ static void test_report_callers(const struct sim_machine *m)
 		       strstr(csv, "callers,1,caller,[other callers],samples,10\n"),
 	       "CSV: chain samples, samples, files and the other callers");
 	free(csv);
-	char *json = render_report(&r, MERGE_JSON);
+	char *json = render_report(&r, RENDER_JSON);
 	major = json ? strstr(json, "{\"name\": \"from_major\", \"file\": \"/bin/callers\", \"samples\": 750, "
 				    "\"share\": 0.75}") : NULL;
 	minor = json ? strstr(json, "{\"name\": \"from_minor\"") : NULL;
@@ -994,15 +1000,15 @@ static void test_report_callers(const struct sim_machine *m)
 	free(json);
 
 	r.why_no_callers = "the recording has no call chains (recorded without -g)";
-	text = render_report(&r, MERGE_TEXT);
+	text = render_report(&r, RENDER_TEXT);
 	tap_ok(text && strstr(text, "Callers: not available: the recording has no call chains") && !strstr(text, "from_major"),
 	       "text: without call chains it says so, no list");
 	free(text);
-	csv = render_report(&r, MERGE_CSV);
+	csv = render_report(&r, RENDER_CSV);
 	tap_ok(csv && strstr(csv, "callers,1,missing,,why,the recording has no call chains") && !strstr(csv, "from_major"),
 	       "CSV: without call chains, the reason");
 	free(csv);
-	json = render_report(&r, MERGE_JSON);
+	json = render_report(&r, RENDER_JSON);
 	tap_ok(json && strstr(json, "\"callers\": null, \"callers_missing\": \"the recording has no call chains"),
 	       "JSON: without call chains, null and the reason");
 	free(json);

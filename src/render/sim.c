@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 
 static void set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
 {
@@ -110,7 +109,7 @@ static int cmp_sens(const void *x, const void *y, void *ctx)
 }
 
 /* the instructions the per-instruction table lists */
-static bool insn_listed(const struct sim_analysis *a, const struct merge_sim_info *info, size_t i,
+static bool insn_listed(const struct sim_analysis *a, const struct render_sim_info *info, size_t i,
 			const struct sim_insn *in)
 {
 	if (i >= a->events.ninsn || !a->events.insn_count[i])
@@ -118,30 +117,30 @@ static bool insn_listed(const struct sim_analysis *a, const struct merge_sim_inf
 	return info->insn_end <= info->insn_start || (in->addr >= info->insn_start && in->addr < info->insn_end);
 }
 
-static bool insn_source(const struct merge_sim_info *info, const struct sim_insn *in, char *buf, size_t n)
+static bool insn_source(const struct render_sim_info *info, const struct sim_insn *in, char *buf, size_t n)
 {
 	buf[0] = 0;
 	return info->srcline && info->srcline(info->srcline_ctx, in->addr, buf, n) && buf[0];
 }
 
 static void render_text(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-			const struct sim_analysis *a, const struct merge_sim_info *info)
+			const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	/* the source, loop choice and stream name objects, symbols and files */
 	fputs("gus sim: ", out);
-	merge_text_string(out, info->source);
+	render_text_string(out, info->source);
 	fprintf(out, "\nmachine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
 	if (info->machine_note)
 		fprintf(out, "  (%s; --arch picks another)\n", info->machine_note);
 	if (info->loop_note && info->loop_note[0]) {
 		fputs("loop: ", out);
-		merge_text_string(out, info->loop_note);
+		render_text_string(out, info->loop_note);
 		fputc('\n', out);
 	}
 	if (info->stream) {
 		fputs("stream: ", out);
-		merge_text_string(out, info->stream);
+		render_text_string(out, info->stream);
 		fputc('\n', out);
 	}
 	if (info->iterations)
@@ -296,71 +295,71 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? " (un-laminated)" : "",
 			in->div > 0 ? " +div" : "", src[0] ? "  " : "");
 		/* a source file's name from the object's debug information */
-		merge_text_string(out, src);
+		render_text_string(out, src);
 		fputc('\n', out);
 	}
 }
 
 static void render_json(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-			const struct sim_analysis *a, const struct merge_sim_info *info)
+			const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "{\n  \"source\": ");
-	merge_json_string(out, info->source);
+	render_json_string(out, info->source);
 	fprintf(out, ",\n  \"machine\": ");
-	merge_json_string(out, sim_machine_name(m));
+	render_json_string(out, sim_machine_name(m));
 	fprintf(out, ",\n  \"machine_description\": ");
-	merge_json_string(out, sim_machine_describe(m));
+	render_json_string(out, sim_machine_describe(m));
 	fprintf(out, ",\n  \"stream\": ");
 	if (info->stream)
-		merge_json_string(out, info->stream);
+		render_json_string(out, info->stream);
 	else
 		fputs("null", out);
 	if (info->loop_note && info->loop_note[0]) {
 		fprintf(out, ",\n  \"loop_choice\": ");
-		merge_json_string(out, info->loop_note);
+		render_json_string(out, info->loop_note);
 	}
 	fprintf(out, ",\n  \"iterations_measured\": ");
-	merge_json_number(out, a->units);
+	render_json_number(out, a->units);
 	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",
 		info->iterations, info->warmup, info->body_insns);
 	fprintf(out, "  \"cycles_per_iteration\": ");
-	merge_json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
+	render_json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"stream_cycles_per_iteration\": ");
-	merge_json_number(out, a->units > 0 ? a->stream_cycles_per_unit : NAN);
+	render_json_number(out, a->units > 0 ? a->stream_cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"cycles\": ");
-	merge_json_number(out, b->cycles);
+	render_json_number(out, b->cycles);
 	fprintf(out, ",\n  \"instructions\": %llu,\n  \"uops\": %llu,\n  \"fused_uops\": %llu,\n  \"ipc\": ",
 		(unsigned long long)b->insns, (unsigned long long)b->uops, (unsigned long long)b->fused);
-	merge_json_number(out, a->ipc);
+	render_json_number(out, a->ipc);
 	fprintf(out, ",\n  \"fused_uops_per_cycle\": ");
-	merge_json_number(out, a->fused_per_cycle);
+	render_json_number(out, a->fused_per_cycle);
 	fprintf(out, ",\n  \"cycles_measured\": ");
-	merge_json_number(out, a->measured_cycles);
+	render_json_number(out, a->measured_cycles);
 	fprintf(out, ",\n  \"instructions_measured\": ");
-	merge_json_number(out, a->measured_insns);
+	render_json_number(out, a->measured_insns);
 	fprintf(out, ",\n  \"fused_uops_measured\": ");
-	merge_json_number(out, a->measured_fused);
+	render_json_number(out, a->measured_fused);
 	fprintf(out, ",\n  \"run_weighted\": %s,\n  \"passes\": %u,\n  \"warm_pass\": %s",
 		a->run_weighted ? "true" : "false", a->passes ? a->passes : 1, a->warm_pass ? "true" : "false");
 	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
 	double s = b->slots;
 	fprintf(out, "  \"topdown\": {\"slots\": ");
-	merge_json_number(out, s);
+	render_json_number(out, s);
 	fprintf(out, ", \"retiring\": ");
-	merge_json_number(out, s > 0 ? b->retiring / s : 0);
+	render_json_number(out, s > 0 ? b->retiring / s : 0);
 	fprintf(out, ", \"frontend_bound\": ");
-	merge_json_number(out, s > 0 ? b->frontend / s : 0);
+	render_json_number(out, s > 0 ? b->frontend / s : 0);
 	fprintf(out, ", \"bad_speculation\": ");
-	merge_json_number(out, s > 0 ? b->bad_spec / s : 0);
+	render_json_number(out, s > 0 ? b->bad_spec / s : 0);
 	fprintf(out, ", \"backend_bound\": ");
-	merge_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
+	render_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
 	bool amd = sim_machine_topdown(m) == SIM_TOPDOWN_AMD;
 	/* AMD's level 2 names for the backend's halves, and its SMT row */
 	fprintf(out, amd ? ", \"backend_bound_memory\": " : ", \"memory_bound\": ");
-	merge_json_number(out, s > 0 ? b->backend_mem / s : 0);
+	render_json_number(out, s > 0 ? b->backend_mem / s : 0);
 	fprintf(out, amd ? ", \"backend_bound_cpu\": " : ", \"core_bound\": ");
-	merge_json_number(out, s > 0 ? b->backend_core / s : 0);
+	render_json_number(out, s > 0 ? b->backend_core / s : 0);
 	if (amd)
 		fprintf(out, ", \"smt_contention\": 0");
 	fprintf(out, ", \"hierarchy\": \"%s\"},\n", amd ? "amd" : "intel");
@@ -377,11 +376,11 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		(unsigned long long)e->mispredicts, (unsigned long long)e->branches,
 		(unsigned long long)e->target_misses);
 	fprintf(out, "  \"threshold\": ");
-	merge_json_number(out, info->threshold);
+	render_json_number(out, info->threshold);
 	fprintf(out, ",\n  \"weights\": [");
 	for (size_t w = 0; w < a->nweights; w++) {
 		fprintf(out, "%s", w ? ", " : "");
-		merge_json_number(out, a->weights[w]);
+		render_json_number(out, a->weights[w]);
 	}
 	fprintf(out, "],\n  \"sensitivity\": [");
 	for (size_t i = 0; i < a->nsens; i++) {
@@ -389,19 +388,19 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"resources\": [", i ? "," : "");
 		for (unsigned k = 0; k < se->set.n; k++) {
 			fprintf(out, "%s", k ? ", " : "");
-			merge_json_string(out, sim_res_name(m, se->set.res[k]));
+			render_json_string(out, sim_res_name(m, se->set.res[k]));
 		}
 		fprintf(out, "], \"speedup\": [");
 		for (size_t w = 0; w < a->nweights; w++) {
 			fprintf(out, "%s", w ? ", " : "");
-			merge_json_number(out, se->speedup[w]);
+			render_json_number(out, se->speedup[w]);
 		}
 		fprintf(out, "], \"upper_bound\": ");
-		merge_json_number(out, se->upper);
+		render_json_number(out, se->upper);
 		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s, \"envelope\": %s, \"dip\": ",
 			se->bottleneck ? "true" : "false", se->searched ? "true" : "false",
 			se->envelope ? "true" : "false");
-		merge_json_number(out, se->dip);
+		render_json_number(out, se->dip);
 		fputc('}', out);
 	}
 	fprintf(out, "\n  ],\n  \"bottlenecks\": [");
@@ -412,7 +411,7 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		char name[128];
 		set_name(m, &a->sens[i].set, name, sizeof name);
 		fprintf(out, "%s", first ? "" : ", ");
-		merge_json_string(out, name);
+		render_json_string(out, name);
 		first = false;
 	}
 	fprintf(out, "],\n  \"per_instruction\": [");
@@ -426,28 +425,28 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
 			(unsigned long long)(in->addr - info->addr_bias));
 		first = false;
-		merge_json_string(out, in->text);
+		render_json_string(out, in->text);
 		char src[300];
 		if (info->srcline) {
 			fprintf(out, ", \"source\": ");
 			if (insn_source(info, in, src, sizeof src))
-				merge_json_string(out, src);
+				render_json_string(out, src);
 			else
 				fputs("null", out);
 		}
 		fprintf(out, ", \"form\": ");
-		merge_json_string(out, in->key);
+		render_json_string(out, in->key);
 		fprintf(out, ", \"executions\": %llu, \"latency\": ", (unsigned long long)e->insn_count[i]);
-		merge_json_number(out, in->lat);
+		render_json_number(out, in->lat);
 		fprintf(out, ", \"ports\": ");
-		merge_json_string(out, in->ports ? in->ports : "");
+		render_json_string(out, in->ports ? in->ports : "");
 		fprintf(out, ", \"uops\": %u, \"fused_uops\": %u, \"approximate\": %s, \"share\": {", in->uops, in->fused,
 			in->approx ? "true" : "false");
 		for (size_t c = 0; c < nc; c++) {
 			fprintf(out, "%s", c ? ", " : "");
-			merge_json_string(out, sim_res_name(m, cols[c]));
+			render_json_string(out, sim_res_name(m, cols[c]));
 			fprintf(out, ": ");
-			merge_json_number(out, insn_share(m, code, a, i, cols[c]));
+			render_json_number(out, insn_share(m, code, a, i, cols[c]));
 		}
 		fprintf(out, "}}");
 	}
@@ -456,16 +455,16 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 
 static void csv_row(FILE *out, const char *kind, const char *name, const char *field, double v)
 {
-	merge_csv_field(out, kind, ',');
+	render_csv_field(out, kind, ',');
 	fputc(',', out);
-	merge_csv_field(out, name, ',');
+	render_csv_field(out, name, ',');
 	fputc(',', out);
-	merge_csv_field(out, field, ',');
+	render_csv_field(out, field, ',');
 	fprintf(out, ",%.9g\n", isfinite(v) ? v : 0);
 }
 
 static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		       const struct sim_analysis *a, const struct merge_sim_info *info)
+		       const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "kind,name,field,value\n");
@@ -517,14 +516,14 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	}
 }
 
-void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt)
+void render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+		      const struct sim_analysis *a, const struct render_sim_info *info, enum render_format fmt)
 {
 	switch (fmt) {
-	case MERGE_JSON:
+	case RENDER_JSON:
 		render_json(out, m, code, a, info);
 		break;
-	case MERGE_CSV:
+	case RENDER_CSV:
 		render_csv(out, m, code, a, info);
 		break;
 	default:
@@ -545,8 +544,8 @@ static void heat_colour(double v, double scale, char *buf, size_t n)
 	snprintf(buf, n, "#%02x%02x%02x", r, g, b);
 }
 
-void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
-			  const struct merge_sim_info *info)
+void render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
+			  const struct render_sim_info *info)
 {
 	const double bar_w = 46, gap = 14, left = 60, top = 50, plot_h = 300;
 	size_t nb = a->nsens;
@@ -564,12 +563,12 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
 	fprintf(out, "<title>gus sim sensitivity: ");
-	mg_xml_text(out, info->source);
+	rd_xml_text(out, info->source);
 	fprintf(out, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Sensitivity on %s: speedup with +1..+%.0f %% capacity</text>\n",
 		left, sim_machine_name(m), 100 * top_w);
 	fprintf(out, "<text x=\"%.0f\" y=\"40\" fill=\"#555\">", left);
-	mg_xml_text(out, info->source);
+	rd_xml_text(out, info->source);
 	if (a->units > 0)
 		fprintf(out, " - %.2f cycles per iteration", a->cycles_per_unit);
 	fprintf(out, "</text>\n");
@@ -609,7 +608,7 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 		set_name(m, &se->set, name, sizeof name);
 		fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(45)\"%s>", x + bar_w / 2 - 4, top + plot_h + 14,
 			se->bottleneck ? " font-weight=\"bold\" fill=\"#b00\"" : "");
-		mg_xml_text(out, name);
+		rd_xml_text(out, name);
 		fprintf(out, "</text>\n");
 	}
 	fprintf(out, "</svg>\n");

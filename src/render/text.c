@@ -9,16 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
-
-const char *merge_report_meta(const struct merge_report *r, const char *key)
-{
-	for (size_t i = 0; i < r->nmeta; i++)
-		if (!strcmp(r->meta[i].key, key))
-			return r->meta[i].value;
-	return NULL;
-}
+#include "render_internal.h"
 
 static const char *fact_or(const struct merge_report *r, const char *key, const char *dflt)
 {
@@ -43,7 +34,7 @@ static const char *missing_of(const struct merge_report *r, const char *what)
 	return NULL;
 }
 
-void merge_report_sim_info(const struct merge_report_region *v, bool insn_table, struct merge_sim_info *info,
+void render_report_sim_info(const struct merge_report_region *v, bool insn_table, struct render_sim_info *info,
 			   char *source, size_t n)
 {
 	snprintf(source, n, "%s:%s", v->file, v->name);
@@ -77,9 +68,9 @@ static void csv_prefixed(FILE *out, const char *text, const char *section, const
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		if (len && !(first && skip_header)) {
-			merge_csv_field(out, section, sep);
+			render_csv_field(out, section, sep);
 			fputc(sep, out);
-			merge_csv_field(out, region, sep);
+			render_csv_field(out, region, sep);
 			fputc(sep, out);
 			fwrite(p, 1, len, out);
 			fputc('\n', out);
@@ -104,14 +95,14 @@ static char *render_to_string(void (*fn)(FILE *, void *), void *ctx)
 struct sim_render_ctx {
 	const struct merge_report *r;
 	const struct merge_report_region *v;
-	struct merge_sim_info *info;
-	enum merge_format fmt;
+	struct render_sim_info *info;
+	enum render_format fmt;
 };
 
 static void sim_render_fn(FILE *f, void *ctx)
 {
 	struct sim_render_ctx *c = ctx;
-	merge_render_sim(f, c->r->m, c->v->code, c->v->an, c->info, c->fmt);
+	render_sim(f, c->r->m, c->v->code, c->v->an, c->info, c->fmt);
 }
 
 struct spire_render_ctx {
@@ -122,7 +113,7 @@ struct spire_render_ctx {
 static void spire_render_fn(FILE *f, void *ctx)
 {
 	struct spire_render_ctx *c = ctx;
-	merge_render_spire(f, c->r->spire_model, c->r->spire_an, c->r->spire_ss, c->info, MERGE_CSV);
+	render_spire(f, c->r->spire_model, c->r->spire_an, c->r->spire_ss, c->info, RENDER_CSV);
 }
 
 static const char *meta_keys[] = { "command", "exe", "cwd", "hostname", "kernel", "cpu.name", "cpu.taken_for", "tracer",
@@ -219,7 +210,7 @@ static void write_text_region_tree(const struct merge_report_region *rv, FILE *o
 	}
 	fputc('\n', out);
 	if (rv->measured_note && rv->measured_note[0])
-		mg_text_put(out, "(", rv->measured_note, ")\n");
+		rd_text_put(out, "(", rv->measured_note, ")\n");
 }
 
 /* "Counts (this region, N samples): task-clock 1234, page-faults 5",
@@ -233,9 +224,9 @@ static void write_text_region_counts(const struct merge_report_region *rv, FILE 
 		fprintf(out, "Counts (this region, %llu samples):", (unsigned long long)rv->measured_samples);
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct td_count *c = &cs->c[i];
-		mg_text_put(out, i ? ", " : " ", c->event, " ");
+		rd_text_put(out, i ? ", " : " ", c->event, " ");
 		if (!c->counted)
-			fputs(mg_uncounted_word(c), out);
+			fputs(rd_uncounted_word(c), out);
 		else
 			fprintf(out, "%.0f", c->running > 0 ? c->raw * c->enabled / c->running : c->raw);
 	}
@@ -253,9 +244,9 @@ static void write_text_threads(const struct merge_report_region *rv, FILE *out)
 		if (t->simulated) {
 			fprintf(out, "  %8.2f cycles per %s  ", t->cycles_per_unit,
 				rv->window_unit ? rv->window_unit : "iteration");
-			mg_text_put(out, "", t->model, "\n");
+			rd_text_put(out, "", t->model, "\n");
 		} else {
-			mg_text_put(out, "  (", t->model, ")\n");
+			rd_text_put(out, "  (", t->model, ")\n");
 		}
 	}
 }
@@ -266,11 +257,11 @@ static void write_json_threads(FILE *out, const struct merge_report_region *rv)
 	for (size_t k = 0; k < rv->nthreads; k++) {
 		const struct merge_report_thread *t = &rv->threads[k];
 		fprintf(out, "%s{\"pid\": %d, \"tid\": %d, \"share\": ", k ? ", " : "", t->pid, t->tid);
-		merge_json_number(out, t->share);
+		render_json_number(out, t->share);
 		fprintf(out, ", \"simulated\": %s, \"cycles_per_unit\": ", t->simulated ? "true" : "false");
-		merge_json_number(out, t->simulated ? t->cycles_per_unit : NAN);
+		render_json_number(out, t->simulated ? t->cycles_per_unit : NAN);
 		fprintf(out, ", \"model\": ");
-		merge_json_string(out, t->model);
+		render_json_string(out, t->model);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -284,24 +275,24 @@ static void write_json_windows(FILE *out, const struct merge_report_region *rv)
 	}
 	fprintf(out, "{\"picked\": %zu, \"total\": %zu, \"threads\": %zu, \"unit\": ", rv->windows, rv->windows_total,
 		rv->window_threads);
-	merge_json_string(out, rv->window_unit);
+	render_json_string(out, rv->window_unit);
 	fprintf(out, ", \"min\": ");
-	merge_json_number(out, rv->window_min);
+	render_json_number(out, rv->window_min);
 	fprintf(out, ", \"median\": ");
-	merge_json_number(out, rv->window_median);
+	render_json_number(out, rv->window_median);
 	fprintf(out, ", \"max\": ");
-	merge_json_number(out, rv->window_max);
+	render_json_number(out, rv->window_max);
 	fprintf(out, ", \"phases\": [");
 	for (size_t k = 0; k < rv->nphases; k++) {
 		const struct merge_report_phase *p = &rv->phases[k];
 		fprintf(out, "%s{\"from_record\": ", k ? ", " : "");
-		merge_json_number(out, p->from);
+		render_json_number(out, p->from);
 		fprintf(out, ", \"to_record\": ");
-		merge_json_number(out, p->to);
+		render_json_number(out, p->to);
 		fprintf(out, ", \"share\": ");
-		merge_json_number(out, p->share);
+		render_json_number(out, p->share);
 		fprintf(out, ", \"cycles_per_unit\": ");
-		merge_json_number(out, p->cycles_per_unit);
+		render_json_number(out, p->cycles_per_unit);
 		fprintf(out, ", \"windows\": %zu}", p->windows);
 	}
 	fputs("]}", out);
@@ -324,7 +315,7 @@ static void write_csv_windows(FILE *out, const struct merge_report_region *rv, c
 	static const char *names[] = { "picked", "total", "threads", "unit", "min", "median", "max" };
 	for (size_t k = 0; k < 7; k++) {
 		fprintf(out, "windows%c%s%csummary%c", sep, rank, sep, sep);
-		merge_csv_field(out, rv->name, sep);
+		render_csv_field(out, rv->name, sep);
 		fprintf(out, "%c%s%c%s\n", sep, names[k], sep, v[k]);
 	}
 	for (size_t k = 0; k < rv->nphases; k++) {
@@ -333,7 +324,7 @@ static void write_csv_windows(FILE *out, const struct merge_report_region *rv, c
 		static const char *pn[] = { "from_record", "to_record", "share", "cycles_per_unit", "windows" };
 		for (size_t j = 0; j < 5; j++) {
 			fprintf(out, "windows%c%s%cphase%zu%c", sep, rank, sep, k + 1, sep);
-			merge_csv_field(out, rv->name, sep);
+			render_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c%.9g\n", sep, pn[j], sep, num[j]);
 		}
 	}
@@ -356,9 +347,9 @@ static void write_csv_threads(FILE *out, const struct merge_report_region *rv, c
 		static const char *names[] = { "pid", "share", "cycles_per_unit" };
 		for (size_t j = 0; j < 4; j++) {
 			fprintf(out, "threads%c%s%ctid%d%c", sep, rank, sep, t->tid, sep);
-			merge_csv_field(out, rv->name, sep);
+			render_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, j < 3 ? names[j] : "model", sep);
-			merge_csv_field(out, j < 3 ? v[j] : t->model, sep);
+			render_csv_field(out, j < 3 ? v[j] : t->model, sep);
 			fputc('\n', out);
 		}
 	}
@@ -368,7 +359,7 @@ static void write_csv_threads(FILE *out, const struct merge_report_region *rv, c
 static void write_text_callers(const struct merge_report *r, const struct merge_report_region *rv, FILE *out)
 {
 	if (r->why_no_callers) {
-		mg_text_put(out, "Callers: not available: ", r->why_no_callers, "\n");
+		rd_text_put(out, "Callers: not available: ", r->why_no_callers, "\n");
 		return;
 	}
 	if (!rv->chain_samples) {
@@ -383,9 +374,9 @@ static void write_text_callers(const struct merge_report *r, const struct merge_
 		const struct merge_report_caller *c = &rv->callers[k];
 		const char *base = strrchr(c->file, '/');
 		fprintf(out, "  %6.1f%% %8llu  ", 100 * c->share, (unsigned long long)c->samples);
-		merge_text_string(out, c->name);
+		render_text_string(out, c->name);
 		if (c->file[0])
-			mg_text_put(out, " (", base ? base + 1 : c->file, ")");
+			rd_text_put(out, " (", base ? base + 1 : c->file, ")");
 		fputc('\n', out);
 	}
 	if (rv->callers_other)
@@ -395,14 +386,14 @@ static void write_text_callers(const struct merge_report *r, const struct merge_
 
 /* The text report. Every string of the recording (its facts, regions,
  * callers, events) and every message that quotes one goes through the
- * text escaping (merge_text_string): a recording is a file people send
+ * text escaping (render_text_string): a recording is a file people send
  * each other, and its strings must not move the terminal or fake a line. */
 static void write_text(const struct merge_report *r, FILE *out)
 {
 	fputs(col("\033[1m"), out);
-	mg_text_put(out, "# gus report of ", r->input, "");
+	rd_text_put(out, "# gus report of ", r->input, "");
 	fputs(col("\033[0m"), out);
-	mg_text_put(out, "\n# command: ", fact_or(r, "command", "?"), "\n");
+	rd_text_put(out, "\n# command: ", fact_or(r, "command", "?"), "\n");
 	unsigned long long v = strtoull(fact_or(r, "exit_status", "0"), NULL, 10);
 	/* the signal from the wait status: a program may exit with 139 itself */
 	int ws = (int)strtol(fact_or(r, "wait_status", "0"), NULL, 10);
@@ -424,22 +415,22 @@ static void write_text(const struct merge_report *r, FILE *out)
 		fprintf(out, "# Ctrl-C was passed to the program in the trace run, which did not die of it\n");
 	if (r->incomplete) {
 		fputs(col("\033[33m"), out);
-		mg_text_put(out, "# the recording is incomplete: ", r->incomplete, col("\033[0m"));
+		rd_text_put(out, "# the recording is incomplete: ", r->incomplete, col("\033[0m"));
 		fputc('\n', out);
 	} else if (strcmp(fact_or(r, "record.complete", "no"), "yes")) {
 		fprintf(out, "%s# the recording is incomplete (gus record was stopped or failed): parts are missing%s\n",
 			col("\033[33m"), col("\033[0m"));
 	}
-	mg_text_put(out, "# cpu: ", fact_or(r, "cpu.name", "?"), "; kernel ");
-	mg_text_put(out, "", fact_or(r, "kernel", "?"), "\n");
+	rd_text_put(out, "# cpu: ", fact_or(r, "cpu.name", "?"), "; kernel ");
+	rd_text_put(out, "", fact_or(r, "kernel", "?"), "\n");
 	if (merge_report_meta(r, "cpu.taken_for"))
-		mg_text_put(out, "# cpu taken for: ", fact_or(r, "cpu.taken_for", "?"), "\n");
+		rd_text_put(out, "# cpu taken for: ", fact_or(r, "cpu.taken_for", "?"), "\n");
 	fprintf(out, "# samples: %llu", (unsigned long long)r->samples);
 	if (merge_report_meta(r, "sample.event"))
-		mg_text_put(out, " ", fact_or(r, "sample.event", "?"), "");
+		rd_text_put(out, " ", fact_or(r, "sample.event", "?"), "");
 	if (merge_report_meta(r, "sample.fallback"))
-		mg_text_put(out, " (no cycles: ", fact_or(r, "sample.fallback", ""), ")");
-	mg_text_put(out, "\n# instruction stream: ", r->tracer, "");
+		rd_text_put(out, " (no cycles: ", fact_or(r, "sample.fallback", ""), ")");
+	rd_text_put(out, "\n# instruction stream: ", r->tracer, "");
 	bool traced = !r->cut_before_trace;
 	if (!strcmp(r->tracer, "qemu") && traced && r->trace_records)
 		fprintf(out, " (second run under the QEMU tracer, %llu records%s)", (unsigned long long)r->trace_records,
@@ -449,25 +440,25 @@ static void write_text(const struct merge_report *r, FILE *out)
 	else if (!traced)
 		fprintf(out, " (planned; gus record was stopped before the trace run)");
 	if (merge_report_meta(r, "missing.pt") && strcmp(r->tracer, "pt"))
-		mg_text_put(out, "; no Intel PT: ", fact_or(r, "missing.pt", ""), "");
+		rd_text_put(out, "; no Intel PT: ", fact_or(r, "missing.pt", ""), "");
 	/* a trace stopped short of the run is said, and in each region it cuts */
 	if (r->trace_stopped && traced) {
 		fputs(col("\033[33m"), out);
-		mg_text_put(out, "\n# the trace stopped short of the run: ", r->trace_stopped, col("\033[0m"));
+		rd_text_put(out, "\n# the trace stopped short of the run: ", r->trace_stopped, col("\033[0m"));
 	}
 	fprintf(out, "\n# model: %s\n", sim_machine_describe(r->m));
 	static const char *missing[] = { "samples", "regions", "trace" };
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++)
 		if (missing_of(r, missing[i])) {
 			fprintf(out, "# missing %s: ", missing[i]);
-			mg_text_put(out, "", missing_of(r, missing[i]), "\n");
+			rd_text_put(out, "", missing_of(r, missing[i]), "\n");
 		}
 
 	fprintf(out, "\n%s== Measured Top-Down (whole program) ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (r->tree) {
-		merge_render_tma(out, r->tree, &r->run, MERGE_TEXT, ',');
+		render_tma(out, r->tree, &r->run, RENDER_TEXT, ',');
 	} else {
-		mg_text_put(out, "not available: ", r->why_no_measure, "\nThe report goes on with the simulated side.\n");
+		rd_text_put(out, "not available: ", r->why_no_measure, "\nThe report goes on with the simulated side.\n");
 	}
 
 	if (r->spire_asked) {
@@ -476,9 +467,9 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (r->spire_model) {
 			struct merge_spire_info info = r->spire_info;
 			info.section = true;
-			merge_render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, MERGE_TEXT);
+			render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, RENDER_TEXT);
 		} else {
-			mg_text_put(out, "not available: ", r->why_no_spire, "\n");
+			rd_text_put(out, "not available: ", r->why_no_spire, "\n");
 		}
 	} else if (merge_report_meta(r, "spire.time")) {
 		fprintf(out, "\n(the recording has SPIRE interval counts: gus report --spire MODEL ranks their metrics)\n");
@@ -486,7 +477,7 @@ static void write_text(const struct merge_report *r, FILE *out)
 
 	fprintf(out, "\n%s== Hot regions ==%s\n", col("\033[1m"), col("\033[0m"));
 	if (!r->nregions) {
-		mg_text_put(out, "none: ", missing_of(r, "regions") ? missing_of(r, "regions") : "the recording has no hot regions",
+		rd_text_put(out, "none: ", missing_of(r, "regions") ? missing_of(r, "regions") : "the recording has no hot regions",
 			    "\n");
 		return;
 	}
@@ -494,12 +485,12 @@ static void write_text(const struct merge_report *r, FILE *out)
 	for (size_t i = 0; i < r->nregions; i++) {
 		const struct merge_report_region *rv = &r->regions[i];
 		char kind[64];
-		merge_text_escape(kind, sizeof kind, rv->kind);
+		render_text_escape(kind, sizeof kind, rv->kind);
 		fprintf(out, "  %4d %8llu %6.1f%%  %-8s  ", rv->rank, (unsigned long long)rv->samples, 100 * rv->share,
 			kind);
-		merge_text_string(out, rv->name);
+		render_text_string(out, rv->name);
 		if (rv->source[0])
-			mg_text_put(out, " (", rv->source, ")");
+			rd_text_put(out, " (", rv->source, ")");
 		fputc('\n', out);
 	}
 	fprintf(out, "  (share: of the time all %llu samples stand for; a loop's samples are also its function's)\n",
@@ -513,14 +504,14 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (!rv->selected)
 			continue;
 		fprintf(out, "\n%s== Region %d: ", col("\033[1m"), rv->rank);
-		merge_text_string(out, rv->name);
-		mg_text_put(out, " (", rv->kind, "");
+		render_text_string(out, rv->name);
+		rd_text_put(out, " (", rv->kind, "");
 		fprintf(out, ", %.1f%% of samples) ==%s\n", 100 * rv->share, col("\033[0m"));
 		const char *vc = rv->verdict.kind == MERGE_AGREE      ? "\033[32m"
 				 : rv->verdict.kind == MERGE_DISAGREE ? "\033[31m"
 								      : "\033[36m";
 		fputs(col(vc), out);
-		mg_text_put(out, "Verdict: ", rv->verdict.text, col("\033[0m"));
+		rd_text_put(out, "Verdict: ", rv->verdict.text, col("\033[0m"));
 		fputc('\n', out);
 		if (rv->measured)
 			write_text_region_tree(rv, out);
@@ -529,24 +520,24 @@ static void write_text(const struct merge_report *r, FILE *out)
 		if (rv->measured)
 			;
 		else if (r->tree)
-			mg_text_put(out, "(the measured side is the whole program's: ",
+			rd_text_put(out, "(the measured side is the whole program's: ",
 				    rv->measured_note && rv->measured_note[0] ? rv->measured_note
 				    : r->why_no_region_measure		      ? r->why_no_region_measure
 									      : "this region has no counts of its own",
 				    ")\n");
 		write_text_callers(r, rv, out);
 		if (!rv->simulated) {
-			mg_text_put(out, "Simulated: not available: ", rv->why_no_model, "\n");
+			rd_text_put(out, "Simulated: not available: ", rv->why_no_model, "\n");
 			continue;
 		}
 		bool hottest_loop = !table_done && (!strcmp(rv->kind, "loop") || r->one_region);
 		if (hottest_loop)
 			table_done = true;
-		struct merge_sim_info info;
+		struct render_sim_info info;
 		char source[PATH_MAX + 400];
-		merge_report_sim_info(rv, hottest_loop, &info, source, sizeof source);
+		render_report_sim_info(rv, hottest_loop, &info, source, sizeof source);
 		fputc('\n', out);
-		merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_TEXT);
+		render_sim(out, r->m, rv->code, rv->an, &info, RENDER_TEXT);
 		write_text_windows(rv, out);
 		write_text_threads(rv, out);
 		if (rv->from_cache)
@@ -560,21 +551,21 @@ static void write_json_callers(const struct merge_report *r, FILE *out, const st
 {
 	if (r->why_no_callers) {
 		fputs("null, \"callers_missing\": ", out);
-		merge_json_string(out, r->why_no_callers);
+		render_json_string(out, r->why_no_callers);
 		return;
 	}
 	fputs("[", out);
 	for (size_t k = 0; k < rv->ncallers; k++) {
 		const struct merge_report_caller *c = &rv->callers[k];
 		fprintf(out, "%s{\"name\": ", k ? ", " : "");
-		merge_json_string(out, c->name);
+		render_json_string(out, c->name);
 		fputs(", \"file\": ", out);
 		if (c->file[0])
-			merge_json_string(out, c->file);
+			render_json_string(out, c->file);
 		else
 			fputs("null", out);
 		fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)c->samples);
-		merge_json_number(out, c->share);
+		render_json_number(out, c->share);
 		fputs("}", out);
 	}
 	fprintf(out, "], \"caller_samples\": %llu, \"other_callers_samples\": %llu, \"callers_missing\": null",
@@ -588,9 +579,9 @@ static void write_json_region_tree(const struct merge_report *r, FILE *out, cons
 	if (!t) {
 		fputs("null, \"measured_tree_missing\": ", out);
 		if (rv->measured_note && rv->measured_note[0])
-			merge_json_string(out, rv->measured_note);
+			render_json_string(out, rv->measured_note);
 		else if (r->why_no_region_measure)
-			merge_json_string(out, r->why_no_region_measure);
+			render_json_string(out, r->why_no_region_measure);
 		else
 			fputs("\"this region has no counts of its own\"", out);
 		return;
@@ -599,7 +590,7 @@ static void write_json_region_tree(const struct merge_report *r, FILE *out, cons
 		(unsigned long long)rv->measured_samples, rv->measured_imported ? "true" : "false",
 		rv->measured_of_function ? "true" : "false");
 	if (rv->measured_note && rv->measured_note[0])
-		merge_json_string(out, rv->measured_note);
+		render_json_string(out, rv->measured_note);
 	else
 		fputs("null", out);
 	fputs(", \"nodes\": [", out);
@@ -610,10 +601,10 @@ static void write_json_region_tree(const struct merge_report *r, FILE *out, cons
 			continue;
 		fprintf(out, "%s{\"name\": ", first ? "" : ", ");
 		first = false;
-		merge_json_string(out, t->table->nodes[i].name);
+		render_json_string(out, t->table->nodes[i].name);
 		fprintf(out, ", \"level\": %d, \"value\": ", t->table->nodes[i].level);
-		merge_json_number(out, x->status == TD_NOT_COMPUTABLE ? NAN : x->value);
-		fprintf(out, ", \"status\": \"%s\", \"bottleneck\": %s}", mg_status_name(x->status),
+		render_json_number(out, x->status == TD_NOT_COMPUTABLE ? NAN : x->value);
+		fprintf(out, ", \"status\": \"%s\", \"bottleneck\": %s}", rd_status_name(x->status),
 			x->bottleneck ? "true" : "false");
 	}
 	fputs("]}, \"measured_tree_missing\": null", out);
@@ -622,40 +613,40 @@ static void write_json_region_tree(const struct merge_report *r, FILE *out, cons
 static void write_json_region(const struct merge_report *r, FILE *out, const struct merge_report_region *rv)
 {
 	fprintf(out, "    {\"rank\": %d, \"kind\": ", rv->rank);
-	merge_json_string(out, rv->kind);
+	render_json_string(out, rv->kind);
 	fprintf(out, ", \"name\": ");
-	merge_json_string(out, rv->name);
+	render_json_string(out, rv->name);
 	fprintf(out, ", \"file\": ");
-	merge_json_string(out, rv->file);
+	render_json_string(out, rv->file);
 	fprintf(out, ", \"start\": \"0x%llx\", \"end\": \"0x%llx\", \"source\": ", (unsigned long long)rv->start,
 		(unsigned long long)rv->end);
 	if (rv->source[0])
-		merge_json_string(out, rv->source);
+		render_json_string(out, rv->source);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)rv->samples);
-	merge_json_number(out, rv->share);
+	render_json_number(out, rv->share);
 	const struct merge_verdict *vd = &rv->verdict;
 	fprintf(out, ",\n     \"verdict\": {\"kind\": ");
-	merge_json_string(out, merge_agreement_name(vd->kind));
+	render_json_string(out, merge_agreement_name(vd->kind));
 	fprintf(out, ", \"text\": ");
-	merge_json_string(out, vd->text);
+	render_json_string(out, vd->text);
 	fprintf(out, ", \"measured\": ");
 	if (vd->measured[0])
-		merge_json_string(out, vd->measured);
+		render_json_string(out, vd->measured);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"measured_value\": ");
-	merge_json_number(out, vd->measured[0] ? vd->measured_value : NAN);
+	render_json_number(out, vd->measured[0] ? vd->measured_value : NAN);
 	fprintf(out, ", \"resource\": ");
 	if (vd->resource[0])
-		merge_json_string(out, vd->resource);
+		render_json_string(out, vd->resource);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"bottleneck\": %s, \"speedup_top\": ", vd->bottleneck ? "true" : "false");
-	merge_json_number(out, rv->simulated ? vd->speedup_top : NAN);
+	render_json_number(out, rv->simulated ? vd->speedup_top : NAN);
 	fprintf(out, ", \"gain_upper\": ");
-	merge_json_number(out, rv->simulated ? vd->gain_upper : NAN);
+	render_json_number(out, rv->simulated ? vd->gain_upper : NAN);
 	fprintf(out, "},\n     \"measured_tree\": ");
 	write_json_region_tree(r, out, rv);
 	fprintf(out, ",\n     \"counts\": ");
@@ -666,7 +657,7 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 		for (size_t i = 0; i < rv->counts->n; i++) {
 			const struct td_count *c = &rv->counts->c[i];
 			fprintf(out, "%s{\"event\": ", i ? ", " : "");
-			merge_json_string(out, c->event);
+			render_json_string(out, c->event);
 			fprintf(out, ", \"counted\": %s, \"raw\": %.0f, \"enabled_ns\": %.0f, \"running_ns\": %.0f}",
 				c->counted ? "true" : "false", c->raw, c->enabled, c->running);
 		}
@@ -677,10 +668,10 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
 	fprintf(out, ",\n     \"stream_covers\": ");
-	merge_json_number(out, rv->stream_covers);
+	render_json_number(out, rv->stream_covers);
 	fprintf(out, ", \"stream_covers_at_most\": %s, \"stream_cut\": ", rv->stream_covers_at_most ? "true" : "false");
 	if (rv->stream_cut)
-		merge_json_string(out, rv->stream_cut);
+		render_json_string(out, rv->stream_cut);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n     \"threads\": ");
@@ -689,39 +680,39 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	if (rv->simulated)
 		fputs("null", out);
 	else
-		merge_json_string(out, rv->why_no_model);
+		render_json_string(out, rv->why_no_model);
 	fprintf(out, ",\n     \"simulated\": ");
 	if (!rv->simulated) {
 		fputs("null}", out);
 		return;
 	}
-	struct merge_sim_info info;
+	struct render_sim_info info;
 	char source[PATH_MAX + 400];
 	/* JSON keeps the per-instruction list of every region: it is data */
-	merge_report_sim_info(rv, true, &info, source, sizeof source);
-	merge_render_sim(out, r->m, rv->code, rv->an, &info, MERGE_JSON);
+	render_report_sim_info(rv, true, &info, source, sizeof source);
+	render_sim(out, r->m, rv->code, rv->an, &info, RENDER_JSON);
 	fputs("    }", out);
 }
 
 static void write_json(const struct merge_report *r, FILE *out)
 {
 	fprintf(out, "{\n  \"gus_report\": 1,\n  \"recording\": ");
-	merge_json_string(out, r->input);
+	render_json_string(out, r->input);
 	fprintf(out, ",\n  \"samples\": %llu,\n  \"trace_records\": %llu,\n  \"incomplete\": ",
 		(unsigned long long)r->samples, (unsigned long long)r->trace_records);
 	if (r->incomplete) {
-		merge_json_string(out, r->incomplete);
+		render_json_string(out, r->incomplete);
 	} else {
 		fputs(strcmp(merge_report_meta(r, "record.complete") ? merge_report_meta(r, "record.complete") : "no", "yes")
 			      ? "\"gus record was stopped or failed: parts are missing\"" : "null", out);
 	}
 	fprintf(out, ",\n  \"trace_stopped\": ");
 	if (r->trace_stopped)
-		merge_json_string(out, r->trace_stopped);
+		render_json_string(out, r->trace_stopped);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"trace_covers\": ");
-	merge_json_number(out, r->trace_covers);
+	render_json_number(out, r->trace_covers);
 	fprintf(out, ",\n  \"meta\": {");
 	bool first = true;
 	for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++) {
@@ -731,9 +722,9 @@ static void write_json(const struct merge_report *r, FILE *out)
 		char *copy = strdup(v);
 		fprintf(out, "%s\n    ", first ? "" : ",");
 		first = false;
-		merge_json_string(out, meta_keys[i]);
+		render_json_string(out, meta_keys[i]);
 		fprintf(out, ": ");
-		merge_json_string(out, copy);
+		render_json_string(out, copy);
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"missing\": {");
@@ -745,15 +736,15 @@ static void write_json(const struct merge_report *r, FILE *out)
 			continue;
 		fprintf(out, "%s\n    ", first ? "" : ",");
 		first = false;
-		merge_json_string(out, missing[i]);
+		render_json_string(out, missing[i]);
 		fprintf(out, ": ");
-		merge_json_string(out, why);
+		render_json_string(out, why);
 	}
 	fprintf(out, "\n  },\n  \"model\": ");
-	merge_json_string(out, sim_machine_name(r->m));
+	render_json_string(out, sim_machine_name(r->m));
 	fprintf(out, ",\n  \"measured\": ");
 	if (r->tree) {
-		merge_render_tma(out, r->tree, &r->run, MERGE_JSON, ',');
+		render_tma(out, r->tree, &r->run, RENDER_JSON, ',');
 	} else {
 		fputs("null", out);
 	}
@@ -761,19 +752,19 @@ static void write_json(const struct merge_report *r, FILE *out)
 	if (r->tree)
 		fputs("null", out);
 	else
-		merge_json_string(out, r->why_no_measure);
+		render_json_string(out, r->why_no_measure);
 	fprintf(out, ",\n  \"spire\": ");
 	if (r->spire_model) {
 		struct merge_spire_info info = r->spire_info;
 		info.section = true;
 		info.json_indent = 2;
-		merge_render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, MERGE_JSON);
+		render_spire(out, r->spire_model, r->spire_an, r->spire_ss, &info, RENDER_JSON);
 	} else {
 		fputs("null", out);
 	}
 	fprintf(out, ",\n  \"spire_missing\": ");
 	if (r->spire_asked && !r->spire_model)
-		merge_json_string(out, r->why_no_spire);
+		render_json_string(out, r->why_no_spire);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"regions\": [");
@@ -800,16 +791,16 @@ static void write_csv_region_tree(const struct merge_report *r, FILE *out, const
 		if (!r->tree)
 			return;
 		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-		merge_csv_field(out, rv->name, sep);
+		render_csv_field(out, rv->name, sep);
 		fprintf(out, "%cmeasured_missing%c", sep, sep);
-		merge_csv_field(out, rv->measured_note && rv->measured_note[0] ? rv->measured_note
+		render_csv_field(out, rv->measured_note && rv->measured_note[0] ? rv->measured_note
 				     : r->why_no_region_measure ? r->why_no_region_measure
 								: "this region has no counts of its own", sep);
 		fputc('\n', out);
 		return;
 	}
 	fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-	merge_csv_field(out, rv->name, sep);
+	render_csv_field(out, rv->name, sep);
 	if (rv->measured_imported)
 		fprintf(out, "%cmeasured_samples%cimported\n", sep, sep);
 	else
@@ -819,11 +810,11 @@ static void write_csv_region_tree(const struct merge_report *r, FILE *out, const
 		if (x->status == TD_NOT_SELECTED)
 			continue;
 		fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-		merge_csv_field(out, rv->name, sep);
+		render_csv_field(out, rv->name, sep);
 		char field[128];
 		snprintf(field, sizeof field, "measured.%s", t->table->nodes[i].name);
 		fputc(sep, out);
-		merge_csv_field(out, field, sep);
+		render_csv_field(out, field, sep);
 		fputc(sep, out);
 		if (x->status == TD_NOT_COMPUTABLE)
 			fputs("n/a", out);
@@ -838,12 +829,12 @@ static void write_csv_callers(const struct merge_report *r, FILE *out, const str
 {
 	if (r->why_no_callers) {
 		fprintf(out, "callers%c%s%cmissing%c%cwhy%c", sep, rank, sep, sep, sep, sep);
-		merge_csv_field(out, r->why_no_callers, sep);
+		render_csv_field(out, r->why_no_callers, sep);
 		fputc('\n', out);
 		return;
 	}
 	fprintf(out, "callers%c%s%cregion%c", sep, rank, sep, sep);
-	merge_csv_field(out, rv->name, sep);
+	render_csv_field(out, rv->name, sep);
 	fprintf(out, "%cchain_samples%c%llu\n", sep, sep, (unsigned long long)rv->chain_samples);
 	for (size_t k = 0; k <= rv->ncallers; k++) {
 		const struct merge_report_caller *c = k < rv->ncallers ? &rv->callers[k] : NULL;
@@ -852,16 +843,16 @@ static void write_csv_callers(const struct merge_report *r, FILE *out, const str
 		const char *name = c ? c->name : "[other callers]";
 		uint64_t samples = c ? c->samples : rv->callers_other;
 		fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
-		merge_csv_field(out, name, sep);
+		render_csv_field(out, name, sep);
 		fprintf(out, "%csamples%c%llu\n", sep, sep, (unsigned long long)samples);
 		fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
-		merge_csv_field(out, name, sep);
+		render_csv_field(out, name, sep);
 		fprintf(out, "%cshare%c%.9g\n", sep, sep, (double)samples / (double)rv->chain_samples);
 		if (c && c->file[0]) {
 			fprintf(out, "callers%c%s%ccaller%c", sep, rank, sep, sep);
-			merge_csv_field(out, name, sep);
+			render_csv_field(out, name, sep);
 			fprintf(out, "%cfile%c", sep, sep);
-			merge_csv_field(out, c->file, sep);
+			render_csv_field(out, c->file, sep);
 			fputc('\n', out);
 		}
 	}
@@ -888,13 +879,13 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 						    { "multiplex_ratio", mux } };
 			for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
 				fprintf(out, "measured%c%cnode%c", sep, sep, sep);
-				merge_csv_field(out, nd->name, sep);
+				render_csv_field(out, nd->name, sep);
 				fprintf(out, "%c%s%c%s\n", sep, fields[k][0], sep, fields[k][1]);
 			}
 		}
 	} else {
 		fprintf(out, "measured%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
-		merge_csv_field(out, r->why_no_measure, sep);
+		render_csv_field(out, r->why_no_measure, sep);
 		fputc('\n', out);
 	}
 	if (r->spire_model) {
@@ -907,7 +898,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		free(s);
 	} else if (r->spire_asked) {
 		fprintf(out, "spire%c%cmissing%c%cwhy%c", sep, sep, sep, sep, sep);
-		merge_csv_field(out, r->why_no_spire, sep);
+		render_csv_field(out, r->why_no_spire, sep);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < r->nregions; i++) {
@@ -925,9 +916,9 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 					    { "stream_cut", rv->stream_cut ? rv->stream_cut : "" } };
 		for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-			merge_csv_field(out, rv->name, sep);
+			render_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, fields[k][0], sep);
-			merge_csv_field(out, fields[k][1], sep);
+			render_csv_field(out, fields[k][1], sep);
 			fputc('\n', out);
 		}
 		double nums[] = { (double)rv->samples, rv->share, rv->simulated ? rv->verdict.speedup_top : NAN,
@@ -935,7 +926,7 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper", "stream_covers" };
 		for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-			merge_csv_field(out, rv->name, sep);
+			render_csv_field(out, rv->name, sep);
 			fprintf(out, "%c%s%c", sep, nnames[k], sep);
 			if (isfinite(nums[k]))
 				fprintf(out, "%.9g", nums[k]);
@@ -945,17 +936,17 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		for (size_t k = 0; rv->counts && k < rv->counts->n; k++) {
 			const struct td_count *c = &rv->counts->c[k];
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
-			merge_csv_field(out, rv->name, sep);
+			render_csv_field(out, rv->name, sep);
 			/* the event names of a recording's counts are its own */
 			char field[4 * 256];
 			snprintf(field, sizeof field, "count.%s", c->event);
 			fputc(sep, out);
-			merge_csv_field(out, field, sep);
+			render_csv_field(out, field, sep);
 			fputc(sep, out);
 			if (c->counted)
 				fprintf(out, "%.0f", c->running > 0 ? c->raw * c->enabled / c->running : c->raw);
 			else
-				fputs(mg_uncounted_word(c), out);
+				fputs(rd_uncounted_word(c), out);
 			fputc('\n', out);
 		}
 		write_csv_callers(r, out, rv, rank, sep);
@@ -963,10 +954,10 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			continue;
 		write_csv_windows(out, rv, rank, sep);
 		write_csv_threads(out, rv, rank, sep);
-		struct merge_sim_info info;
+		struct render_sim_info info;
 		char source[PATH_MAX + 400];
-		merge_report_sim_info(rv, true, &info, source, sizeof source);
-		struct sim_render_ctx c = { r, rv, &info, MERGE_CSV };
+		render_report_sim_info(rv, true, &info, source, sizeof source);
+		struct sim_render_ctx c = { r, rv, &info, RENDER_CSV };
 		char *s = render_to_string(sim_render_fn, &c);
 		if (s)
 			csv_prefixed(out, s, "simulated", rank, sep, true);
@@ -975,12 +966,20 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 }
 
 
-void merge_render_report(FILE *out, const struct merge_report *r, enum merge_format fmt, char sep, bool use_colour)
+void render_report_text(FILE *out, const struct merge_report *r, bool use_colour)
 {
-	colour = use_colour && fmt == MERGE_TEXT;
-	switch (fmt) {
-	case MERGE_JSON: write_json(r, out); break;
-	case MERGE_CSV: write_csv(r, out, sep); break;
-	default: write_text(r, out); break;
-	}
+	colour = use_colour;
+	write_text(r, out);
+}
+
+void render_report_csv(FILE *out, const struct merge_report *r, char sep)
+{
+	colour = false;
+	write_csv(r, out, sep);
+}
+
+void render_report_json(FILE *out, const struct merge_report *r)
+{
+	colour = false;
+	write_json(r, out);
 }
