@@ -372,5 +372,8 @@ struct merge_report {
 
 /* The value of one of the recording's facts, NULL when absent. */
 const char *merge_report_meta(const struct merge_report *r, const char *key);
+/* Why WHAT ("counts", "samples", "regions", "trace", "pt") is missing,
+ * NULL when it is not. */
+const char *merge_report_missing(const struct merge_report *r, const char *what);
 
 #endif

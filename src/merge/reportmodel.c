@@ -12,3 +12,11 @@ const char *merge_report_meta(const struct merge_report *r, const char *key)
 			return r->meta[i].value;
 	return NULL;
 }
+
+const char *merge_report_missing(const struct merge_report *r, const char *what)
+{
+	for (size_t i = 0; i < r->nmissing; i++)
+		if (!strcmp(r->missing[i].key, what))
+			return r->missing[i].value;
+	return NULL;
+}

@@ -613,3 +613,19 @@ void render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_ana
 	}
 	fprintf(out, "</svg>\n");
 }
+
+void render_report_sim_info(const struct merge_report_region *v, bool insn_table, struct render_sim_info *info,
+			   char *source, size_t n)
+{
+	snprintf(source, n, "%s:%s", v->file, v->name);
+	memset(info, 0, sizeof *info);
+	info->source = source;
+	info->threshold = 0.01;
+	info->stream = v->stream;
+	info->srcline = v->srcline;
+	info->srcline_ctx = v->srcline_ctx;
+	info->insn_start = v->start + v->bias;
+	info->insn_end = v->end + v->bias;
+	info->addr_bias = v->bias;
+	info->no_insn_table = !insn_table;
+}
