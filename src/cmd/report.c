@@ -33,13 +33,16 @@ struct report_opts {
 	bool no_cache;
 	bool quiet;
 	unsigned threads;
+	double percent_limit;	/* details of the regions at this share or more */
+	bool all;		/* details of every region */
 };
 
 static void report_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR]\n"
-		"                  [--region NAME] [--arch NAME] [--spire MODEL] [-o FILE] [--no-cache]\n"
+		"                  [--percent-limit N | --all] [--region NAME] [--arch NAME]\n"
+		"                  [--spire MODEL] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
 		"analysis of each hot region, with a verdict comparing them.\n"
@@ -50,7 +53,11 @@ static void report_usage(FILE *out)
 		"      --json         JSON\n"
 		"      --svg DIR      also write tma.svg and a sensitivity heat-map per region\n"
 		"                     into DIR\n"
-		"      --region NAME  only this region (a name from the list, or its rank)\n"
+		"      --percent-limit N  the details of the regions with N %% of the time or\n"
+		"                     more (default 5; the table lists them all)\n"
+		"      --all          the details of every region\n"
+		"      --region NAME  only this region, with its per-instruction table (a name\n"
+		"                     from the list, or its rank)\n"
 		"      --arch NAME    machine model to simulate (default: the recording's)\n"
 		"      --spire MODEL  rank the recording's SPIRE interval counts (gus record\n"
 		"                     --spire) with a model from gus spire train\n"
@@ -74,6 +81,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "arch", required_argument, NULL, 'a' },
 		{ "spire", required_argument, NULL, 'M' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "percent-limit", required_argument, NULL, 'P' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -83,6 +92,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->input = "gus.data";
 	o->fmt = RENDER_TEXT;
 	o->sep = ',';
+	o->percent_limit = 5;
+	bool limit_given = false;
 	int c;
 	opterr = 0;
 	while ((c = gus_getopt(argc, argv, "i:o:j:qh", longopts, "report")) != -1) {
@@ -97,6 +108,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'a': o->arch = optarg; break;
 		case 'M': o->spire = optarg; break;
 		case 'N': o->no_cache = true; break;
+		case 'P':
+			if (gus_parse_real(gus_optname(), optarg, 0, 100, &o->percent_limit))
+				return GUS_EXIT_USAGE;
+			limit_given = true;
+			break;
+		case 'A': o->all = true; break;
 		case 'j':
 			if (gus_parse_unsigned(gus_optname(), optarg, 1, 256, &o->threads))
 				return GUS_EXIT_USAGE;
@@ -115,6 +132,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind < argc)
 		return gus_usage_error("report: unexpected argument '%s' (the recording is given with -i)", argv[optind]);
+	if (o->all && limit_given)
+		return gus_usage_error("report: give --all or --percent-limit, not both");
 	return 0;
 }
 
@@ -259,7 +278,7 @@ int cmd_report(int argc, char **argv)
 	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
-		.region = o.region, .no_cache = o.no_cache, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
+		.region = o.region, .percent_limit = o.percent_limit, .all = o.all, .no_cache = o.no_cache, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
 		.machines_dir = gus_data_dir("machines"), .spire_dir = gus_data_dir("spire"),
 		.log = gus_progress_log(&progress, "report", o.quiet, true),
 	};

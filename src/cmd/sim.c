@@ -335,7 +335,12 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 /* ------------------------------------------------------------ trace --- */
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
-	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
+	/* the analysis goes to standard output when no -o is given: the
+	 * program's own output then goes to standard error, so that the two
+	 * never mix (JSON and CSV stay parseable); its input stays gus's */
+	static const struct collect_stdio out_to_stderr = { -1, 2, -1 };
+	struct recording_trace_opts to = {
+		.stdio = o->output ? NULL : &out_to_stderr, .argv = o->argv, .recording = o->recording, .function = o->function,
 					   .ptrace = o->ptrace, .step_window = o->ptrace_window,
 					   .step_max_given = o->max_insns_given,
 					   .range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
@@ -393,6 +398,16 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	}
 	struct render_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
 				       .stream = stream, .loop_note = region.loop_note };
+	/* a function or range of one object: its instructions, branch
+	 * targets and rip-relative operands in that object's link-time
+	 * addresses (objdump's), not where the traced run mapped it */
+	if (region.restricted && region.bias) {
+		sim_code_retext(tc.code, region.bias);
+		info.addr_bias = region.bias;
+	}
+	/* a function simulated from its entry counts calls */
+	if (region.restricted && o->function && !region.loop_note[0] && !region.focus.end)
+		info.unit = "call";
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights, region.focus.end ? NULL : &rs.run);
 	/* the program's own failure is reported, the analysis stands */
 	if (!rc && (tr.qemu || tr.stepped) && tr.exit_status)

@@ -161,8 +161,16 @@ struct merge_verdict {
 	bool bottleneck;	/* at or above the analysis threshold */
 	double speedup_top;	/* at the top weight, fraction (0.12 = 12 %) */
 	double gain_upper;	/* with the resource unlimited, fraction */
+	/* the share of the simulated cycles retirement waited on loads from
+	 * L1, L2, L3 and memory (sim_stats.mem_stall): time, not accesses;
+	 * NAN without a simulation */
+	double stall_share[4];
 	/* the one-line verdict a user reads */
 	char text[512];
+	/* the same for a table's row: the agreement, the model's answer and
+	 * the counters' path, without the reasons a side is missing (which
+	 * are the same for every region and said once) */
+	char summary[320];
 };
 
 /* TREE may be NULL (WHY_NO_MEASURE says why), A may be NULL (WHY_NO_MODEL
@@ -266,11 +274,41 @@ struct merge_report_thread {
 	const char *model;		/* the model's top resource, or why not simulated */
 };
 
+/* The samples at one instruction of a region (perf annotate's share):
+ * its link-time address and how many of the region's samples fell on it
+ * (cpu-clock and other non-precise events skid a few instructions past
+ * where the time went, as in perf annotate). */
+struct merge_report_insn_samples {
+	uint64_t addr;
+	uint64_t samples;
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
 	const char *kind;		/* "function", "loop" */
 	const char *name, *file;
+	/* its object as perf's DSO column names it: the file's base name,
+	 * "[vdso]", "[anonymous code]" */
+	const char *object;
+	/* what its cycles per unit, windows and threads count: "call" (a
+	 * function simulated from its entry), "iteration" (a loop, or a
+	 * function's hot loop simulated statically), "instruction" */
+	const char *unit;
+	/* a loop's function in REGIONS (-1: a function, or its function was
+	 * not kept); a function's only hot loop (-1: none or several), and a
+	 * loop that is it: shown once, with its function */
+	long parent, only_loop;
+	bool with_parent;
+	/* its details are shown (text: a section of its own): selected by
+	 * --region, or its share at or above merge_report.percent_limit, or
+	 * --all */
+	bool details;
+	/* its samples by instruction, by address, and how many of its
+	 * samples that places (0: none known) */
+	const struct merge_report_insn_samples *insn_samples;
+	size_t ninsn_samples;
+	uint64_t insn_samples_total;
 	uint64_t start, end, head;	/* link-time addresses in FILE */
 	uint64_t samples;
 	double share;
@@ -326,6 +364,15 @@ struct merge_report_region {
 	const char *stream_cut;
 };
 
+/* A row of the hot regions table that is no region: time gus does not
+ * simulate, with its share of the samples' weight. */
+struct merge_report_outside {
+	const char *name;		/* "[kernel]", "[unknown]", "[other functions]" */
+	const char *what;		/* what it is, in words */
+	uint64_t samples;
+	double share;
+};
+
 struct merge_report_fact {
 	const char *key, *value;
 };
@@ -335,10 +382,16 @@ struct merge_report {
 	const struct merge_report_fact *meta;	/* the recording's facts (gus-data(5) meta) */
 	size_t nmeta;
 	/* what is missing and why ("counts", "samples", "regions", "trace",
-	 * "pt"), stored by gus record or implied by where it was cut */
+	 * "pt", "kernel_samples"), stored by gus record or implied by where it
+	 * was cut */
 	const struct merge_report_fact *missing;
 	size_t nmissing;
 	const char *incomplete;		/* what was cut, when gus record did not finish; NULL */
+	/* how the run (and the trace run) ended, in words, one sentence
+	 * each: a non-zero exit status and the signal that killed it, Ctrl-C
+	 * (the report then covers the first part of the run) */
+	const char *const *run_notes;
+	size_t nrun_notes;
 	bool cut_before_trace;		/* ... before the trace run */
 	uint64_t samples, trace_records;	/* as the tables hold them */
 	/* the QEMU tracer reached --max-insns (meta trace.stopped, NULL: it
@@ -368,11 +421,25 @@ struct merge_report {
 	size_t nregions;
 	bool one_region;		/* --region: its per-instruction table even for a function */
 	const char *why_no_callers;	/* NULL: the samples have call chains (gus record -g) */
+	/* which regions have details: a share of the time at or above
+	 * PERCENT_LIMIT (percent; gus report --percent-limit), or every one
+	 * (ALL, --all); how many of the selected ones are left without */
+	double percent_limit;
+	bool all;
+	size_t regions_without_details;
+	/* the time outside the hot functions, so that the functions and
+	 * these add up to the whole profile: samples in the kernel
+	 * ("[kernel]"), user code in no object the sample run mapped
+	 * ("[unknown]"), and the functions not kept among the hot regions
+	 * ("[other functions]") */
+	const struct merge_report_outside *outside;
+	size_t noutside;
 };
 
 /* The value of one of the recording's facts, NULL when absent. */
 const char *merge_report_meta(const struct merge_report *r, const char *key);
-/* Why WHAT ("counts", "samples", "regions", "trace", "pt") is missing,
+/* Why WHAT ("counts", "samples", "regions", "trace", "pt",
+ * "kernel_samples") is missing,
  * NULL when it is not. */
 const char *merge_report_missing(const struct merge_report *r, const char *what);
 

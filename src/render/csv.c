@@ -246,6 +246,21 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		render_csv_field(out, r->why_no_spire, sep);
 		fputc('\n', out);
 	}
+	/* outside,,NAME,samples|share|what,V: the time outside the hot functions */
+	for (size_t i = 0; i < r->noutside; i++) {
+		const struct merge_report_outside *o = &r->outside[i];
+		char v[2][64];
+		snprintf(v[0], sizeof v[0], "%llu", (unsigned long long)o->samples);
+		snprintf(v[1], sizeof v[1], "%.9g", o->share);
+		const char *fields[][2] = { { "samples", v[0] }, { "share", v[1] }, { "what", o->what } };
+		for (size_t k = 0; k < 3; k++) {
+			fprintf(out, "outside%c%coutside%c", sep, sep, sep);
+			render_csv_field(out, o->name, sep);
+			fprintf(out, "%c%s%c", sep, fields[k][0], sep);
+			render_csv_field(out, fields[k][1], sep);
+			fputc('\n', out);
+		}
+	}
 	for (size_t i = 0; i < r->nregions; i++) {
 		const struct merge_report_region *rv = &r->regions[i];
 		if (!rv->selected)
@@ -253,9 +268,17 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 		char rank[16];
 		snprintf(rank, sizeof rank, "%d", rv->rank);
 		/* region rows: kind, name, field, value */
+		char function_rank[16] = "";
+		if (rv->parent >= 0)
+			snprintf(function_rank, sizeof function_rank, "%d", r->regions[rv->parent].rank);
 		const char *fields[][2] = { { "kind", rv->kind }, { "file", rv->file }, { "source", rv->source },
+					    { "object", rv->object }, { "unit", rv->unit },
+					    { "function_rank", function_rank },
+					    { "shown_with_function", rv->with_parent ? "yes" : "no" },
+					    { "details", rv->details ? "yes" : "no" },
 					    { "verdict", merge_agreement_name(rv->verdict.kind) },
-					    { "verdict_text", rv->verdict.text }, { "measured", rv->verdict.measured },
+					    { "verdict_text", rv->verdict.text }, { "verdict_summary", rv->verdict.summary },
+					    { "measured", rv->verdict.measured },
 					    { "resource", rv->verdict.resource },
 					    { "simulated_missing", rv->simulated ? "" : rv->why_no_model },
 					    { "stream_cut", rv->stream_cut ? rv->stream_cut : "" } };
@@ -267,8 +290,12 @@ static void write_csv(const struct merge_report *r, FILE *out, char sep)
 			fputc('\n', out);
 		}
 		double nums[] = { (double)rv->samples, rv->share, rv->simulated ? rv->verdict.speedup_top : NAN,
-				  rv->simulated ? rv->verdict.gain_upper : NAN, rv->stream_covers };
-		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper", "stream_covers" };
+				  rv->simulated ? rv->verdict.gain_upper : NAN, rv->stream_covers,
+				  rv->simulated ? rv->verdict.stall_share[0] : NAN, rv->simulated ? rv->verdict.stall_share[1] : NAN,
+				  rv->simulated ? rv->verdict.stall_share[2] : NAN, rv->simulated ? rv->verdict.stall_share[3] : NAN };
+		const char *nnames[] = { "samples", "share", "speedup_top", "gain_upper", "stream_covers",
+					 "load_wait_share.l1", "load_wait_share.l2", "load_wait_share.l3",
+					 "load_wait_share.memory" };
 		for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
 			fprintf(out, "region%c%s%cregion%c", sep, rank, sep, sep);
 			render_csv_field(out, rv->name, sep);

@@ -142,6 +142,17 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 		fputs("null", out);
 	fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)rv->samples);
 	render_json_number(out, rv->share);
+	fprintf(out, ",\n     \"object\": ");
+	render_json_string(out, rv->object);
+	fprintf(out, ", \"unit\": ");
+	render_json_string(out, rv->unit);
+	fprintf(out, ", \"function_rank\": ");
+	if (rv->parent >= 0)
+		fprintf(out, "%d", r->regions[rv->parent].rank);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"shown_with_function\": %s, \"details\": %s", rv->with_parent ? "true" : "false",
+		rv->details ? "true" : "false");
 	const struct merge_verdict *vd = &rv->verdict;
 	fprintf(out, ",\n     \"verdict\": {\"kind\": ");
 	render_json_string(out, merge_agreement_name(vd->kind));
@@ -163,6 +174,21 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	render_json_number(out, rv->simulated ? vd->speedup_top : NAN);
 	fprintf(out, ", \"gain_upper\": ");
 	render_json_number(out, rv->simulated ? vd->gain_upper : NAN);
+	fprintf(out, ", \"summary\": ");
+	render_json_string(out, vd->summary);
+	/* the share of the simulated cycles waiting on each level's loads */
+	fprintf(out, ", \"load_wait_share\": ");
+	if (rv->simulated) {
+		static const char *const level[] = { "l1", "l2", "l3", "memory" };
+		fputc('{', out);
+		for (int l = 0; l < 4; l++) {
+			fprintf(out, "%s\"%s\": ", l ? ", " : "", level[l]);
+			render_json_number(out, vd->stall_share[l]);
+		}
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
 	fprintf(out, "},\n     \"measured_tree\": ");
 	write_json_region_tree(r, out, rv);
 	fprintf(out, ",\n     \"counts\": ");
@@ -212,16 +238,20 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 
 static void write_json(const struct merge_report *r, FILE *out)
 {
-	fprintf(out, "{\n  \"gus_report\": 1,\n  \"recording\": ");
+	fprintf(out, "{\n  \"gus_report\": 2,\n  \"recording\": ");
 	render_json_string(out, r->input);
 	fprintf(out, ",\n  \"samples\": %llu,\n  \"trace_records\": %llu,\n  \"incomplete\": ",
 		(unsigned long long)r->samples, (unsigned long long)r->trace_records);
-	if (r->incomplete) {
+	if (r->incomplete)
 		render_json_string(out, r->incomplete);
-	} else {
-		fputs(strcmp(merge_report_meta(r, "record.complete") ? merge_report_meta(r, "record.complete") : "no", "yes")
-			      ? "\"gus record was stopped or failed: parts are missing\"" : "null", out);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"run_notes\": [");
+	for (size_t i = 0; i < r->nrun_notes; i++) {
+		fputs(i ? ", " : "", out);
+		render_json_string(out, r->run_notes[i]);
 	}
+	fputc(']', out);
 	fprintf(out, ",\n  \"trace_stopped\": ");
 	if (r->trace_stopped)
 		render_json_string(out, r->trace_stopped);
@@ -244,7 +274,7 @@ static void write_json(const struct merge_report *r, FILE *out)
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"missing\": {");
-	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt" };
+	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples" };
 	first = true;
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
 		const char *why = merge_report_missing(r, missing[i]);
@@ -283,7 +313,22 @@ static void write_json(const struct merge_report *r, FILE *out)
 		render_json_string(out, r->why_no_spire);
 	else
 		fputs("null", out);
-	fprintf(out, ",\n  \"regions\": [");
+	fprintf(out, ",\n  \"percent_limit\": ");
+	render_json_number(out, r->percent_limit);
+	fprintf(out, ", \"all\": %s", r->all ? "true" : "false");
+	/* the time outside the hot functions: with them, the whole profile */
+	fprintf(out, ",\n  \"outside\": [");
+	for (size_t i = 0; i < r->noutside; i++) {
+		const struct merge_report_outside *o = &r->outside[i];
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		render_json_string(out, o->name);
+		fprintf(out, ", \"what\": ");
+		render_json_string(out, o->what);
+		fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)o->samples);
+		render_json_number(out, o->share);
+		fputc('}', out);
+	}
+	fprintf(out, "%s],\n  \"regions\": [", r->noutside ? "\n  " : "");
 	first = true;
 	for (size_t i = 0; i < r->nregions; i++) {
 		if (!r->regions[i].selected)

@@ -78,6 +78,15 @@ struct render_sim_info {
 	uint64_t addr_bias;
 	/* why this machine model: the default, the host's (NULL: asked for) */
 	const char *machine_note;
+	/* what a unit of cycles per unit is: "iteration" (NULL), "call",
+	 * "instruction" */
+	const char *unit;
+	/* optional: the samples at each instruction (link-time addresses:
+	 * an instruction's address minus ADDR_BIAS), by address, out of
+	 * SAMPLES_TOTAL (0: no samples column) */
+	const struct merge_report_insn_samples *samples;
+	size_t nsamples;
+	uint64_t samples_total;
 };
 
 void render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,

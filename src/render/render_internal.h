@@ -32,4 +32,21 @@ struct td_count;
 const char *rd_uncounted_word(const struct td_count *c);
 const char *rd_uncounted_why(const struct td_count *c);
 
+/* Parts of a simulation's text (sim.c), for gus sim and gus report:
+ * the numbers in a line or two (cycles per unit, IPC, branches), the
+ * simulated Top-Down in one line, the time waiting on loads by level
+ * (after LABEL; nothing when no load waited), the sensitivity table
+ * (EFFECT_ONLY: the rows with an effect and a line counting the others;
+ * BOTTLENECK_LINES: gus sim's closing lines), and the per-instruction
+ * table (EFFECT_COLUMNS: the resources with an effect, else the two
+ * busiest; with a samples column where INFO has samples). */
+void rd_sim_numbers(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		    const struct render_sim_info *info);
+void rd_sim_topdown_line(FILE *out, const struct sim_machine *m, const struct sim_analysis *a);
+void rd_sim_stall_line(FILE *out, const char *label, const struct sim_analysis *a);
+void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim_analysis *a, double threshold,
+			bool effect_only, bool bottleneck_lines);
+void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		       const struct render_sim_info *info, bool effect_columns);
+
 #endif

@@ -38,15 +38,29 @@ struct region_count {
 	struct caller_count *v;
 	size_t n, cap;
 	uint64_t with_chain;
+	/* the link-time address of each of its samples */
+	uint64_t *addrs;
+	size_t naddrs, capaddrs;
 	/* every sample of the region by thread, chain or not */
 	struct report_thread *threads;
 	size_t nthreads, capthreads;
 	uint64_t samples;
 };
 
+/* an executable mapping of no file: the vDSO or anonymous code, an
+ * object of its own for the regions (a sample there is in no caller's
+ * object, but not outside every object either) */
+struct pseudo_mapping {
+	int pid;
+	uint64_t start, end;
+};
+
 struct caller_search {
 	const struct report_span *spans;
 	size_t nspans;
+	struct pseudo_mapping *pseudo;
+	size_t npseudo, cappseudo;
+	struct report_sample_totals *totals;
 	struct object *objects;
 	size_t nobjects, capobjects;
 	struct mapping *maps;
@@ -76,12 +90,48 @@ static size_t object_index(struct caller_search *s, const char *path)
 	return s->nobjects++;
 }
 
+/* the vDSO and anonymous code as gus record names them (record.c's
+ * collect_map): other executable mappings of no file hold no region */
+static bool pseudo_object(const char *file)
+{
+	return !strcmp(file, "[vdso]") || !file[0] || !strncmp(file, "//anon", 6) || !strncmp(file, "[anon", 5) ||
+	       !strncmp(file, "/memfd:", 7) || !strcmp(file, "[heap]") || !strcmp(file, "[stack]");
+}
+
+static int add_pseudo(struct caller_search *s, const struct gusdata_mmap *m)
+{
+	if (s->npseudo == s->cappseudo) {
+		size_t cap = s->cappseudo ? 2 * s->cappseudo : 8;
+		struct pseudo_mapping *v = realloc(s->pseudo, cap * sizeof *v);
+		if (!v) {
+			s->failed = true;
+			return -1;
+		}
+		s->pseudo = v;
+		s->cappseudo = cap;
+	}
+	s->pseudo[s->npseudo++] = (struct pseudo_mapping){ m->pid, m->start, m->start + m->len };
+	return 0;
+}
+
+static bool in_pseudo(const struct caller_search *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->npseudo; i++)
+		if (addr >= s->pseudo[i].start && addr < s->pseudo[i].end)
+			return true;
+	return false;
+}
+
 static int add_mapping(void *ctx, const struct gusdata_mmap *m)
 {
 	struct caller_search *s = ctx;
+	if (!(m->prot & PROT_EXEC))
+		return 0;
+	if (pseudo_object(m->filename))
+		return add_pseudo(s, m);
 	/* code in files only: a frame in the vDSO or in anonymous code is
 	 * named by its kind below */
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+	if (m->filename[0] != '/')
 		return 0;
 	if (s->nmaps == s->capmaps) {
 		size_t cap = s->capmaps ? 2 * s->capmaps : 64;
@@ -205,20 +255,48 @@ static int count_thread(struct region_count *rc, int pid, int tid)
 	return 0;
 }
 
+static int add_address(struct region_count *rc, uint64_t link)
+{
+	if (rc->naddrs == rc->capaddrs) {
+		size_t cap = rc->capaddrs ? 2 * rc->capaddrs : 64;
+		uint64_t *v = realloc(rc->addrs, cap * sizeof *v);
+		if (!v)
+			return -1;
+		rc->addrs = v;
+		rc->capaddrs = cap;
+	}
+	rc->addrs[rc->naddrs++] = link;
+	return 0;
+}
+
 static int count_sample(void *ctx, const struct gusdata_sample *smp)
 {
 	struct caller_search *s = ctx;
 	size_t object;
 	uint64_t link;
+	uint64_t w = smp->period ? smp->period : 1;
+	struct report_sample_totals *t = s->totals;
+	t->weight += w;
+	t->samples++;
 	if (smp->ncallchain)
 		s->have_chains = true;
-	if (!smp->user || !locate(s, smp->pid, smp->ip, &object, &link))
+	if (!smp->user) {
+		t->kernel_weight += w;
+		t->kernel_samples++;
 		return 0;
+	}
+	if (!locate(s, smp->pid, smp->ip, &object, &link)) {
+		if (!in_pseudo(s, smp->ip)) {
+			t->unknown_weight += w;
+			t->unknown_samples++;
+		}
+		return 0;
+	}
 	for (size_t i = 0; i < s->nspans; i++) {
 		const struct report_span *sp = &s->spans[i];
 		if (!in_span(sp, s, object, link))
 			continue;
-		if (count_thread(&s->counts[i], smp->pid, smp->tid)) {
+		if (count_thread(&s->counts[i], smp->pid, smp->tid) || add_address(&s->counts[i], link)) {
 			s->failed = true;
 			return -1;
 		}
@@ -265,10 +343,37 @@ static int by_thread_samples(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int report_find_callers(struct gusdata *d, const struct report_span *spans, size_t n, size_t top,
-			struct report_callers *out, bool *have_chains, char *err, size_t errlen)
+static int by_address(const void *a, const void *b)
 {
-	struct caller_search s = { .spans = spans, .nspans = n };
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* RC's sample addresses as (address, samples), by address */
+static int address_counts(struct region_count *rc, struct report_callers *out)
+{
+	if (!rc->naddrs)
+		return 0;
+	qsort(rc->addrs, rc->naddrs, sizeof *rc->addrs, by_address);
+	size_t n = 1;
+	for (size_t i = 1; i < rc->naddrs; i++)
+		n += rc->addrs[i] != rc->addrs[i - 1];
+	if (!(out->at = calloc(n, sizeof *out->at)))
+		return -1;
+	for (size_t i = 0; i < rc->naddrs; i++) {
+		if (!out->nat || out->at[out->nat - 1].addr != rc->addrs[i])
+			out->at[out->nat++] = (struct merge_report_insn_samples){ rc->addrs[i], 0 };
+		out->at[out->nat - 1].samples++;
+	}
+	return 0;
+}
+
+int report_find_callers(struct gusdata *d, const struct report_span *spans, size_t n, size_t top,
+			struct report_callers *out, bool *have_chains, struct report_sample_totals *totals, char *err,
+			size_t errlen)
+{
+	struct caller_search s = { .spans = spans, .nspans = n, .totals = totals };
+	memset(totals, 0, sizeof *totals);
 	int rc = -1;
 	memset(out, 0, n * sizeof *out);
 	*have_chains = false;
@@ -297,6 +402,8 @@ int report_find_callers(struct gusdata *d, const struct report_span *spans, size
 		if (c->n)	/* qsort of no array is undefined */
 			qsort(c->v, c->n, sizeof *c->v, by_samples);
 		out[i].with_chain = c->with_chain;
+		if (address_counts(c, &out[i]))
+			goto oom;
 		size_t keep = c->n < top ? c->n : top;
 		if (keep && !(out[i].v = calloc(keep, sizeof *out[i].v)))
 			goto oom;
@@ -328,8 +435,10 @@ out:
 			free(s.counts[i].v[k].name);
 		free(s.counts[i].v);
 		free(s.counts[i].threads);
+		free(s.counts[i].addrs);
 	}
 	free(s.counts);
+	free(s.pseudo);
 	for (size_t i = 0; i < s.nobjects; i++) {
 		free(s.objects[i].path);
 		merge_symtab_free(s.objects[i].syms);
@@ -348,6 +457,7 @@ void report_callers_free(struct report_callers *c, size_t n)
 		}
 		free(c[i].v);
 		free(c[i].threads);
+		free(c[i].at);
 		c[i] = (struct report_callers){ 0 };
 	}
 }

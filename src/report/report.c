@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gusdata.h"
@@ -24,7 +26,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 3
+#define REPORT_CACHE_VERSION 4
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -66,6 +68,10 @@ struct region_view {
 	struct region_view *mtree_of;	/* a loop measured by its function's tree */
 	uint64_t msamples;
 	char mnote[512];
+	/* what its cycles per unit count (merge_report_region.unit) */
+	const char *unit;
+	/* its code is the static view's, at link-time addresses */
+	bool static_code;
 };
 
 struct report {
@@ -112,14 +118,22 @@ struct report {
 	struct merge_report model;
 	struct merge_report_fact *meta;
 	size_t nmeta, capmeta;
-	struct merge_report_fact missing[5];
-	char missing_text[5][1024];
+	struct merge_report_fact missing[6];
+	char missing_text[6][1024];
 	char incomplete[1024];
 	struct merge_report_region *mr;
 	/* the callers of each region (gus record -g) */
 	struct report_callers *callers;
 	bool have_chains;
 	char why_no_callers[1100];
+	/* where all the samples fell: the rows of the time outside the hot
+	 * functions */
+	struct report_sample_totals totals;
+	bool have_totals;
+	struct merge_report_outside outside[3];
+	/* merge_report.run_notes */
+	char run_note_text[4][200];
+	const char *run_note[4];
 	char *argv_store[2];
 	const char *spire_inputs[1];
 };
@@ -445,10 +459,10 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 static void load_callers(struct report *rp)
 {
 	char err[1024];
-	if (!rp->nrv)
+	if (!rp->samples)
 		return;
-	struct report_span *spans = calloc(rp->nrv, sizeof *spans);
-	rp->callers = calloc(rp->nrv, sizeof *rp->callers);
+	struct report_span *spans = calloc(rp->nrv + 1, sizeof *spans);
+	rp->callers = calloc(rp->nrv + 1, sizeof *rp->callers);
 	if (!spans || !rp->callers) {
 		free(spans);
 		free(rp->callers);
@@ -458,15 +472,18 @@ static void load_callers(struct report *rp)
 	}
 	for (size_t i = 0; i < rp->nrv; i++)
 		spans[i] = (struct report_span){ rp->rv[i].file, rp->rv[i].r.start, rp->rv[i].r.end };
-	if (report_find_callers(rp->d, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err, sizeof err)) {
+	if (report_find_callers(rp->d, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, &rp->totals, err,
+				sizeof err)) {
 		report_warn(rp, "%s: no callers: %s", rp->o->input, err);
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "%s", err);
 		free(rp->callers);
 		rp->callers = NULL;
 		rp->have_chains = false;
-	} else if (!rp->have_chains) {
-		snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
-			 "the recording has no call chains (recorded without -g: gus record -g records them)");
+	} else {
+		rp->have_totals = true;
+		if (!rp->have_chains)
+			snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
+				 "the recording has no call chains (recorded without -g: gus record -g records them)");
 	}
 	free(spans);
 }
@@ -507,7 +524,7 @@ static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
 		return false;
 	const char *file;
 	int line;
-	if (!merge_srcline(rp->lines, addr - (v->have_bias ? v->bias : 0), &file, &line))
+	if (!merge_srcline(rp->lines, addr - (v->have_bias && !v->static_code ? v->bias : 0), &file, &line))
 		return false;
 	const char *base = strrchr(file, '/');
 	snprintf(buf, n, "%s:%d", base ? base + 1 : file, line);
@@ -1183,6 +1200,159 @@ static void fill_run(struct report *rp, struct merge_run_info *run)
 			     " events were counted.\n";
 }
 
+/* What region V's cycles per unit count: a loop's iterations; a
+ * function's calls where its stream was simulated from its entry (each
+ * unit an execution of the entry) or its whole code statically (each
+ * pass a call), the iterations of its hot loop where the static view
+ * picked one (merge_elf_sim_code: "innermost loop" in its stream line);
+ * instructions where the stream never ran the head. */
+static const char *region_unit(const struct region_view *v)
+{
+	bool loop = !strcmp(v->kind, "loop");
+	if (!v->simulated)
+		return loop ? "iteration" : "call";
+	if (v->stream && !strncmp(v->stream, STATIC_STREAM, strlen(STATIC_STREAM)))
+		return loop || strstr(v->stream, ", innermost loop 0x") ? "iteration" : "call";
+	if (!(v->an.units > 0))
+		return "instruction";
+	return loop ? "iteration" : "call";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* A loop's function, a function's only hot loop (the one loop of it the
+ * regions hold: a loop that is all of its function's looping, whose
+ * simulation would say the same twice), and which regions have details:
+ * --region's, else those at or above the share limit, or all. */
+static void fill_details(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	m->percent_limit = rp->o->percent_limit;
+	m->all = rp->o->all;
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		const struct region_view *v = &rp->rv[i];
+		if (strcmp(v->kind, "loop") || !v->r.parent)
+			continue;
+		for (size_t k = 0; k < rp->nrv; k++)
+			if (rp->rv[k].r.id == v->r.parent && !strcmp(rp->rv[k].kind, "function"))
+				r->parent = (long)k;
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		if (r->parent < 0)
+			continue;
+		size_t loops = 0;
+		for (size_t k = 0; k < rp->nrv; k++)
+			loops += rp->mr[k].parent == r->parent;
+		if (loops == 1)
+			rp->mr[r->parent].only_loop = (long)i;
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		r->details = r->selected && (m->one_region || m->all || 100 * r->share >= m->percent_limit - 1e-9);
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		/* shown once, with its function, where both are shown */
+		if (r->parent >= 0 && rp->mr[r->parent].only_loop == (long)i && rp->mr[r->parent].selected &&
+		    r->selected) {
+			r->with_parent = true;
+			r->details = rp->mr[r->parent].details;
+		}
+		if (r->selected && !r->details && !r->with_parent)
+			m->regions_without_details++;
+	}
+}
+
+/* the rows of the time outside the hot functions: the kernel, user code
+ * in no known object, and the functions not kept, so that the table adds
+ * up to the whole profile */
+static void fill_outside(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	if (!rp->have_totals || !rp->totals.weight)
+		return;
+	const struct report_sample_totals *t = &rp->totals;
+	double w = (double)t->weight;
+	double funcs_share = 0;
+	uint64_t funcs_samples = 0;
+	for (size_t i = 0; i < rp->nrv; i++)
+		if (!strcmp(rp->rv[i].kind, "function")) {
+			funcs_share += rp->rv[i].r.share;
+			funcs_samples += (uint64_t)rp->rv[i].r.samples;
+		}
+	if (t->kernel_samples)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[kernel]", "samples in the kernel (system calls, page faults, interrupts): not traced or simulated",
+			t->kernel_samples, (double)t->kernel_weight / w };
+	if (t->unknown_samples)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[unknown]", "user code in no object the sample run mapped: not traced or simulated",
+			t->unknown_samples, (double)t->unknown_weight / w };
+	double other = 1 - funcs_share - (double)(t->kernel_weight + t->unknown_weight) / w;
+	uint64_t placed = funcs_samples + t->kernel_samples + t->unknown_samples;
+	if (other > 5e-5 && t->samples > placed)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[other functions]", "functions not kept among the hot regions (gus record --hot N keeps more)",
+			t->samples - placed, other };
+	m->outside = rp->outside;
+}
+
+/* an exit status (128 + N) of SIGINT, SIGTERM or SIGHUP, as a run
+ * stopped by Ctrl-C ends */
+static bool stopped_by_signal(const char *status)
+{
+	long v = status ? strtol(status, NULL, 10) : 0;
+	return v == 128 + 2 || v == 128 + 15 || v == 128 + 1;
+}
+
+/* how the run and the trace run ended, in words (merge_report.run_notes) */
+static void fill_run_notes(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	/* copies: a fact's value lasts until the next one is read */
+	char status_buf[32], wait_buf[32], trace_buf[32];
+	const char *status = gusdata_meta(rp->d, "exit_status") ? meta_or(rp->d, "exit_status", status_buf, sizeof status_buf, "") : NULL;
+	const char *wait = gusdata_meta(rp->d, "wait_status") ? meta_or(rp->d, "wait_status", wait_buf, sizeof wait_buf, "") : NULL;
+	unsigned long long v = status ? strtoull(status, NULL, 10) : 0;
+	/* the signal from the wait status: a program may exit with 139 itself */
+	int ws = wait ? (int)strtol(wait, NULL, 10) : 0;
+	const char *sig = wait && WIFSIGNALED(ws) ? sigabbrev_np(WTERMSIG(ws)) : NULL;
+	size_t n = 0;
+	if (v && sig)
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the program exited with status %llu (killed by SIG%s)", v, sig);
+	else if (v)
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0], "the program exited with status %llu%s",
+			 v, v > 128 && v < 128 + 65 && !wait ? " (killed by a signal?)" : "");
+	/* Ctrl-C is passed to the program, which may ignore or handle it */
+	if (gusdata_meta(rp->d, "interrupted") && stopped_by_signal(status))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the run was interrupted (Ctrl-C): what follows covers its first part");
+	else if (gusdata_meta(rp->d, "interrupted"))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "Ctrl-C was passed to the program, which did not die of it (exit status %llu); the trace run "
+			 "was skipped", v);
+	const char *trace_status = gusdata_meta(rp->d, "trace.exit_status")
+					   ? meta_or(rp->d, "trace.exit_status", trace_buf, sizeof trace_buf, "")
+					   : NULL;
+	if (gusdata_meta(rp->d, "trace.interrupted") && stopped_by_signal(trace_status))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the trace run was interrupted (Ctrl-C): its stream covers the first part of that run");
+	else if (gusdata_meta(rp->d, "trace.interrupted"))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "Ctrl-C was passed to the program in the trace run, which did not die of it");
+	for (size_t i = 0; i < n; i++)
+		rp->run_note[i] = rp->run_note_text[i];
+	m->run_notes = rp->run_note;
+	m->nrun_notes = n;
+}
+
 /* the model points into RP: its facts, its regions, its analyses */
 static int fill_model(struct report *rp)
 {
@@ -1192,8 +1362,8 @@ static int fill_model(struct report *rp)
 		return -1;
 	m->meta = rp->meta;
 	m->nmeta = rp->nmeta;
-	static const char *what[] = { "counts", "samples", "regions", "trace", "pt" };
-	for (size_t i = 0; i < 5; i++) {
+	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples" };
+	for (size_t i = 0; i < 6; i++) {
 		char key[32];
 		snprintf(key, sizeof key, "missing.%s", what[i]);
 		if (missing_fact(rp, key, rp->missing_text[m->nmissing], sizeof rp->missing_text[0]))
@@ -1249,13 +1419,23 @@ static int fill_model(struct report *rp)
 		return -1;
 	for (size_t i = 0; i < rp->nrv; i++) {
 		struct region_view *v = &rp->rv[i];
+		/* the per-instruction tables and the disassembly in the file's
+		 * link-time addresses, not where the traced run had them */
+		bool static_view = v->simulated && v->stream && !strncmp(v->stream, STATIC_STREAM, strlen(STATIC_STREAM));
+		v->static_code = static_view;
+		if (v->simulated && v->code && v->bias && !static_view)
+			sim_code_retext(v->code, v->bias);
+		v->unit = region_unit(v);
 		rp->mr[i] = (struct merge_report_region){
+			.object = v->file[0] == '[' ? v->file : base_name(v->file), .unit = v->unit,
+			.parent = -1, .only_loop = -1,
 			.id = v->r.id, .rank = v->r.rank, .kind = v->kind, .name = v->name, .file = v->file,
 			.start = v->r.start, .end = v->r.end, .head = v->r.head, .samples = v->r.samples,
 			.share = v->r.share, .source = v->source, .selected = region_selected(rp, v),
 			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
-			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
+			/* a static view's code is at its link-time addresses */
+			.srcline = srcline_of, .srcline_ctx = v, .bias = static_view ? 0 : v->bias,
 			.measured = region_measured(v),
 			.measured_samples = v->mtree_of ? v->mtree_of->msamples : v->msamples,
 			.measured_imported = v->mtree_of ? v->mtree_of->mimported : v->mimported, .measured_note = v->mnote,
@@ -1271,7 +1451,9 @@ static int fill_model(struct report *rp)
 			rp->mr[i].windows = v->win.simulated;
 			rp->mr[i].windows_total = v->win.total;
 			rp->mr[i].window_threads = v->win.threads;
-			rp->mr[i].window_unit = v->win.per_iteration ? "iteration" : "instruction";
+			/* a function's windows count the executions of its entry */
+			rp->mr[i].window_unit = !v->win.per_iteration ? "instruction"
+						: strcmp(v->kind, "loop") ? "call" : "iteration";
 			rp->mr[i].window_min = v->win.min;
 			rp->mr[i].window_median = v->win.median;
 			rp->mr[i].window_max = v->win.max;
@@ -1285,12 +1467,18 @@ static int fill_model(struct report *rp)
 			rp->mr[i].ncallers = rp->callers[i].n;
 			rp->mr[i].callers_other = rp->callers[i].other;
 			rp->mr[i].chain_samples = rp->callers[i].with_chain;
+			rp->mr[i].insn_samples = rp->callers[i].at;
+			rp->mr[i].ninsn_samples = rp->callers[i].nat;
+			rp->mr[i].insn_samples_total = rp->callers[i].samples;
 		}
 	}
 	m->regions = rp->mr;
 	m->nregions = rp->nrv;
 	m->one_region = rp->o->region != NULL;
 	m->why_no_callers = rp->have_chains ? NULL : rp->why_no_callers;
+	fill_details(rp);
+	fill_outside(rp);
+	fill_run_notes(rp);
 	return 0;
 }
 
@@ -1405,6 +1593,11 @@ enum recording_status report_build(const struct report_request *o, struct report
 			if (l + sizeof mark > sizeof rv->verdict.text)
 				l = sizeof rv->verdict.text - sizeof mark;
 			memcpy(rv->verdict.text + l, mark, sizeof mark);
+			static const char short_mark[] = " [static: no stream]";
+			l = strlen(rv->verdict.summary);
+			if (l + sizeof short_mark > sizeof rv->verdict.summary)
+				l = sizeof rv->verdict.summary - sizeof short_mark;
+			memcpy(rv->verdict.summary + l, short_mark, sizeof short_mark);
 		}
 	}
 	report_progress_end(rp);

@@ -19,6 +19,11 @@ struct report_request {
 	const char *host_machine;
 	const char *spire_model;	/* --spire MODEL, or NULL */
 	const char *region;	/* --region RANK|NAME, or NULL: all */
+	/* which regions have details (merge_report.details): a share of at
+	 * least PERCENT_LIMIT percent (--percent-limit; the command's default
+	 * is 5), or ALL (--all) */
+	double percent_limit;
+	bool all;
 	bool no_cache;
 	int threads;		/* the simulation's; 0: one per CPU */
 	const char *tma_dir, *machines_dir, *spire_dir;

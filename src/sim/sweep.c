@@ -942,6 +942,32 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	return 0;
 }
 
+/* uses of resource R by one execution of IN */
+static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
+{
+	enum sim_res_kind k = sim_res_kind(m, r);
+	if (k == SIM_RK_FRONTEND)
+		return in->fused;
+	if (k == SIM_RK_DIV)
+		return in->div;
+	double u = 0;
+	for (unsigned i = 0; i < in->nexec; i++)
+		u += in->exec[i] == r;
+	for (unsigned i = 0; i < in->nload; i++)
+		u += in->load[i] == r;
+	return u;
+}
+
+double sim_analysis_insn_share(const struct sim_machine *m, const struct sim_code *code,
+			       const struct sim_analysis *a, size_t i, unsigned r)
+{
+	if (i >= a->events.ninsn || i >= sim_code_count(code) || a->base.cycles <= 0)
+		return 0;
+	double cap = sim_res_capacity(m, r);
+	double uses = insn_uses(m, sim_code_insn(code, i), r) * (double)a->events.insn_count[i];
+	return cap > 0 ? uses / (cap * a->base.cycles) : 0;
+}
+
 void sim_analysis_free(struct sim_analysis *a)
 {
 	for (size_t i = 0; i < a->nsens; i++)
