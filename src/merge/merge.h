@@ -335,6 +335,8 @@ struct merge_report_region {
 	double window_min, window_median, window_max;
 	const struct merge_report_phase *phases;
 	size_t nphases;
+	/* the windows differ in too many stretches to make phases: none given */
+	bool phases_scattered;
 	/* its samples by thread when several threads ran it, most first */
 	const struct merge_report_thread *threads;
 	size_t nthreads;

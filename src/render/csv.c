@@ -73,7 +73,7 @@ static void write_csv_windows(FILE *out, const struct merge_report_region *rv, c
 {
 	if (!rv->windows)
 		return;
-	char v[7][64];
+	char v[8][64];
 	snprintf(v[0], sizeof v[0], "%zu", rv->windows);
 	snprintf(v[1], sizeof v[1], "%zu", rv->windows_total);
 	snprintf(v[2], sizeof v[2], "%zu", rv->window_threads);
@@ -81,8 +81,9 @@ static void write_csv_windows(FILE *out, const struct merge_report_region *rv, c
 	snprintf(v[4], sizeof v[4], "%.6g", rv->window_min);
 	snprintf(v[5], sizeof v[5], "%.6g", rv->window_median);
 	snprintf(v[6], sizeof v[6], "%.6g", rv->window_max);
-	static const char *names[] = { "picked", "total", "threads", "unit", "min", "median", "max" };
-	for (size_t k = 0; k < 7; k++) {
+	snprintf(v[7], sizeof v[7], "%s", rv->phases_scattered ? "yes" : "no");
+	static const char *names[] = { "picked", "total", "threads", "unit", "min", "median", "max", "phases_scattered" };
+	for (size_t k = 0; k < 8; k++) {
 		fprintf(out, "windows%c%s%csummary%c", sep, rank, sep, sep);
 		render_csv_field(out, rv->name, sep);
 		fprintf(out, "%c%s%c%s\n", sep, names[k], sep, v[k]);

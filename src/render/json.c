@@ -45,7 +45,7 @@ static void write_json_windows(FILE *out, const struct merge_report_region *rv)
 	render_json_number(out, rv->window_median);
 	fprintf(out, ", \"max\": ");
 	render_json_number(out, rv->window_max);
-	fprintf(out, ", \"phases\": [");
+	fprintf(out, ", \"phases_scattered\": %s, \"phases\": [", rv->phases_scattered ? "true" : "false");
 	for (size_t k = 0; k < rv->nphases; k++) {
 		const struct merge_report_phase *p = &rv->phases[k];
 		fprintf(out, "%s{\"from_record\": ", k ? ", " : "");

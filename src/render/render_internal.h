@@ -38,8 +38,10 @@ const char *rd_uncounted_why(const struct td_count *c);
  * (after LABEL; nothing when no load waited), the sensitivity table
  * (EFFECT_ONLY: the rows with an effect and a line counting the others;
  * BOTTLENECK_LINES: gus sim's closing lines), and the per-instruction
- * table (EFFECT_COLUMNS: the resources with an effect, else the two
- * busiest; with a samples column where INFO has samples). */
+ * table (EFFECT_COLUMNS: the bottleneck resources, else the two
+ * busiest; with a samples column where INFO has samples; at most
+ * MAX_ROWS rows, those with the most samples and executions, 0: all;
+ * rows in address order). */
 void rd_sim_numbers(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
 		    const struct render_sim_info *info);
 void rd_sim_topdown_line(FILE *out, const struct sim_machine *m, const struct sim_analysis *a);
@@ -47,6 +49,6 @@ void rd_sim_stall_line(FILE *out, const char *label, const struct sim_analysis *
 void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim_analysis *a, double threshold,
 			bool effect_only, bool bottleneck_lines);
 void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
-		       const struct render_sim_info *info, bool effect_columns);
+		       const struct render_sim_info *info, bool effect_columns, size_t max_rows);
 
 #endif

@@ -212,27 +212,46 @@ void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim
 	free(sorted);
 }
 
-/* a resource with an effect of its own in the sensitivity */
-static bool res_has_effect(const struct sim_analysis *a, unsigned r)
+/* the order of a table's rows: by address, as objdump and perf annotate
+ * list code (a stream's code is decoded in the order it first ran) */
+static int cmp_insn_addr(const void *x, const void *y, void *ctx)
 {
-	for (size_t i = 0; i < a->nsens; i++)
-		if (a->sens[i].set.n == 1 && a->sens[i].set.res[0] == r && has_effect(a, &a->sens[i]))
-			return true;
-	return false;
+	const struct sim_code *code = ctx;
+	uint64_t p = sim_code_insn(code, *(const size_t *)x)->addr, q = sim_code_insn(code, *(const size_t *)y)->addr;
+	return p < q ? -1 : p > q;
+}
+
+struct insn_weight {
+	const struct render_sim_info *info;
+	const struct sim_code *code;
+	const struct sim_analysis *a;
+};
+
+/* the instructions that say most first: the most samples, then the most
+ * executions */
+static int cmp_insn_weight(const void *x, const void *y, void *ctx)
+{
+	const struct insn_weight *w = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	uint64_t si = insn_samples(w->info, sim_code_insn(w->code, i)), sj = insn_samples(w->info, sim_code_insn(w->code, j));
+	if (si != sj)
+		return si > sj ? -1 : 1;
+	uint64_t ei = w->a->events.insn_count[i], ej = w->a->events.insn_count[j];
+	return ei > ej ? -1 : ei < ej ? 1 : (i > j) - (i < j);
 }
 
 void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
-		       const struct render_sim_info *info, bool effect_columns)
+		       const struct render_sim_info *info, bool effect_columns, size_t max_rows)
 {
 	unsigned cols[SIM_MAX_RES];
 	size_t nc = used_resources(m, code, a, cols);
 	if (effect_columns) {
-		/* the columns of the resources that matter; else the two
+		/* the columns of the bottleneck resources; else the two
 		 * busiest, so that the table still says where the time goes */
 		unsigned keep[SIM_MAX_RES];
 		size_t nk = 0;
 		for (size_t c = 0; c < nc; c++)
-			if (res_has_effect(a, cols[c]))
+			if (is_bottleneck_res(a, cols[c]))
 				keep[nk++] = cols[c];
 		if (!nk) {
 			double best[2] = { -1, -1 };
@@ -269,10 +288,25 @@ void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_
 		fprintf(out, " %7s", h);
 	}
 	fprintf(out, "  lat/ports%s\n", info->srcline ? "  source" : "");
-	for (size_t i = 0; i < sim_code_count(code); i++) {
+	/* the rows: every instruction listed, or the MAX_ROWS that say the
+	 * most, in address order */
+	size_t *rows = malloc((sim_code_count(code) + 1) * sizeof *rows), nrows = 0;
+	if (!rows)
+		abort();
+	for (size_t i = 0; i < sim_code_count(code); i++)
+		if (insn_listed(a, info, i, sim_code_insn(code, i)))
+			rows[nrows++] = i;
+	size_t left_out = 0;
+	if (max_rows && nrows > max_rows) {
+		struct insn_weight w = { info, code, a };
+		qsort_r(rows, nrows, sizeof *rows, cmp_insn_weight, &w);
+		left_out = nrows - max_rows;
+		nrows = max_rows;
+	}
+	qsort_r(rows, nrows, sizeof *rows, cmp_insn_addr, (void *)code);
+	for (size_t r = 0; r < nrows; r++) {
+		size_t i = rows[r];
 		const struct sim_insn *in = sim_code_insn(code, i);
-		if (!insn_listed(a, info, i, in))
-			continue;
 		char text[112];
 		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
 		if (strlen(text) > 36)
@@ -299,6 +333,10 @@ void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_
 		render_text_string(out, src);
 		fputc('\n', out);
 	}
+	if (left_out)
+		fprintf(out, "  (%zu other instruction%s, with fewer samples and executions: --region lists them all, "
+			     "--json too)\n", left_out, left_out == 1 ? "" : "s");
+	free(rows);
 }
 
 void rd_sim_topdown_line(FILE *out, const struct sim_machine *m, const struct sim_analysis *a)
@@ -437,7 +475,7 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	rd_sim_sensitivity(out, m, a, info->threshold, false, true);
 	if (info->no_insn_table)
 		return;
-	rd_sim_insn_table(out, m, code, a, info, false);
+	rd_sim_insn_table(out, m, code, a, info, false, 0);
 }
 
 static void render_json(FILE *out, const struct sim_machine *m, const struct sim_code *code,

@@ -310,6 +310,9 @@ static void write_windows(const struct merge_report_region *rv, FILE *out)
 		     "min %.2f, median %.2f, max %.2f\n",
 		rv->windows, rv->windows_total, rv->window_threads, rv->window_unit, rv->window_min, rv->window_median,
 		rv->window_max);
+	if (rv->phases_scattered)
+		fprintf(out, "Phases: none given: the windows differ by more than 20 %% in too many stretches of the run "
+			     "(the spread above says how far)\n");
 	if (!rv->nphases)
 		return;
 	fprintf(out, "Phases (windows that differ by more than 20 %%):\n");
@@ -398,8 +401,11 @@ static void write_simulation(const struct merge_report *r, const struct merge_re
 	rd_text_put(out, "Stream: ", sim->stream, "\n");
 	rd_sim_numbers(out, r->m, sim->code, sim->an, &info);
 	rd_sim_sensitivity(out, r->m, sim->an, info.threshold, true, false);
+	/* a loop of a few dozen instructions whole; the hottest of a larger
+	 * one (an interpreter's dispatch loop runs thousands), but for the
+	 * region --region asks for */
 	if (insn_table)
-		rd_sim_insn_table(out, r->m, sim->code, sim->an, &info, true);
+		rd_sim_insn_table(out, r->m, sim->code, sim->an, &info, true, r->one_region ? 0 : 40);
 	write_windows(sim, out);
 	write_threads(sim, out);
 }
@@ -444,8 +450,9 @@ static void write_region(const struct merge_report *r, const struct merge_report
 			rv->share > 0 ? 100 * loop->share / rv->share : 0.0);
 		if (rv->simulated && rv->an->units > 0)
 			fprintf(out, "; the function as a whole: %.2f cycles per %s", rv->an->cycles_per_unit, rv->unit);
-		if (rv->simulated)
-			rd_text_put(out, ", ", rv->verdict.summary, "");
+		/* the function's own answer, where it says something else */
+		if (rv->simulated && strcmp(rv->verdict.summary, loop->verdict.summary))
+			rd_text_put(out, "; its verdict: ", rv->verdict.summary, "");
 		fputc('\n', out);
 	}
 	write_simulation(r, sim, insn_table, out);

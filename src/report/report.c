@@ -55,6 +55,7 @@ struct region_view {
 	struct report_windows win;
 	struct merge_report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	bool phases_scattered;
 	/* the threads that ran it, each with a tenth of its samples or more
 	 * simulated apart */
 	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
@@ -749,6 +750,8 @@ static void pack_windows(const struct region_view *v, char **out)
 	for (size_t i = 0; i < v->nphases; i++)
 		fprintf(f, "p %.17g %.17g %.17g %.17g %zu\n", v->phases[i].from, v->phases[i].to, v->phases[i].share,
 			v->phases[i].cycles_per_unit, v->phases[i].windows);
+	if (v->phases_scattered)
+		fprintf(f, "s\n");
 	for (size_t i = 0; i < v->nthreads; i++)
 		fprintf(f, "t %d %d %.17g %d %.17g %s\n", v->threads[i].pid, v->threads[i].tid, v->threads[i].share,
 			v->threads[i].simulated, v->threads[i].simulated ? v->threads[i].cycles_per_unit : 0.0,
@@ -770,11 +773,14 @@ static bool unpack_windows(struct region_view *v, const char *text)
 	w->per_iteration = per_iteration != 0;
 	const char *p = text + used;
 	v->nphases = v->nthreads = 0;
+	v->phases_scattered = false;
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		if (!eol)
 			return false;
-		if (p[0] == 'p' && v->nphases < REPORT_MAX_PHASES) {
+		if (p[0] == 's' && p + 1 == eol) {
+			v->phases_scattered = true;
+		} else if (p[0] == 'p' && v->nphases < REPORT_MAX_PHASES) {
 			struct merge_report_phase *ph = &v->phases[v->nphases];
 			if (sscanf(p, "p %lg %lg %lg %lg %zu", &ph->from, &ph->to, &ph->share, &ph->cycles_per_unit,
 				   &ph->windows) != 5)
@@ -807,6 +813,7 @@ static bool unpack_windows(struct region_view *v, const char *text)
 static void windows_to_model(struct region_view *v)
 {
 	v->nphases = v->win.nphases;
+	v->phases_scattered = v->win.phases_scattered;
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct report_phase *p = &v->win.phases[i];
 		v->phases[i] = (struct merge_report_phase){ .from = p->from, .to = p->to, .share = p->share,
@@ -1459,6 +1466,7 @@ static int fill_model(struct report *rp)
 			rp->mr[i].window_max = v->win.max;
 			rp->mr[i].phases = v->phases;
 			rp->mr[i].nphases = v->nphases;
+			rp->mr[i].phases_scattered = v->phases_scattered;
 			rp->mr[i].threads = v->threads;
 			rp->mr[i].nthreads = v->nthreads;
 		}

@@ -3,7 +3,7 @@
  * measured side (the TMA tree of its counts), the SPIRE analysis when a
  * model is given, the hot regions, each region's simulation (from the
  * results cached in the recording, or simulated and cached) and each
- * region's verdict, into a merge_report (merge.h) that merge/ renders.
+ * region's verdict, into a merge_report (merge.h) that render/ writes.
  * Messages and progress go through a recording_log (recording.h). */
 #ifndef GUS_REPORT_H
 #define GUS_REPORT_H

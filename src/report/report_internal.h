@@ -122,6 +122,9 @@ struct report_windows {
 	struct report_run_estimate run;	/* WHOLE with the weighed counts */
 	struct report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	/* the windows differ in more than REPORT_MAX_PHASES stretches: no
+	 * phases are given (a few of them would describe part of the run) */
+	bool phases_scattered;
 };
 
 /* Where a region's windows come from: the QEMU stream stored in D, whose
