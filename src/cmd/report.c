@@ -278,7 +278,8 @@ int cmd_report(int argc, char **argv)
 	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
-		.region = o.region, .percent_limit = o.percent_limit, .all = o.all, .no_cache = o.no_cache, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
+		.region = o.region, .percent_limit = o.percent_limit, .all = o.all, .no_cache = o.no_cache,
+		.threads = (int)o.threads, .tma_dir = gus_tma_dir(),
 		.machines_dir = gus_data_dir("machines"), .spire_dir = gus_data_dir("spire"),
 		.log = gus_progress_log(&progress, "report", o.quiet, true),
 	};

@@ -340,12 +340,13 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 	 * never mix (JSON and CSV stay parseable); its input stays gus's */
 	static const struct collect_stdio out_to_stderr = { -1, 2, -1 };
 	struct recording_trace_opts to = {
-		.stdio = o->output ? NULL : &out_to_stderr, .argv = o->argv, .recording = o->recording, .function = o->function,
-					   .ptrace = o->ptrace, .step_window = o->ptrace_window,
-					   .step_max_given = o->max_insns_given,
-					   .range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
-					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
-					   .log = *gus_terminal_log() };
+		.argv = o->argv, .recording = o->recording, .function = o->function,
+		.ptrace = o->ptrace, .step_window = o->ptrace_window, .step_max_given = o->max_insns_given,
+		.range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
+		.data_addresses = !o->no_mem, .max_insns = o->max_insns,
+		.stdio = o->output ? NULL : &out_to_stderr,
+		.log = *gus_terminal_log(),
+	};
 	struct recording_trace_region region;
 	int rc = gus_exit_for(recording_trace_resolve(&to, m, &region));
 	if (rc)

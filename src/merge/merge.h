@@ -264,7 +264,7 @@ struct merge_report_phase {
 	size_t windows;
 };
 
-/* A thread with samples in a region (perf report --sort tid), and, when
+/* A thread with samples in a region (perf report --sort pid), and, when
  * it has a tenth of them or more, its own simulation from its windows. */
 struct merge_report_thread {
 	int pid, tid;

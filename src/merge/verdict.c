@@ -213,7 +213,8 @@ static void model_line(const struct sim_machine *m, const struct sim_analysis *a
 	/* latency is the core's or the memory's: where the time went says
 	 * which (the share of the cycles retirement waited on each level's
 	 * loads), not how many loads each level served */
-	if (se->set.n == 1 && sim_res_kind(m, se->set.res[0]) == SIM_RK_INST_LAT && beyond_l1_stall(a) >= VERDICT_STALL_SHARE) {
+	if (se->set.n == 1 && sim_res_kind(m, se->set.res[0]) == SIM_RK_INST_LAT &&
+	    beyond_l1_stall(a) >= VERDICT_STALL_SHARE) {
 		static const char *const level[] = { "L1", "L2", "L3", "memory" };
 		bool first = true;
 		for (int l = 3; l >= 0; l--) {

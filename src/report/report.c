@@ -1324,8 +1324,12 @@ static void fill_run_notes(struct report *rp)
 	struct merge_report *m = &rp->model;
 	/* copies: a fact's value lasts until the next one is read */
 	char status_buf[32], wait_buf[32], trace_buf[32];
-	const char *status = gusdata_meta(rp->d, "exit_status") ? meta_or(rp->d, "exit_status", status_buf, sizeof status_buf, "") : NULL;
-	const char *wait = gusdata_meta(rp->d, "wait_status") ? meta_or(rp->d, "wait_status", wait_buf, sizeof wait_buf, "") : NULL;
+	const char *status = gusdata_meta(rp->d, "exit_status")
+				     ? meta_or(rp->d, "exit_status", status_buf, sizeof status_buf, "")
+				     : NULL;
+	const char *wait = gusdata_meta(rp->d, "wait_status")
+				   ? meta_or(rp->d, "wait_status", wait_buf, sizeof wait_buf, "")
+				   : NULL;
 	unsigned long long v = status ? strtoull(status, NULL, 10) : 0;
 	/* the signal from the wait status: a program may exit with 139 itself */
 	int ws = wait ? (int)strtol(wait, NULL, 10) : 0;
