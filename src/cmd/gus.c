@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "recording.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ static void vmessage(const char *prefix, const char *fmt, va_list ap)
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = NULL;
 	fprintf(stderr, "%s: %s", gus_progname, prefix);
-	merge_text_string(stderr, text ? text : fmt);
+	render_text_string(stderr, text ? text : fmt);
 	fputc('\n', stderr);
 	free(text);
 }
@@ -222,7 +223,7 @@ static void terminal_progress(void *ctx, bool phase, const char *text)
 	if (!phase && !p->tty)
 		return;
 	fprintf(stderr, "%s[ gus %s: ", p->tty ? "\r\033[K" : "", p->command);
-	merge_text_string(stderr, text);
+	render_text_string(stderr, text);
 	fputs(p->tty ? " ]" : " ]\n", stderr);
 	fflush(stderr);
 }

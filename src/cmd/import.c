@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "recording.h"
 
 struct import_opts {
@@ -124,7 +125,7 @@ static int print_stat(const struct import_opts *o)
 			continue;
 		/* the event's name is the perf.data's: escaped */
 		char event[4 * sizeof st.event[i]];
-		merge_text_escape(event, sizeof event, st.event[i]);
+		render_text_escape(event, sizeof event, st.event[i]);
 		printf("%s stats:\n%20s events: %10llu\n", event, "SAMPLE", (unsigned long long)st.event_samples[i]);
 	}
 	printf("lost samples: %llu, lost records: %llu, throttled: %llu, AUX bytes: %llu, AUXTRACE bytes: %llu\n",
@@ -171,7 +172,7 @@ int cmd_import(int argc, char **argv)
 	if (!o.quiet) {
 		/* the event's name is the perf.data's: escaped */
 		char event[4 * sizeof sum.event];
-		merge_text_escape(event, sizeof event, sum.event[0] ? sum.event : "(no event of code)");
+		render_text_escape(event, sizeof event, sum.event[0] ? sum.event : "(no event of code)");
 		fprintf(stderr, "[ gus import: %llu records, %llu %s samples", (unsigned long long)sum.records,
 			(unsigned long long)sum.samples, event);
 		if (sum.other_samples)

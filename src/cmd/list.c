@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "recording.h"
 #include "sim.h"
 #include "topdown.h"
@@ -68,7 +69,7 @@ int cmd_list(int argc, char **argv)
 			gus_error("%s", err);
 			return arch ? GUS_EXIT_USAGE : GUS_EXIT_ERROR;
 		}
-		merge_render_machine(stdout, m);
+		render_machine(stdout, m);
 		sim_machine_free(m);
 		return GUS_EXIT_OK;
 	}
@@ -81,9 +82,9 @@ int cmd_list(int argc, char **argv)
 		if (!t)
 			return arch ? GUS_EXIT_USAGE : gus_exit_for(st);
 		if (!strcmp(what, "tma"))
-			merge_render_tma_nodes(stdout, t);
+			render_tma_nodes(stdout, t);
 		else
-			merge_render_tma_events(stdout, t);
+			render_tma_events(stdout, t);
 		td_table_free(t);
 		return GUS_EXIT_OK;
 	}
@@ -92,7 +93,7 @@ int cmd_list(int argc, char **argv)
 		gus_error("%s", err);
 		return GUS_EXIT_ERROR;
 	}
-	merge_render_catalog(stdout, cat.host, (const struct td_table *const *)cat.tables, cat.ntables,
+	render_catalog(stdout, cat.host, (const struct td_table *const *)cat.tables, cat.ntables,
 			     (const struct sim_machine *const *)cat.machines, cat.nmachines);
 	recording_catalog_free(&cat);
 	return GUS_EXIT_OK;

@@ -31,18 +31,20 @@ struct report_opts {
 	const char *region;
 	const char *arch;
 	const char *spire;	/* a SPIRE model */
-	enum merge_format fmt;
+	enum render_format fmt;
 	char sep;
 	bool no_cache;
 	bool quiet;
 	unsigned threads;
+	double percent_limit;	/* details of the regions at this share or more */
+	bool all;		/* details of every region */
 };
 
 static void report_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gus report [-i gus.data] [--stdio | --csv | --json] [--svg DIR] [--html FILE]\n"
-		"                  [--pprof FILE] [--folded FILE]\n"
+		"                  [--pprof FILE] [--folded FILE] [--percent-limit N | --all]\n"
 		"                  [--region NAME] [--arch NAME] [--spire MODEL] [-o FILE] [--no-cache]\n"
 		"\n"
 		"The measured Top-Down tree of a recording next to the simulated sensitivity\n"
@@ -61,7 +63,11 @@ static void report_usage(FILE *out)
 		"                     hot region's Top-Down and verdict as labels\n"
 		"      --folded FILE  also write them as folded stacks (flamegraph.pl,\n"
 		"                     speedscope)\n"
-		"      --region NAME  only this region (a name from the list, or its rank)\n"
+		"      --percent-limit N  the details of the regions with N %% of the time or\n"
+		"                     more (default 5; the table lists them all)\n"
+		"      --all          the details of every region\n"
+		"      --region NAME  only this region, with its per-instruction table (a name\n"
+		"                     from the list, or its rank)\n"
 		"      --arch NAME    machine model to simulate (default: the recording's)\n"
 		"      --spire MODEL  rank the recording's SPIRE interval counts (gus record\n"
 		"                     --spire) with a model from gus spire train\n"
@@ -88,6 +94,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "arch", required_argument, NULL, 'a' },
 		{ "spire", required_argument, NULL, 'M' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "percent-limit", required_argument, NULL, 'L' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -95,17 +103,19 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	};
 	memset(o, 0, sizeof *o);
 	o->input = "gus.data";
-	o->fmt = MERGE_TEXT;
+	o->fmt = RENDER_TEXT;
 	o->sep = ',';
+	o->percent_limit = 5;
+	bool limit_given = false;
 	int c;
 	opterr = 0;
 	while ((c = gus_getopt(argc, argv, "i:o:j:qh", longopts, "report")) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'o': o->output = optarg; break;
-		case 'T': o->fmt = MERGE_TEXT; break;
-		case 'C': o->fmt = MERGE_CSV; break;
-		case 'J': o->fmt = MERGE_JSON; break;
+		case 'T': o->fmt = RENDER_TEXT; break;
+		case 'C': o->fmt = RENDER_CSV; break;
+		case 'J': o->fmt = RENDER_JSON; break;
 		case 'S': o->svg_dir = optarg; break;
 		case 'H': o->html = optarg; break;
 		case 'P': o->pprof = optarg; break;
@@ -114,6 +124,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'a': o->arch = optarg; break;
 		case 'M': o->spire = optarg; break;
 		case 'N': o->no_cache = true; break;
+		case 'L':
+			if (gus_parse_real(gus_optname(), optarg, 0, 100, &o->percent_limit))
+				return GUS_EXIT_USAGE;
+			limit_given = true;
+			break;
+		case 'A': o->all = true; break;
 		case 'j':
 			if (gus_parse_unsigned(gus_optname(), optarg, 1, 256, &o->threads))
 				return GUS_EXIT_USAGE;
@@ -132,6 +148,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind < argc)
 		return gus_usage_error("report: unexpected argument '%s' (the recording is given with -i)", argv[optind]);
+	if (o->all && limit_given)
+		return gus_usage_error("report: give --all or --percent-limit, not both");
 	return 0;
 }
 
@@ -197,7 +215,7 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 			return -1;
 		char title[PATH_MAX + 64];
 		snprintf(title, sizeof title, "Measured Top-Down: %s", o->input);
-		merge_render_tma_svg(of.f, r->tree, title);
+		render_tma_svg(of.f, r->tree, title);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -210,7 +228,7 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 		snprintf(title, sizeof title, "SPIRE: the lowest rooflines of %s for %s", o->spire, o->input);
 		if (svg_path(so, path, sizeof path, "spire.svg") || outfile_open(&of, path, NULL))
 			return -1;
-		merge_render_spire_svg(of.f, rl, k, r->spire_ss, r->spire_an, r->spire_info.metrics, title);
+		render_spire_svg(of.f, rl, k, r->spire_ss, r->spire_an, r->spire_info.metrics, title);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -222,10 +240,10 @@ static int write_svg_files(const struct report_opts *o, const struct merge_repor
 		snprintf(name, sizeof name, "region-%d.svg", rv->rank);
 		if (svg_path(so, path, sizeof path, name) || outfile_open(&of, path, NULL))
 			return -1;
-		struct merge_sim_info info;
+		struct render_sim_info info;
 		char source[PATH_MAX + 400];
-		merge_report_sim_info(rv, false, &info, source, sizeof source);
-		merge_render_sim_svg(of.f, r->m, rv->an, &info);
+		render_report_sim_info(rv, false, &info, source, sizeof source);
+		render_sim_svg(of.f, r->m, rv->an, &info);
 		if (svg_close(so, &of, path))
 			return -1;
 	}
@@ -298,7 +316,8 @@ int cmd_report(int argc, char **argv)
 	struct gus_progress progress;
 	struct report_request rq = {
 		.input = o.input, .arch = o.arch, .host_machine = gus_host_machine(), .spire_model = o.spire,
-		.region = o.region, .no_cache = o.no_cache, .stacks = o.pprof || o.folded, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
+		.region = o.region, .percent_limit = o.percent_limit, .all = o.all, .no_cache = o.no_cache,
+		.stacks = o.pprof || o.folded, .threads = (int)o.threads, .tma_dir = gus_tma_dir(),
 		.machines_dir = gus_data_dir("machines"), .spire_dir = gus_data_dir("spire"),
 		.log = gus_progress_log(&progress, "report", o.quiet, true),
 	};
@@ -314,8 +333,13 @@ int cmd_report(int argc, char **argv)
 	struct outfile of;
 	if (outfile_open(&of, o.output, stdout))
 		goto out;
-	bool colour = o.fmt == MERGE_TEXT && !o.output && isatty(1) && !getenv("NO_COLOR");
-	merge_render_report(of.f, r, o.fmt, o.sep, colour);
+	bool colour = o.fmt == RENDER_TEXT && !o.output && isatty(1) && !getenv("NO_COLOR");
+	if (o.fmt == RENDER_JSON)
+		render_report_json(of.f, r);
+	else if (o.fmt == RENDER_CSV)
+		render_report_csv(of.f, r, o.sep);
+	else
+		render_report_text(of.f, r, colour);
 	if (outfile_close(&of, true))
 		goto out;
 	if ((o.pprof && write_stacks(o.pprof, "--pprof", render_pprof, r)) ||

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "sim.h"
 #include "recording.h"
 
@@ -136,7 +137,7 @@ static int script_sink(void *ctx, const struct stream_insn *v, size_t n)
 		if (sym) {
 			/* a symbol of an object the recording names: escaped text */
 			char name[sizeof where];
-			snprintf(where, sizeof where, "%s+0x%" PRIx64, merge_text_escape(name, sizeof name, sym), off);
+			snprintf(where, sizeof where, "%s+0x%" PRIx64, render_text_escape(name, sizeof name, sym), off);
 		} else {
 			snprintf(where, sizeof where, "[unknown]");
 		}

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "merge.h"
+#include "render.h"
 #include "sim.h"
 #include "recording.h"
 #include "report.h"
@@ -27,7 +28,7 @@ struct sim_opts {
 	int data_level;		/* --data-in: 0 L1 ... 3 memory, -1 not given */
 	double threshold;
 	bool search, whole, alone;
-	enum merge_format fmt;
+	enum render_format fmt;
 	/* --trace: a real stream */
 	bool trace, qemu, no_mem, ptrace;
 	bool from_start;	/* a recording: the region's first records, not gus report's windows */
@@ -208,8 +209,8 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 			if (gus_parse_unsigned(gus_optname(), optarg, 1, 1024, &o->threads))
 				return GUS_EXIT_USAGE;
 			break;
-		case 'J': o->fmt = MERGE_JSON; break;
-		case 'C': o->fmt = MERGE_CSV; break;
+		case 'J': o->fmt = RENDER_JSON; break;
+		case 'C': o->fmt = RENDER_CSV; break;
 		case 'o': o->output = optarg; break;
 		case 'G': o->svg = optarg; break;
 		case 'h':
@@ -277,7 +278,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
  * is the run's estimate from the windows, which gus report gives where
  * the concatenated stream counts the same unit */
 static int analyze_render(const struct sim_opts *o, const struct sim_machine *m, const struct sim_code *code,
-			  const struct sim_source *src, const struct merge_sim_info *info, const double *weights,
+			  const struct sim_source *src, const struct render_sim_info *info, const double *weights,
 			  size_t nweights, const struct report_run_estimate *run)
 {
 	char err[1024];
@@ -313,7 +314,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 	if (outfile_open(&of, o->output, stdout)) {
 		rc = GUS_EXIT_ERROR;
 	} else {
-		merge_render_sim(of.f, m, code, &an, info, o->fmt);
+		render_sim(of.f, m, code, &an, info, o->fmt);
 		if (outfile_close(&of, true))
 			rc = GUS_EXIT_ERROR;
 	}
@@ -322,7 +323,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 		if (outfile_open(&sf, o->svg, NULL)) {
 			rc = GUS_EXIT_ERROR;
 		} else {
-			merge_render_sim_svg(sf.f, m, &an, info);
+			render_sim_svg(sf.f, m, &an, info);
 			if (outfile_close(&sf, true))
 				rc = GUS_EXIT_ERROR;
 		}
@@ -334,12 +335,18 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 /* ------------------------------------------------------------ trace --- */
 static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const double *weights, size_t nweights)
 {
-	struct recording_trace_opts to = { .argv = o->argv, .recording = o->recording, .function = o->function,
-					   .ptrace = o->ptrace, .step_window = o->ptrace_window,
-					   .step_max_given = o->max_insns_given,
-					   .range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
-					   .data_addresses = !o->no_mem, .max_insns = o->max_insns,
-					   .log = *gus_terminal_log() };
+	/* the analysis goes to standard output when no -o is given: the
+	 * program's own output then goes to standard error, so that the two
+	 * never mix (JSON and CSV stay parseable); its input stays gus's */
+	static const struct collect_stdio out_to_stderr = { -1, 2, -1 };
+	struct recording_trace_opts to = {
+		.argv = o->argv, .recording = o->recording, .function = o->function,
+		.ptrace = o->ptrace, .step_window = o->ptrace_window, .step_max_given = o->max_insns_given,
+		.range = o->range, .innermost = o->function && !o->whole, .alone = o->alone,
+		.data_addresses = !o->no_mem, .max_insns = o->max_insns,
+		.stdio = o->output ? NULL : &out_to_stderr,
+		.log = *gus_terminal_log(),
+	};
 	struct recording_trace_region region;
 	int rc = gus_exit_for(recording_trace_resolve(&to, m, &region));
 	if (rc)
@@ -390,8 +397,18 @@ static int sim_trace(struct sim_opts *o, const struct sim_machine *m, const doub
 				 o->from_start ? "--from-start: gus report simulates windows spread over the run"
 					       : rs.why_no_windows);
 	}
-	struct merge_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
+	struct render_sim_info info = { .source = source, .machine_note = o->machine_note, .threshold = o->threshold,
 				       .stream = stream, .loop_note = region.loop_note };
+	/* a function or range of one object: its instructions, branch
+	 * targets and rip-relative operands in that object's link-time
+	 * addresses (objdump's), not where the traced run mapped it */
+	if (region.restricted && region.bias) {
+		sim_code_retext(tc.code, region.bias);
+		info.addr_bias = region.bias;
+	}
+	/* a function simulated from its entry counts calls */
+	if (region.restricted && o->function && !region.loop_note[0] && !region.focus.end)
+		info.unit = "call";
 	rc = analyze_render(o, m, tc.code, &src, &info, weights, nweights, region.focus.end ? NULL : &rs.run);
 	/* the program's own failure is reported, the analysis stands */
 	if (!rc && (tr.qemu || tr.stepped) && tr.exit_status)
@@ -492,7 +509,7 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (nest)
 		simrun_nest_note(&lp, nest, loop_note + strlen(loop_note), sizeof loop_note - strlen(loop_note));
-	struct merge_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
+	struct render_sim_info info = { .source = source, .machine_note = o.machine_note, .iterations = lp.iterations,
 				       .warmup = lp.warmup, .body_insns = lp.per_iter, .threshold = o.threshold,
 				       .loop_note = o.hex ? NULL : loop_note };
 	rc = analyze_render(&o, m, code, &lp.src, &info, weights, nweights, NULL);

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "collect.h"
 #include "merge.h"
+#include "render.h"
 #include "recording.h"
 #include "spire.h"
 
@@ -22,7 +23,7 @@ struct spire_opts {
 	const char *cpu;
 	const char *time_event, *work_event;
 	const char *svg;
-	enum merge_format fmt;
+	enum render_format fmt;
 	size_t top;		/* analyze: metrics listed (0: all) */
 	size_t svg_top;		/* analyze: rooflines plotted */
 	bool quiet;
@@ -87,7 +88,7 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 	};
 	int c;
 	memset(o, 0, sizeof(*o));
-	o->fmt = MERGE_TEXT;
+	o->fmt = RENDER_TEXT;
 	o->top = 15;
 	o->svg_top = 6;
 	opterr = 0;
@@ -111,9 +112,9 @@ static int parse_args(int argc, char **argv, struct spire_opts *o)
 			if (!o->svg_top)
 				return gus_usage_error("spire: --svg-top takes at least 1");
 			break;
-		case 'S': o->fmt = MERGE_TEXT; break;
-		case 'C': o->fmt = MERGE_CSV; break;
-		case 'J': o->fmt = MERGE_JSON; break;
+		case 'S': o->fmt = RENDER_TEXT; break;
+		case 'C': o->fmt = RENDER_CSV; break;
+		case 'J': o->fmt = RENDER_JSON; break;
 		case 'q': o->quiet = true; break;
 		case 'h':
 			spire_usage(stdout);
@@ -170,7 +171,7 @@ static int write_svg(const char *path, const struct spire_roofline *const *r, si
 	struct outfile of;
 	if (outfile_open(&of, path, NULL))
 		return -1;
-	merge_render_spire_svg(of.f, r, n, ss, a, set, title);
+	render_spire_svg(of.f, r, n, ss, a, set, title);
 	return outfile_close(&of, true);
 }
 
@@ -234,8 +235,8 @@ static int spire_train_cmd(const struct spire_opts *o)
 		if (w)
 			goto out;
 	}
-	if (o->fmt != MERGE_TEXT || !o->quiet)
-		merge_render_spire_model(stdout, &m, set, o->fmt);
+	if (o->fmt != RENDER_TEXT || !o->quiet)
+		render_spire_model(stdout, &m, set, o->fmt);
 	if (!o->quiet)
 		fprintf(stderr, "gus spire: %zu roofline%s from %zu samples in %zu file%s written to %s%s\n", m.n,
 			m.n == 1 ? "" : "s", m.n_samples, o->nfiles, o->nfiles == 1 ? "" : "s", o->output,
@@ -316,7 +317,7 @@ static int spire_analyze_cmd(const struct spire_opts *o)
 	struct outfile of;
 	if (outfile_open(&of, o->output, stdout))
 		goto out;
-	merge_render_spire(of.f, &m, &a, &ss, &info, o->fmt);
+	render_spire(of.f, &m, &a, &ss, &info, o->fmt);
 	if (outfile_close(&of, true))
 		goto out;
 	if (o->svg) {
@@ -355,7 +356,7 @@ static int spire_show_cmd(const struct spire_opts *o)
 	if (load_model(o->model, &m))
 		return GUS_EXIT_ERROR;
 	struct spire_metricset *set = spire_metricset_for(gus_data_dir("spire"), m.cpu);
-	merge_render_spire_model(stdout, &m, set, o->fmt);
+	render_spire_model(stdout, &m, set, o->fmt);
 	spire_metricset_free(set);
 	spire_model_free(&m);
 	return gus_flush_std(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
@@ -378,7 +379,7 @@ static int spire_metrics_cmd(const struct spire_opts *o)
 		gus_error("%s", err);
 		return GUS_EXIT_ERROR;
 	}
-	merge_render_spire_metricset(stdout, set);
+	render_spire_metricset(stdout, set);
 	spire_metricset_free(set);
 	return gus_flush_std(stdout) ? GUS_EXIT_ERROR : GUS_EXIT_OK;
 }

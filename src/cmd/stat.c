@@ -20,7 +20,7 @@ struct stat_opts {
 	int level;
 	const char *nodes;
 	bool user_only;
-	enum merge_format fmt;
+	enum render_format fmt;
 	char sep;
 	const char *output;
 	const char *html;	/* --html FILE: the tree as a page */
@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->level = 1;
 	o->smt = -1;
-	o->fmt = MERGE_TEXT;
+	o->fmt = RENDER_TEXT;
 	o->cmd_argc = argc;
 	o->cmd_argv = argv;
 	opterr = 0;
@@ -141,10 +141,10 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		case 'x':
 			if (strlen(optarg) != 1)
 				return gus_usage_error("stat: -x takes one character, not '%s'", optarg);
-			o->fmt = MERGE_CSV;
+			o->fmt = RENDER_CSV;
 			o->sep = optarg[0];
 			break;
-		case 'J': o->fmt = MERGE_JSON; break;
+		case 'J': o->fmt = RENDER_JSON; break;
 		case 'o': o->output = optarg; break;
 		case OPT_HTML: o->html = optarg; break;
 		case 'M': o->no_multiplex = true; break;
@@ -191,7 +191,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		return gus_usage_error("stat: -I prints counts per interval with -e EVENTS or --spire (for "
 				       "example gus stat -I 100 -e task-clock,page-faults -- PROGRAM); the TMA "
 				       "tree has no interval mode");
-	if (o->spire && (o->fmt != MERGE_TEXT || o->output) && o->print_events)
+	if (o->spire && (o->fmt != RENDER_TEXT || o->output) && o->print_events)
 		return gus_usage_error("stat: --print-events prints a command on standard output; -x, "
 				       "--json and -o do not go with it");
 	if (o->spire && !o->interval_ms)
@@ -222,7 +222,7 @@ static int finish_tree(const struct stat_opts *o, const struct td_table *t, cons
 		td_tree_free(&tree);
 		return -1;
 	}
-	merge_render_tma(of.f, &tree, run, o->fmt, o->sep);
+	render_tma(of.f, &tree, run, o->fmt, o->sep);
 	int rc = outfile_close(&of, true);
 	if (!rc && o->html) {
 		/* written beside and renamed into place: never a partial page */
@@ -290,9 +290,9 @@ static int run_counting(const struct stat_opts *o, const struct recording_stat_t
 static int write_interval(void *ctx, double t, const struct td_countset *cs, const struct merge_interval_event *ev,
 			  int groups)
 {
-	struct merge_intervals *w = ctx;
+	struct render_intervals *w = ctx;
 	w->groups = groups;
-	return merge_intervals_row(w, t, cs, ev);
+	return render_intervals_row(w, t, cs, ev);
 }
 
 static int stat_intervals(const struct stat_opts *o)
@@ -325,7 +325,7 @@ static int stat_intervals(const struct stat_opts *o)
 	if (outfile_open(&of, o->output, stderr))
 		goto out;
 	/* without --spire, SP is empty: no SPIRE lines */
-	struct merge_intervals w = { .f = of.f, .fmt = o->fmt, .sep = o->sep, .interval_ms = o->interval_ms,
+	struct render_intervals w = { .f = of.f, .fmt = o->fmt, .sep = o->sep, .interval_ms = o->interval_ms,
 				     .argv = o->argv, .cmd_argc = o->cmd_argc, .cmd_argv = o->cmd_argv,
 				     .spire_cpu = sp.cpu, .spire_time = sp.time_name, .spire_work = sp.work_name,
 				     .spire_metrics = sp.n };
@@ -343,7 +343,7 @@ static int stat_intervals(const struct stat_opts *o)
 	}
 	int exit_status = collect_exit_code(res.wait_status);
 	w.groups = plan.n_groups;
-	merge_intervals_finish(&w, res.seconds, res.interrupted, exit_status);
+	render_intervals_finish(&w, res.seconds, res.interrupted, exit_status);
 	rc = outfile_close(&of, true) ? GUS_EXIT_ERROR : exit_status;
 out:
 	collect_plan_free(&plan);
@@ -380,7 +380,7 @@ int cmd_stat(int argc, char **argv)
 			rc = GUS_EXIT_ERROR;
 			goto out;
 		}
-		merge_render_counts(of.f, &cs, &run, o.fmt, o.sep);
+		render_counts(of.f, &cs, &run, o.fmt, o.sep);
 		rc = outfile_close(&of, true) ? GUS_EXIT_ERROR : run.exit_status;
 		goto out;
 	}

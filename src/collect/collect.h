@@ -420,6 +420,8 @@ struct collect_step_opts {
 	void *ctx;
 	/* the region's runtime - link-time address, before the first record */
 	void (*placed)(void *ctx, uint64_t bias);
+	/* the program's standard streams; NULL: gus's own */
+	const struct collect_stdio *stdio;
 };
 struct collect_step_stats {
 	uint64_t insns, steps, windows, entries;
@@ -587,6 +589,10 @@ struct collect_sample_stats {
 	uint64_t samples, lost, throttled;
 	uint64_t read_samples;	/* of the read groups' leaders (not in SAMPLES) */
 	int ncpus;
+	/* user space only: asked, or because the kernel refused kernel
+	 * samples (perf_event_paranoid); the time in the kernel is then not
+	 * in the samples */
+	bool user_only;
 };
 
 /* Runs argv once, sampling it, and counting PLAN's events (all groups,

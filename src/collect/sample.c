@@ -859,6 +859,7 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	status = reading ? COLLECT_OK : open_sampling(&s, pid, freq);
 	if (status != COLLECT_OK)
 		goto out;
+	st->user_only = s.user_only;
 	status = reading ? COLLECT_OK : map_rings(&s);
 	if (status != COLLECT_OK)
 		goto out;

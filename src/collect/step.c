@@ -10,6 +10,7 @@
  * after WINDOW records; at MAX_INSNS records the breakpoint goes and the
  * program runs on untraced. One thread: the program's first. */
 #include "collect.h"
+#include "collect_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -337,6 +338,12 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		if (collect_stdio_apply(o->stdio)) {
+			int e = errno;
+			if (write(fds[1], &e, sizeof e) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[0], argv);
 		int e = errno;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* merge: joining measured and simulated results, and the renderers that
- * print them (text, CSV, JSON). */
+/* merge: joining measured and simulated results: hot regions from samples,
+ * symbols, code and source lines out of ELF files, verdicts (counters
+ * against the model), the cached simulation format, and the report model
+ * (struct merge_report) that render/ (render.h) writes in every format. */
 #ifndef GUS_MERGE_H
 #define GUS_MERGE_H
 
@@ -10,8 +12,6 @@
 
 #include "sim.h"
 #include "topdown.h"
-
-enum merge_format { MERGE_TEXT, MERGE_CSV, MERGE_JSON };
 
 /* What was measured, for the heading of a report. */
 struct merge_run_info {
@@ -28,39 +28,6 @@ struct merge_run_info {
 	 * (no --arch); NULL: not said */
 	const char *cpu;
 };
-
-/* Strings gus did not make (a recording's facts and names: its command
- * line, objects, symbols, regions, events, source files; an imported
- * file's; a path given) come from files people send each other. Every
- * renderer writes them through these, the only escaping of gus's output,
- * so that none reaches a terminal or a parser raw (gus(1), STRINGS FROM
- * RECORDINGS). NULL is written as "".
- * Text: valid UTF-8 is kept but for control characters; a backslash is
- * written \\, newline, carriage return and tab \n, \r and \t, every
- * other control character (C0, DEL, and each byte of the C1 controls
- * U+0080-U+009F) and every byte of no valid UTF-8 character \xNN.
- * merge_text_escape writes into BUF (N bytes, cut at a whole escape or
- * character) and returns it. */
-void merge_text_string(FILE *out, const char *s);
-const char *merge_text_escape(char *buf, size_t n, const char *s);
-/* JSON, always valid UTF-8: a string with '"' and '\\' escaped,
- * control characters (C0, DEL, C1) as \n, \t... or \u00NN, and a byte of
- * no valid UTF-8 character as the code point of the same number
- * (\u00NN: read as Latin-1); a number (null for NaN and infinities). */
-void merge_json_string(FILE *out, const char *s);
-void merge_json_number(FILE *out, double v);
-/* A CSV field (RFC 4180): the text escaping of S, quoted when it holds
- * SEP, a quote, or a space at either end, inner quotes doubled. */
-void merge_csv_field(FILE *out, const char *s, char sep);
-/* HTML (and XML) element content and quoted attribute values: the text
- * escaping of S with '<', '>', '&', '"' and '\'' as entities, tab and
- * newline kept. Never inside <script> or <style>. */
-void merge_html_string(FILE *out, const char *s);
-
-void merge_render_tma(FILE *out, const struct td_tree *tree, const struct merge_run_info *run,
-		      enum merge_format fmt, char sep);
-void merge_render_counts(FILE *out, const struct td_countset *cs, const struct merge_run_info *run,
-			 enum merge_format fmt, char sep);
 
 /* Code read out of an ELF file for gus sim --bin. */
 struct merge_code {
@@ -145,36 +112,6 @@ int merge_elf_file_offset(const char *path, uint64_t addr, uint64_t *off, char *
 int merge_elf_load_bias(const char *path, uint64_t map_start, uint64_t pgoff, uint64_t *bias, char *err,
 			size_t errlen);
 
-/* What was simulated, for the heading of a gus sim report. */
-struct merge_sim_info {
-	const char *source;	/* "hex 4801d8...", "FILE:function", ... */
-	unsigned iterations;	/* 0 for a trace */
-	unsigned warmup;	/* iterations before the measurement */
-	size_t body_insns;	/* instructions per iteration */
-	double threshold;
-	const char *stream;	/* a trace: where the stream came from, NULL otherwise */
-	const char *loop_note;	/* which loop of a function, why, and the others; NULL: none */
-	/* optional: "file.c:12" of a simulated (runtime) address into BUF, or
-	 * false; the per-instruction table then has a source column */
-	bool (*srcline)(void *ctx, uint64_t addr, char *buf, size_t n);
-	void *srcline_ctx;
-	/* optional: only instructions in [insn_start, insn_end) in the
-	 * per-instruction table (a loop of a longer stream); 0, 0: all */
-	uint64_t insn_start, insn_end;
-	bool no_insn_table;	/* text: leave the per-instruction table out */
-	/* subtracted from the addresses the per-instruction table prints, so
-	 * that they read as the file's (objdump's) addresses */
-	uint64_t addr_bias;
-	/* why this machine model: the default, the host's (NULL: asked for) */
-	const char *machine_note;
-};
-
-void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt);
-/* the sensitivity heat-map: one bar per resource or set */
-void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
-			  const struct merge_sim_info *info);
-
 /* ------------------------------------------- source lines (libdw) --- */
 /* The DWARF line table of an ELF file, for naming addresses file:line. */
 struct merge_srclines;
@@ -189,13 +126,6 @@ bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, i
  * relative FILE is named from (NULL when the unit does not say). */
 bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **file, const char **dir, int *line);
 void merge_srclines_free(struct merge_srclines *s);
-
-/* ------------------------------------------------------ TMA as SVG --- */
-/* The measured TMA tree as an SVG a browser opens: one box per node shown
- * (levels as columns or rows), width or fill by its share of slots,
- * flagged nodes (bottleneck path, out of range, multiplexed) marked as in
- * the text output; TITLE in the heading. */
-void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *title);
 
 /* -------------------------------------------- cached simulations --- */
 /* A region's simulation as bytes for gus.data's results table, and back.
@@ -234,8 +164,16 @@ struct merge_verdict {
 	bool bottleneck;	/* at or above the analysis threshold */
 	double speedup_top;	/* at the top weight, fraction (0.12 = 12 %) */
 	double gain_upper;	/* with the resource unlimited, fraction */
+	/* the share of the simulated cycles retirement waited on loads from
+	 * L1, L2, L3 and memory (sim_stats.mem_stall): time, not accesses;
+	 * NAN without a simulation */
+	double stall_share[4];
 	/* the one-line verdict a user reads */
 	char text[512];
+	/* the same for a table's row: the agreement, the model's answer and
+	 * the counters' path, without the reasons a side is missing (which
+	 * are the same for every region and said once) */
+	char summary[320];
 };
 
 /* TREE may be NULL (WHY_NO_MEASURE says why), A may be NULL (WHY_NO_MODEL
@@ -243,17 +181,6 @@ struct merge_verdict {
 void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const struct sim_machine *m,
 		   const struct sim_analysis *a, const char *why_no_model, struct merge_verdict *v);
 const char *merge_agreement_name(enum merge_agreement k);	/* "agree", "refines", ... */
-
-/* ------------------------------------------------------- gus list --- */
-/* What gus knows: HOST (what this CPU is taken for; NULL: not said), the
- * TMA tables and the core models; one table's nodes in tree order with
- * unit, threshold and formula, and the metrics they use; its events with
- * their counters and encodings; one core model's resources. */
-void merge_render_catalog(FILE *out, const char *host, const struct td_table *const *tables, size_t ntables,
-			  const struct sim_machine *const *machines, size_t nmachines);
-void merge_render_tma_nodes(FILE *out, const struct td_table *t);
-void merge_render_tma_events(FILE *out, const struct td_table *t);
-void merge_render_machine(FILE *out, const struct sim_machine *m);
 
 /* ----------------------------------------------------- hot regions --- */
 /* Hot regions from samples: the functions the samples fall in, and the
@@ -317,36 +244,6 @@ struct merge_spire_info {
 	int json_indent;	/* JSON: spaces before each line after the first (nesting) */
 };
 
-/* gus spire analyze and gus report's SPIRE section.
- * TEXT: the inputs, measured throughput, the ensemble estimate, the
- * metrics ranked lowest first (abbreviation, event, area, estimate,
- * estimate / measured, samples, share left of the peak), unmodeled
- * metrics and skipped samples, and how to read it.
- * CSV: a header "kind,name,field,value" and rows (gus report prefixes its
- * section and region columns).
- * JSON: one object (no trailing newline when json_indent > 0). Numbers are
- * never NaN: not applicable values are null (JSON) or empty (CSV). */
-void merge_render_spire(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
-			const struct spire_sampleset *ss, const struct merge_spire_info *info,
-			enum merge_format fmt);
-/* gus spire train's summary and gus spire show: one row per roofline
- * (samples, peak I and P, knots left and right of the peak, tail), as
- * text, CSV or JSON. */
-void merge_render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
-			      enum merge_format fmt);
-/* gus spire metrics: a metric set's heading (its id, file, T and W) and
- * one row per metric (abbreviation, area, event, description). */
-void merge_render_spire_metricset(FILE *out, const struct spire_metricset *set);
-/* An SVG with one panel per roofline: I on a log axis, P linear, the
- * roofline drawn through its knots (sampled densely, so that the log axis
- * shows it as it is), the peak marked, the points of SS for that metric
- * as dots; with an analysis A, its time-weighted estimate and the
- * measured throughput as horizontal lines. METRICS (may be NULL) gives
- * abbreviations. Panels: the N rooflines named in R. */
-void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, size_t n,
-			    const struct spire_sampleset *ss, const struct spire_analysis *a,
-			    const struct spire_metricset *metrics, const char *title);
-
 /* ------------------------------------------------ gus stat -I's output --- */
 /* what the output says of an event of the counted plan */
 struct merge_interval_event {
@@ -354,32 +251,10 @@ struct merge_interval_event {
 	int group;		/* its event group, -1 when unknown */
 };
 
-struct merge_intervals {
-	FILE *f;
-	enum merge_format fmt;
-	char sep;
-	unsigned interval_ms;
-	char *const *argv;		/* the program (JSON) */
-	int cmd_argc;			/* the whole command line (CSV's first comment) */
-	char *const *cmd_argv;
-	/* gus stat --spire: its T, W and CPU (NULL time: not SPIRE) */
-	const char *spire_cpu, *spire_time, *spire_work;
-	size_t spire_metrics;
-	int groups;			/* the plan's event groups */
-	unsigned long intervals;	/* written so far */
-	bool started;
-};
-/* One interval's counts CS at T seconds; EV (NULL: nothing known) says
- * what each event is. -1 on a write error. */
-int merge_intervals_row(struct merge_intervals *w, double t, const struct td_countset *cs,
-			const struct merge_interval_event *ev);
-/* the closing lines: how long, how many intervals, how the program ended */
-void merge_intervals_finish(struct merge_intervals *w, double seconds, bool interrupted, int exit_status);
-
 /* ------------------------------------------------- gus report's model --- */
 /* Everything gus report shows of a recording, assembled by the report
- * module (report.h) and rendered here: merge_render_report writes it as
- * text, CSV or JSON; the SVG renderers above draw its parts. */
+ * module (report.h) and written by the renderers (render.h) in each
+ * format. */
 
 /* A caller of a hot region (gus record -g): the function of the first
  * frame of a sample's call chain outside the region, named as the
@@ -400,7 +275,7 @@ struct merge_report_phase {
 	size_t windows;
 };
 
-/* A thread with samples in a region (perf report --sort tid), and, when
+/* A thread with samples in a region (perf report --sort pid), and, when
  * it has a tenth of them or more, its own simulation from its windows. */
 struct merge_report_thread {
 	int pid, tid;
@@ -449,11 +324,41 @@ struct merge_report_srcline {
 	const char *text;		/* the line, NULL when the file cannot be read */
 };
 
+/* The samples at one instruction of a region (perf annotate's share):
+ * its link-time address and how many of the region's samples fell on it
+ * (cpu-clock and other non-precise events skid a few instructions past
+ * where the time went, as in perf annotate). */
+struct merge_report_insn_samples {
+	uint64_t addr;
+	uint64_t samples;
+};
+
 struct merge_report_region {
 	int64_t id;
 	int rank;			/* 1 = most samples */
 	const char *kind;		/* "function", "loop" */
 	const char *name, *file;
+	/* its object as perf's DSO column names it: the file's base name,
+	 * "[vdso]", "[anonymous code]" */
+	const char *object;
+	/* what its cycles per unit, windows and threads count: "call" (a
+	 * function simulated from its entry), "iteration" (a loop, or a
+	 * function's hot loop simulated statically), "instruction" */
+	const char *unit;
+	/* a loop's function in REGIONS (-1: a function, or its function was
+	 * not kept); a function's only hot loop (-1: none or several), and a
+	 * loop that is it: shown once, with its function */
+	long parent, only_loop;
+	bool with_parent;
+	/* its details are shown (text: a section of its own): selected by
+	 * --region, or its share at or above merge_report.percent_limit, or
+	 * --all */
+	bool details;
+	/* its samples by instruction, by address, and how many of its
+	 * samples that places (0: none known) */
+	const struct merge_report_insn_samples *insn_samples;
+	size_t ninsn_samples;
+	uint64_t insn_samples_total;
 	uint64_t start, end, head;	/* link-time addresses in FILE */
 	uint64_t samples;
 	double share;
@@ -480,6 +385,8 @@ struct merge_report_region {
 	double window_min, window_median, window_max;
 	const struct merge_report_phase *phases;
 	size_t nphases;
+	/* the windows differ in too many stretches to make phases: none given */
+	bool phases_scattered;
 	/* its samples by thread when several threads ran it, most first */
 	const struct merge_report_thread *threads;
 	size_t nthreads;
@@ -517,6 +424,15 @@ struct merge_report_region {
 	const struct merge_report_srcline *srclines;
 	size_t nsrclines;
 	const char *why_no_source;
+};
+
+/* A row of the hot regions table that is no region: time gus does not
+ * simulate, with its share of the samples' weight. */
+struct merge_report_outside {
+	const char *name;		/* "[kernel]", "[unknown]", "[other functions]" */
+	const char *what;		/* what it is, in words */
+	uint64_t samples;
+	double share;
 };
 
 struct merge_report_fact {
@@ -570,10 +486,16 @@ struct merge_report {
 	const struct merge_report_fact *meta;	/* the recording's facts (gus-data(5) meta) */
 	size_t nmeta;
 	/* what is missing and why ("counts", "samples", "regions", "trace",
-	 * "pt"), stored by gus record or implied by where it was cut */
+	 * "pt", "kernel_samples"), stored by gus record or implied by where it
+	 * was cut */
 	const struct merge_report_fact *missing;
 	size_t nmissing;
 	const char *incomplete;		/* what was cut, when gus record did not finish; NULL */
+	/* how the run (and the trace run) ended, in words, one sentence
+	 * each: a non-zero exit status and the signal that killed it, Ctrl-C
+	 * (the report then covers the first part of the run) */
+	const char *const *run_notes;
+	size_t nrun_notes;
 	bool cut_before_trace;		/* ... before the trace run */
 	uint64_t samples, trace_records;	/* as the tables hold them */
 	/* the QEMU tracer reached --max-insns (meta trace.stopped, NULL: it
@@ -616,16 +538,26 @@ struct merge_report {
 	uint64_t stack_weight;
 	bool stacks_chained;		/* from call chains (gus record -g), else each sample's leaf */
 	const char *why_no_stacks;
+	/* which regions have details: a share of the time at or above
+	 * PERCENT_LIMIT (percent; gus report --percent-limit), or every one
+	 * (ALL, --all); how many of the selected ones are left without */
+	double percent_limit;
+	bool all;
+	size_t regions_without_details;
+	/* the time outside the hot functions, so that the functions and
+	 * these add up to the whole profile: samples in the kernel
+	 * ("[kernel]"), user code in no object the sample run mapped
+	 * ("[unknown]"), and the functions not kept among the hot regions
+	 * ("[other functions]") */
+	const struct merge_report_outside *outside;
+	size_t noutside;
 };
 
 /* The value of one of the recording's facts, NULL when absent. */
 const char *merge_report_meta(const struct merge_report *r, const char *key);
-/* The report: TEXT (COLOUR: ANSI colours), CSV with SEP, or JSON; the
- * formats are described in gus-report(1). */
-void merge_render_report(FILE *out, const struct merge_report *r, enum merge_format fmt, char sep, bool colour);
-/* What merge_render_sim needs for region V (INSN_TABLE: with its
- * per-instruction table); SOURCE (N bytes) holds its name. */
-void merge_report_sim_info(const struct merge_report_region *v, bool insn_table, struct merge_sim_info *info,
-			   char *source, size_t n);
+/* Why WHAT ("counts", "samples", "regions", "trace", "pt",
+ * "kernel_samples") is missing,
+ * NULL when it is not. */
+const char *merge_report_missing(const struct merge_report *r, const char *what);
 
 #endif

@@ -1,38 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Helpers shared by the renderers of src/merge/. */
+/* Helpers shared by the files of src/merge/. */
 #ifndef GUS_MG_INTERNAL_H
 #define GUS_MG_INTERNAL_H
 
 #include <stddef.h>
-#include <stdio.h>
-
-#include "topdown.h"
 
 typedef struct Elf Elf;
 /* an x86-64 ELF file that is not a relocatable object; ERR names PATH */
 Elf *mg_open_elf(const char *path, int *fd, char *err, size_t errlen);
-
-/* "% slots", "% clocks", ...: what a node's percentage is a share of */
-const char *mg_unit_label(enum td_unit u);
-/* "ok", "not-computable", "mismeasured", "not-selected" */
-const char *mg_status_name(enum td_status s);
-
-/* Text for SVG element content and attribute values (render.c, with
- * the other escapings): '<', '>', '&', '"' and '\'' as entities, tab and
- * newline kept, the rest as the text escaping (merge_text_string) writes
- * it, so that the file stays well-formed UTF-8 XML. */
-void mg_xml_text(FILE *out, const char *s);
-
-/* BEFORE and AFTER, gus's own words, as they are, and S between them
- * escaped (merge_text_string): a line or part of one that shows a string
- * gus did not make */
-void mg_text_put(FILE *out, const char *before, const char *s, const char *after);
-
-/* perf stat's words for an event without a value: "<not supported>"
- * where the kernel refused it (collect's "not supported: WHY"), else
- * "<not counted>"; and the reason without that prefix */
-struct td_count;
-const char *mg_uncounted_word(const struct td_count *c);
-const char *mg_uncounted_why(const struct td_count *c);
 
 #endif

@@ -12,7 +12,7 @@
  *   sim_stats:  f64 cycles mark_cycles, u64 insns mark_insns fused uops
  *               mark_fused mark_uops,
  *               f64 slots retiring frontend bad_spec backend_mem backend_core,
- *               u64 mispredicts
+ *               u64 mispredicts, f64 mem_stall[4]
  *   sim_events: u64 loads stores level_hits[4] cond_branches cond_miss
  *               indirect indirect_miss btb_miss mispredicts branches
  *               target_misses,
@@ -39,7 +39,7 @@
 
 #define SIMCACHE_MAGIC "GUSSIM"
 #define SIMCACHE_MAGIC_LEN 6
-#define SIMCACHE_VERSION 3
+#define SIMCACHE_VERSION 4
 #define SIMCACHE_MAX_NAME 256	/* a machine name or stream line longer than this is damage */
 #define SIMCACHE_MAX_STREAM 4096
 #define SIMCACHE_MAX_INSN 15	/* x86's longest instruction, sim_insn.bytes */
@@ -171,6 +171,8 @@ int merge_sim_pack(const struct sim_machine *m, const struct sim_code *code, con
 	w_f64(&w, st->backend_mem);
 	w_f64(&w, st->backend_core);
 	w_u64(&w, st->mispredicts);
+	for (int i = 0; i < 4; i++)
+		w_f64(&w, st->mem_stall[i]);
 
 	const struct sim_events *ev = &a->events;
 	w_u64(&w, ev->loads);
@@ -417,6 +419,8 @@ int merge_sim_unpack(const struct sim_machine *m, const uint8_t *p, size_t n, st
 	st->backend_mem = r_f64(&r);
 	st->backend_core = r_f64(&r);
 	st->mispredicts = r_u64(&r);
+	for (int i = 0; i < 4; i++)
+		st->mem_stall[i] = r_f64(&r);
 
 	struct sim_events *ev = &a->events;
 	ev->loads = r_u64(&r);

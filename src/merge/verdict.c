@@ -22,14 +22,17 @@
 #include <string.h>
 
 #include "merge.h"
-#include "mg_internal.h"
 
 /* below this at the top weight, a resource is not said to limit anything:
  * the model's discrete time steps alone move results by tenths of a percent */
 #define VERDICT_MIN_SPEEDUP 0.005
-/* loads going beyond L1 that make a latency-bound loop a memory-latency one;
- * a handful of cold misses in a long L1-resident loop stays under it */
-#define VERDICT_MISS_SHARE 0.005
+/* the share of a region's cycles retirement waited on loads from beyond
+ * L1 that makes a latency-bound loop a memory-latency one: time, not
+ * accesses (a thread chasing pointers through memory and one in L1 are a
+ * memory-latency region even when most loads hit L1) */
+#define VERDICT_STALL_SHARE 0.05
+/* a level's share of the cycles worth a word in the verdict */
+#define VERDICT_LEVEL_SHARE 0.01
 #define VERDICT_MAX_DEPTH 8
 #define VERDICT_FACTOR_CAP 10.0
 
@@ -126,7 +129,7 @@ static void measured_line(const struct td_tree *tree, const struct measured *mp,
 {
 	int last = mp->node[mp->depth - 1];
 	const struct td_node *nd = &tree->table->nodes[last];
-	app(buf, n, "%s (%.1f %s)", path, 100 * tree->res[last].value, mg_unit_label(nd->unit));
+	app(buf, n, "%s (%.1f %% %s)", path, 100 * tree->res[last].value, td_unit_name(nd->unit));
 }
 
 /* ---------------------------------------------------- the model side --- */
@@ -143,6 +146,17 @@ static double top_speedup(const struct sim_analysis *a, size_t i)
 	if (!se->speedup || !a->nweights)
 		return NAN;
 	return se->speedup[a->nweights - 1];
+}
+
+/* the share of A's cycles retirement waited on loads served by LEVEL */
+static double stall_share(const struct sim_analysis *a, int level)
+{
+	return a->base.cycles > 0 ? a->base.mem_stall[level] / a->base.cycles : 0;
+}
+
+static double beyond_l1_stall(const struct sim_analysis *a)
+{
+	return stall_share(a, 1) + stall_share(a, 2) + stall_share(a, 3);
 }
 
 static void model_top(const struct sim_analysis *a, struct model *md)
@@ -196,13 +210,25 @@ static void model_line(const struct sim_machine *m, const struct sim_analysis *a
 	factor_text(se->upper, fac, sizeof fac);
 	app(buf, n, "%s (%+.1f %% at %+.3g %%%s, up to %s unlimited)", name, 100 * top_speedup(a, (size_t)md->top),
 	    100 * (md->top_weight - 1), se->bottleneck ? "" : ", under the bottleneck threshold", fac);
-	/* latency is the core's or the memory's: the loads say which */
-	const struct sim_events *ev = &a->events;
-	uint64_t beyond = ev->level_hits[1] + ev->level_hits[2] + ev->level_hits[3];
-	if (se->set.n == 1 && sim_res_kind(m, se->set.res[0]) == SIM_RK_INST_LAT && ev->loads && beyond > 0 &&
-	    (double)beyond >= VERDICT_MISS_SHARE * (double)ev->loads)
-		app(buf, n, "; memory latency: %.1f %% of the loads miss L1, %.1f %% come from memory",
-		    100.0 * (double)beyond / (double)ev->loads, 100.0 * (double)ev->level_hits[3] / (double)ev->loads);
+	/* latency is the core's or the memory's: where the time went says
+	 * which (the share of the cycles retirement waited on each level's
+	 * loads), not how many loads each level served */
+	if (se->set.n == 1 && sim_res_kind(m, se->set.res[0]) == SIM_RK_INST_LAT &&
+	    beyond_l1_stall(a) >= VERDICT_STALL_SHARE) {
+		static const char *const level[] = { "L1", "L2", "L3", "memory" };
+		bool first = true;
+		for (int l = 3; l >= 0; l--) {
+			double share = stall_share(a, l);
+			if (share < VERDICT_LEVEL_SHARE)
+				continue;
+			if (first)
+				app(buf, n, "; memory latency: %.1f %% of the cycles waiting on loads from %s", 100 * share,
+				    level[l]);
+			else
+				app(buf, n, ", %.1f %% from %s", 100 * share, level[l]);
+			first = false;
+		}
+	}
 }
 
 /* ------------------------------------------- where counters see what --- */
@@ -355,9 +381,7 @@ static size_t expectations(const struct sim_machine *m, const struct sim_analysi
 		e[n++] = (struct expect){ "Retiring", MERGE_AGREE, 1, NULL };
 		break;
 	case SIM_RK_INST_LAT: {
-		const struct sim_events *ev = &a->events;
-		uint64_t beyond = ev->level_hits[1] + ev->level_hits[2] + ev->level_hits[3];
-		if (beyond > 0 && (double)beyond >= VERDICT_MISS_SHARE * (double)ev->loads)
+		if (beyond_l1_stall(a) >= VERDICT_STALL_SHARE)
 			e[n++] = (struct expect){ "Backend_Bound>Memory_Bound>L2_Bound|L3_Bound|DRAM_Bound", MERGE_AGREE,
 						  2, NULL };
 		e[n++] = (struct expect){ "Backend_Bound>Core_Bound", MERGE_REFINES, 2, "core" };
@@ -476,6 +500,8 @@ void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const
 	v->measured_value = NAN;
 	v->speedup_top = NAN;
 	v->gain_upper = NAN;
+	for (int l = 0; l < 4; l++)
+		v->stall_share[l] = NAN;
 
 	/* the measured side: a tree whose level 1 is not computable says
 	 * nothing, which is the same for the verdict as no tree */
@@ -525,23 +551,28 @@ void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const
 			v->bottleneck = se->bottleneck;
 		}
 		model_line(m, a, &md, model, sizeof model);
+		for (int l = 0; l < 4; l++)
+			v->stall_share[l] = stall_share(a, l);
 	}
 
 	if (!have_measure && !have_model) {
 		v->kind = MERGE_NO_DATA;
 		snprintf(v->text, sizeof v->text, "no data (no counters: %s; no simulation: %s)", no_measure,
 			 no_model);
+		snprintf(v->summary, sizeof v->summary, "no simulation: %s", no_model);
 		return;
 	}
 	if (!have_measure) {
 		v->kind = MERGE_NO_MEASURE;
 		snprintf(v->text, sizeof v->text, "model only (no counters: %s): %s", no_measure, model);
+		snprintf(v->summary, sizeof v->summary, "%s", model);
 		return;
 	}
 	if (!have_model) {
 		v->kind = MERGE_NO_MODEL;
 		snprintf(v->text, sizeof v->text, "counters only (no simulation: %s): %s", no_model,
 			 counters);
+		snprintf(v->summary, sizeof v->summary, "counters %s; no simulation: %s", counters, no_model);
 		return;
 	}
 
@@ -552,6 +583,8 @@ void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const
 		v->kind = retiring ? MERGE_AGREE : MERGE_DISAGREE;
 		snprintf(v->text, sizeof v->text, "%s: counters %s, model: %s", merge_agreement_name(v->kind), counters,
 			 model);
+		snprintf(v->summary, sizeof v->summary, "%s: model: %s; counters %s", merge_agreement_name(v->kind),
+			 model, counters);
 		return;
 	}
 
@@ -569,4 +602,6 @@ void merge_verdict(const struct td_tree *tree, const char *why_no_measure, const
 		snprintf(v->text, sizeof v->text, "agree: counters %s, model %s", counters, model);
 		break;
 	}
+	snprintf(v->summary, sizeof v->summary, "%s: model %s; counters %s", merge_agreement_name(v->kind), model,
+		 counters);
 }

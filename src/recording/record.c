@@ -1821,6 +1821,13 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	gusdata_set_meta(d, "sample.event", sst.event);
 	if (o.user_only)
 		gusdata_set_meta(d, "user_only", "yes");
+	else if (sst.user_only) {
+		/* the kernel refused kernel samples: its time is not in them */
+		char why[160];
+		snprintf(why, sizeof why, "perf_event_paranoid is %d: the kernel refuses kernel samples to this user, "
+			 "and time in the kernel is not sampled", collect_perf_paranoid());
+		gusdata_set_meta(d, "missing.kernel_samples", why);
+	}
 	gusdata_set_meta_u64(d, "sample.freq", o.freq);
 	gusdata_set_meta_u64(d, "sample.count", store.n);
 	if (sst.fallback[0])

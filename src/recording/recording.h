@@ -195,6 +195,8 @@ struct recording_trace_opts {
 	 * the fallback takes at most 200000: steps are slow) */
 	uint64_t step_window;
 	bool step_max_given;
+	/* the program's standard streams, live runs (NULL: gus's own) */
+	const struct collect_stdio *stdio;
 	struct recording_log log;
 };
 

@@ -485,6 +485,7 @@ static enum recording_status run_qemu(const struct recording_trace_opts *o, stru
 		.sink = qemu_wrap_sink,
 		.ctx = &w,
 		.started = qemu_wrap_started,
+		.stdio = o->stdio,
 	};
 	tr->qemu = true;
 	enum collect_status st = collect_qemu_run(o->argv, &qo, &tr->qemu_stats, &tr->res, err, sizeof err);
@@ -727,6 +728,7 @@ static enum recording_status run_step(const struct recording_trace_opts *o, stru
 		.sink = step_wrap_sink,
 		.ctx = &w,
 		.placed = step_wrap_placed,
+		.stdio = o->stdio,
 	};
 	tr->qemu = false;
 	tr->stepped = true;

@@ -22,7 +22,7 @@ static char *frame_text(const char *name)
 	char *esc = malloc(4 * len + 1);
 	if (!esc)
 		return NULL;
-	merge_text_escape(esc, 4 * len + 1, name);
+	render_text_escape(esc, 4 * len + 1, name);
 	size_t semis = 0;
 	for (const char *c = esc; *c; c++)
 		semis += *c == ';';

@@ -4,7 +4,7 @@
  * charts, the style and the script of html.css and html.js embedded at
  * build time (html_assets.h); a Content-Security-Policy lets the browser
  * fetch nothing. Everything the recording says (names, paths, the command
- * line, reasons) is written through merge_html_string; the script holds
+ * line, reasons) is written through render_html_string; the script holds
  * no data, it sorts tables, links source lines to instructions and opens
  * or closes trees from what the DOM holds. Like every renderer this reads
  * the report model alone and computes nothing it does not hold: shares
@@ -23,7 +23,7 @@
 #include "sim.h"
 #include "topdown.h"
 
-#define esc merge_html_string
+#define esc render_html_string
 
 /* ------------------------------------------------------------ helpers --- */
 static const char *base_name(const char *path)

@@ -58,7 +58,7 @@ static int64_t str_index(struct strtab *t, const char *s)
 	char *esc = malloc(4 * len + 1);
 	if (!esc)
 		goto oom;
-	merge_text_escape(esc, 4 * len + 1, s);
+	render_text_escape(esc, 4 * len + 1, s);
 	if (2 * (t->n + 1) > t->nslot) {
 		size_t nslot = t->nslot ? 2 * t->nslot : 1024;
 		size_t *slot = calloc(nslot, sizeof *slot);

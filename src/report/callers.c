@@ -28,6 +28,9 @@ struct region_count {
 	struct report_thread *threads;
 	size_t nthreads, capthreads;
 	uint64_t samples;
+	/* the link-time address of each of its samples */
+	uint64_t *addrs;
+	size_t naddrs, capaddrs;
 };
 
 struct caller_search {
@@ -35,6 +38,7 @@ struct caller_search {
 	size_t nspans;
 	struct report_objects *objs;
 	struct region_count *counts;
+	struct report_sample_totals *totals;
 	bool have_chains;
 	bool failed;		/* out of memory */
 };
@@ -99,6 +103,20 @@ static int count_thread(struct region_count *rc, int pid, int tid)
 	return 0;
 }
 
+static int add_address(struct region_count *rc, uint64_t link)
+{
+	if (rc->naddrs == rc->capaddrs) {
+		size_t cap = rc->capaddrs ? 2 * rc->capaddrs : 64;
+		uint64_t *v = realloc(rc->addrs, cap * sizeof *v);
+		if (!v)
+			return -1;
+		rc->addrs = v;
+		rc->capaddrs = cap;
+	}
+	rc->addrs[rc->naddrs++] = link;
+	return 0;
+}
+
 static int count_sample(void *ctx, const struct gusdata_sample *smp)
 {
 	struct caller_search *s = ctx;
@@ -106,13 +124,35 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 	uint64_t link;
 	if (smp->ncallchain)
 		s->have_chains = true;
-	if (!smp->user || !locate(s, smp->pid, smp->ip, &object, &link))
+	uint64_t w = smp->period ? smp->period : 1;
+	struct report_sample_totals *t = s->totals;
+	t->weight += w;
+	t->samples++;
+	if (!smp->user) {
+		t->kernel_weight += w;
+		t->kernel_samples++;
 		return 0;
+	}
+	/* the vDSO and anonymous code are objects of their own for the
+	 * regions: a sample there is in no caller's object, but not outside
+	 * every object either */
+	struct report_place p;
+	if (!report_objects_locate(s->objs, smp->pid, smp->ip, &p)) {
+		if (!report_objects_mapped(s->objs, smp->pid, smp->ip)) {
+			t->unknown_weight += w;
+			t->unknown_samples++;
+		}
+		return 0;
+	}
+	if (p.pseudo)
+		return 0;
+	object = p.object;
+	link = p.link;
 	for (size_t i = 0; i < s->nspans; i++) {
 		const struct report_span *sp = &s->spans[i];
 		if (!in_span(sp, s, object, link))
 			continue;
-		if (count_thread(&s->counts[i], smp->pid, smp->tid)) {
+		if (count_thread(&s->counts[i], smp->pid, smp->tid) || add_address(&s->counts[i], link)) {
 			s->failed = true;
 			return -1;
 		}
@@ -160,10 +200,37 @@ static int by_thread_samples(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
-			size_t top, struct report_callers *out, bool *have_chains, char *err, size_t errlen)
+static int by_address(const void *a, const void *b)
 {
-	struct caller_search s = { .spans = spans, .nspans = n, .objs = objs };
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* RC's sample addresses as (address, samples), by address */
+static int address_counts(struct region_count *rc, struct report_callers *out)
+{
+	if (!rc->naddrs)
+		return 0;
+	qsort(rc->addrs, rc->naddrs, sizeof *rc->addrs, by_address);
+	size_t n = 1;
+	for (size_t i = 1; i < rc->naddrs; i++)
+		n += rc->addrs[i] != rc->addrs[i - 1];
+	if (!(out->at = calloc(n, sizeof *out->at)))
+		return -1;
+	for (size_t i = 0; i < rc->naddrs; i++) {
+		if (!out->nat || out->at[out->nat - 1].addr != rc->addrs[i])
+			out->at[out->nat++] = (struct merge_report_insn_samples){ rc->addrs[i], 0 };
+		out->at[out->nat - 1].samples++;
+	}
+	return 0;
+}
+
+int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
+			size_t top, struct report_callers *out, bool *have_chains, struct report_sample_totals *totals,
+			char *err, size_t errlen)
+{
+	struct caller_search s = { .spans = spans, .nspans = n, .objs = objs, .totals = totals };
+	memset(totals, 0, sizeof *totals);
 	int rc = -1;
 	memset(out, 0, n * sizeof *out);
 	*have_chains = false;
@@ -190,6 +257,8 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 		if (c->n)	/* qsort of no array is undefined */
 			qsort(c->v, c->n, sizeof *c->v, by_samples);
 		out[i].with_chain = c->with_chain;
+		if (address_counts(c, &out[i]))
+			goto oom;
 		size_t keep = c->n < top ? c->n : top;
 		if (keep && !(out[i].v = calloc(keep, sizeof *out[i].v)))
 			goto oom;
@@ -221,6 +290,7 @@ out:
 			free(s.counts[i].v[k].name);
 		free(s.counts[i].v);
 		free(s.counts[i].threads);
+		free(s.counts[i].addrs);
 	}
 	free(s.counts);
 	return rc;
@@ -235,6 +305,7 @@ void report_callers_free(struct report_callers *c, size_t n)
 		}
 		free(c[i].v);
 		free(c[i].threads);
+		free(c[i].at);
 		c[i] = (struct report_callers){ 0 };
 	}
 }

@@ -180,6 +180,15 @@ bool report_objects_locate(struct report_objects *o, int pid, uint64_t addr, str
 	return true;
 }
 
+bool report_objects_mapped(const struct report_objects *o, int pid, uint64_t addr)
+{
+	(void)pid;
+	for (size_t i = 0; i < o->nmaps; i++)
+		if (addr >= o->maps[i].start && addr < o->maps[i].end)
+			return true;
+	return false;
+}
+
 const char *report_object_path(const struct report_objects *o, size_t object)
 {
 	return o->objects[object].path;

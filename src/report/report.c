@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gusdata.h"
@@ -24,7 +26,7 @@
 
 /* bumped whenever the model or the cached layout changes what a cached
  * result would say */
-#define REPORT_CACHE_VERSION 4
+#define REPORT_CACHE_VERSION 5
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -58,6 +60,7 @@ struct region_view {
 	size_t nwins;
 	/* its per-instruction rows and source lines */
 	struct report_annotation ann;
+	bool phases_scattered;
 	/* the threads that ran it, each with a tenth of its samples or more
 	 * simulated apart */
 	struct merge_report_thread threads[REPORT_MAX_THREADS_SHOWN];
@@ -71,6 +74,10 @@ struct region_view {
 	struct region_view *mtree_of;	/* a loop measured by its function's tree */
 	uint64_t msamples;
 	char mnote[512];
+	/* what its cycles per unit count (merge_report_region.unit) */
+	const char *unit;
+	/* its code is the static view's, at link-time addresses */
+	bool static_code;
 };
 
 struct report {
@@ -117,8 +124,8 @@ struct report {
 	struct merge_report model;
 	struct merge_report_fact *meta;
 	size_t nmeta, capmeta;
-	struct merge_report_fact missing[6];
-	char missing_text[6][1024];
+	struct merge_report_fact missing[7];
+	char missing_text[7][1024];
 	char incomplete[1024];
 	struct merge_report_region *mr;
 	/* the callers of each region (gus record -g) */
@@ -129,6 +136,14 @@ struct report {
 	struct report_stacks stacks;
 	bool have_stacks;
 	char why_no_stacks[1100];
+	/* where all the samples fell: the rows of the time outside the hot
+	 * functions */
+	struct report_sample_totals totals;
+	bool have_totals;
+	struct merge_report_outside outside[3];
+	/* merge_report.run_notes */
+	char run_note_text[4][200];
+	const char *run_note[4];
 	char *argv_store[2];
 	const char *spire_inputs[1];
 };
@@ -454,22 +469,25 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 static void load_callers(struct report *rp, struct report_objects *objs, const struct report_span *spans)
 {
 	char err[1024];
-	if (!rp->nrv)
+	if (!rp->samples)
 		return;
-	if (!(rp->callers = calloc(rp->nrv, sizeof *rp->callers))) {
+	/* one more than the regions: no calloc of 0 */
+	if (!(rp->callers = calloc(rp->nrv + 1, sizeof *rp->callers))) {
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "out of memory");
 		return;
 	}
-	if (report_find_callers(rp->d, objs, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, err,
+	if (report_find_callers(rp->d, objs, spans, rp->nrv, TOP_CALLERS, rp->callers, &rp->have_chains, &rp->totals, err,
 				sizeof err)) {
 		report_warn(rp, "%s: no callers: %s", rp->o->input, err);
 		snprintf(rp->why_no_callers, sizeof rp->why_no_callers, "%s", err);
 		free(rp->callers);
 		rp->callers = NULL;
 		rp->have_chains = false;
-	} else if (!rp->have_chains) {
-		snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
-			 "the recording has no call chains (recorded without -g: gus record -g records them)");
+	} else {
+		rp->have_totals = true;
+		if (!rp->have_chains)
+			snprintf(rp->why_no_callers, sizeof rp->why_no_callers,
+				 "the recording has no call chains (recorded without -g: gus record -g records them)");
 	}
 }
 
@@ -551,7 +569,7 @@ static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
 		return false;
 	const char *file;
 	int line;
-	if (!merge_srcline(rp->lines, addr - (v->have_bias ? v->bias : 0), &file, &line))
+	if (!merge_srcline(rp->lines, addr - (v->have_bias && !v->static_code ? v->bias : 0), &file, &line))
 		return false;
 	const char *base = strrchr(file, '/');
 	snprintf(buf, n, "%s:%d", base ? base + 1 : file, line);
@@ -779,6 +797,8 @@ static void pack_windows(const struct region_view *v, char **out)
 	for (size_t i = 0; i < v->nwins; i++)
 		fprintf(f, "w %.17g %u %.17g\n", v->wins[i].position, (unsigned)v->wins[i].thread,
 			v->wins[i].cycles_per_unit);
+	if (v->phases_scattered)
+		fprintf(f, "s\n");
 	for (size_t i = 0; i < v->nthreads; i++)
 		fprintf(f, "t %d %d %.17g %d %.17g %s\n", v->threads[i].pid, v->threads[i].tid, v->threads[i].share,
 			v->threads[i].simulated, v->threads[i].simulated ? v->threads[i].cycles_per_unit : 0.0,
@@ -800,11 +820,14 @@ static bool unpack_windows(struct region_view *v, const char *text)
 	w->per_iteration = per_iteration != 0;
 	const char *p = text + used;
 	v->nphases = v->nthreads = v->nwins = 0;
+	v->phases_scattered = false;
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		if (!eol)
 			return false;
-		if (p[0] == 'p' && v->nphases < REPORT_MAX_PHASES) {
+		if (p[0] == 's' && p + 1 == eol) {
+			v->phases_scattered = true;
+		} else if (p[0] == 'p' && v->nphases < REPORT_MAX_PHASES) {
 			struct merge_report_phase *ph = &v->phases[v->nphases];
 			if (sscanf(p, "p %lg %lg %lg %lg %zu", &ph->from, &ph->to, &ph->share, &ph->cycles_per_unit,
 				   &ph->windows) != 5)
@@ -844,6 +867,7 @@ static bool unpack_windows(struct region_view *v, const char *text)
 static void windows_to_model(struct region_view *v)
 {
 	v->nphases = v->win.nphases;
+	v->phases_scattered = v->win.phases_scattered;
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct report_phase *p = &v->win.phases[i];
 		v->phases[i] = (struct merge_report_phase){ .from = p->from, .to = p->to, .share = p->share,
@@ -1257,6 +1281,163 @@ static void fill_run(struct report *rp, struct merge_run_info *run)
 			     " events were counted.\n";
 }
 
+/* What region V's cycles per unit count: a loop's iterations; a
+ * function's calls where its stream was simulated from its entry (each
+ * unit an execution of the entry) or its whole code statically (each
+ * pass a call), the iterations of its hot loop where the static view
+ * picked one (merge_elf_sim_code: "innermost loop" in its stream line);
+ * instructions where the stream never ran the head. */
+static const char *region_unit(const struct region_view *v)
+{
+	bool loop = !strcmp(v->kind, "loop");
+	if (!v->simulated)
+		return loop ? "iteration" : "call";
+	if (v->stream && !strncmp(v->stream, STATIC_STREAM, strlen(STATIC_STREAM)))
+		return loop || strstr(v->stream, ", innermost loop 0x") ? "iteration" : "call";
+	if (!(v->an.units > 0))
+		return "instruction";
+	return loop ? "iteration" : "call";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* A loop's function, a function's only hot loop (the one loop of it the
+ * regions hold: a loop that is all of its function's looping, whose
+ * simulation would say the same twice), and which regions have details:
+ * --region's, else those at or above the share limit, or all. */
+static void fill_details(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	m->percent_limit = rp->o->percent_limit;
+	m->all = rp->o->all;
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		const struct region_view *v = &rp->rv[i];
+		if (strcmp(v->kind, "loop") || !v->r.parent)
+			continue;
+		for (size_t k = 0; k < rp->nrv; k++)
+			if (rp->rv[k].r.id == v->r.parent && !strcmp(rp->rv[k].kind, "function"))
+				r->parent = (long)k;
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		if (r->parent < 0)
+			continue;
+		size_t loops = 0;
+		for (size_t k = 0; k < rp->nrv; k++)
+			loops += rp->mr[k].parent == r->parent;
+		if (loops == 1)
+			rp->mr[r->parent].only_loop = (long)i;
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		r->details = r->selected && (m->one_region || m->all || 100 * r->share >= m->percent_limit - 1e-9);
+	}
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct merge_report_region *r = &rp->mr[i];
+		/* shown once, with its function, where both are shown */
+		if (r->parent >= 0 && rp->mr[r->parent].only_loop == (long)i && rp->mr[r->parent].selected &&
+		    r->selected) {
+			r->with_parent = true;
+			r->details = rp->mr[r->parent].details;
+		}
+		if (r->selected && !r->details && !r->with_parent)
+			m->regions_without_details++;
+	}
+}
+
+/* the rows of the time outside the hot functions: the kernel, user code
+ * in no known object, and the functions not kept, so that the table adds
+ * up to the whole profile */
+static void fill_outside(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	if (!rp->have_totals || !rp->totals.weight)
+		return;
+	const struct report_sample_totals *t = &rp->totals;
+	double w = (double)t->weight;
+	double funcs_share = 0;
+	uint64_t funcs_samples = 0;
+	for (size_t i = 0; i < rp->nrv; i++)
+		if (!strcmp(rp->rv[i].kind, "function")) {
+			funcs_share += rp->rv[i].r.share;
+			funcs_samples += (uint64_t)rp->rv[i].r.samples;
+		}
+	if (t->kernel_samples)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[kernel]", "samples in the kernel (system calls, page faults, interrupts): not traced or simulated",
+			t->kernel_samples, (double)t->kernel_weight / w };
+	if (t->unknown_samples)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[unknown]", "user code in no object the sample run mapped: not traced or simulated",
+			t->unknown_samples, (double)t->unknown_weight / w };
+	double other = 1 - funcs_share - (double)(t->kernel_weight + t->unknown_weight) / w;
+	uint64_t placed = funcs_samples + t->kernel_samples + t->unknown_samples;
+	if (other > 5e-5 && t->samples > placed)
+		rp->outside[m->noutside++] = (struct merge_report_outside){
+			"[other functions]", "functions not kept among the hot regions (gus record --hot N keeps more)",
+			t->samples - placed, other };
+	m->outside = rp->outside;
+}
+
+/* an exit status (128 + N) of SIGINT, SIGTERM or SIGHUP, as a run
+ * stopped by Ctrl-C ends */
+static bool stopped_by_signal(const char *status)
+{
+	long v = status ? strtol(status, NULL, 10) : 0;
+	return v == 128 + 2 || v == 128 + 15 || v == 128 + 1;
+}
+
+/* how the run and the trace run ended, in words (merge_report.run_notes) */
+static void fill_run_notes(struct report *rp)
+{
+	struct merge_report *m = &rp->model;
+	/* copies: a fact's value lasts until the next one is read */
+	char status_buf[32], wait_buf[32], trace_buf[32];
+	const char *status = gusdata_meta(rp->d, "exit_status")
+				     ? meta_or(rp->d, "exit_status", status_buf, sizeof status_buf, "")
+				     : NULL;
+	const char *wait = gusdata_meta(rp->d, "wait_status")
+				   ? meta_or(rp->d, "wait_status", wait_buf, sizeof wait_buf, "")
+				   : NULL;
+	unsigned long long v = status ? strtoull(status, NULL, 10) : 0;
+	/* the signal from the wait status: a program may exit with 139 itself */
+	int ws = wait ? (int)strtol(wait, NULL, 10) : 0;
+	const char *sig = wait && WIFSIGNALED(ws) ? sigabbrev_np(WTERMSIG(ws)) : NULL;
+	size_t n = 0;
+	if (v && sig)
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the program exited with status %llu (killed by SIG%s)", v, sig);
+	else if (v)
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0], "the program exited with status %llu%s",
+			 v, v > 128 && v < 128 + 65 && !wait ? " (killed by a signal?)" : "");
+	/* Ctrl-C is passed to the program, which may ignore or handle it */
+	if (gusdata_meta(rp->d, "interrupted") && stopped_by_signal(status))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the run was interrupted (Ctrl-C): what follows covers its first part");
+	else if (gusdata_meta(rp->d, "interrupted"))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "Ctrl-C was passed to the program, which did not die of it (exit status %llu); the trace run "
+			 "was skipped", v);
+	const char *trace_status = gusdata_meta(rp->d, "trace.exit_status")
+					   ? meta_or(rp->d, "trace.exit_status", trace_buf, sizeof trace_buf, "")
+					   : NULL;
+	if (gusdata_meta(rp->d, "trace.interrupted") && stopped_by_signal(trace_status))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "the trace run was interrupted (Ctrl-C): its stream covers the first part of that run");
+	else if (gusdata_meta(rp->d, "trace.interrupted"))
+		snprintf(rp->run_note_text[n++], sizeof rp->run_note_text[0],
+			 "Ctrl-C was passed to the program in the trace run, which did not die of it");
+	for (size_t i = 0; i < n; i++)
+		rp->run_note[i] = rp->run_note_text[i];
+	m->run_notes = rp->run_note;
+	m->nrun_notes = n;
+}
+
 /* the model points into RP: its facts, its regions, its analyses */
 static int fill_model(struct report *rp)
 {
@@ -1267,7 +1448,7 @@ static int fill_model(struct report *rp)
 	m->meta = rp->meta;
 	m->nmeta = rp->nmeta;
 	/* objects: a perf.data's objects not here (gus import) */
-	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "objects" };
+	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples", "objects" };
 	for (size_t i = 0; i < sizeof what / sizeof *what; i++) {
 		char key[32];
 		snprintf(key, sizeof key, "missing.%s", what[i]);
@@ -1324,13 +1505,23 @@ static int fill_model(struct report *rp)
 		return -1;
 	for (size_t i = 0; i < rp->nrv; i++) {
 		struct region_view *v = &rp->rv[i];
+		/* the per-instruction tables and the disassembly in the file's
+		 * link-time addresses, not where the traced run had them */
+		bool static_view = v->simulated && v->stream && !strncmp(v->stream, STATIC_STREAM, strlen(STATIC_STREAM));
+		v->static_code = static_view;
+		if (v->simulated && v->code && v->bias && !static_view)
+			sim_code_retext(v->code, v->bias);
+		v->unit = region_unit(v);
 		rp->mr[i] = (struct merge_report_region){
+			.object = v->file[0] == '[' ? v->file : base_name(v->file), .unit = v->unit,
+			.parent = -1, .only_loop = -1,
 			.id = v->r.id, .rank = v->r.rank, .kind = v->kind, .name = v->name, .file = v->file,
 			.start = v->r.start, .end = v->r.end, .head = v->r.head, .samples = v->r.samples,
 			.share = v->r.share, .source = v->source, .selected = region_selected(rp, v),
 			.simulated = v->simulated, .from_cache = v->from_cache, .code = v->code, .an = &v->an,
 			.stream = v->stream, .why_no_model = v->why_no_model, .verdict = v->verdict,
-			.srcline = srcline_of, .srcline_ctx = v, .bias = v->bias,
+			/* a static view's code is at its link-time addresses */
+			.srcline = srcline_of, .srcline_ctx = v, .bias = static_view ? 0 : v->bias,
 			.measured = region_measured(v),
 			.measured_samples = v->mtree_of ? v->mtree_of->msamples : v->msamples,
 			.measured_imported = v->mtree_of ? v->mtree_of->mimported : v->mimported, .measured_note = v->mnote,
@@ -1346,12 +1537,15 @@ static int fill_model(struct report *rp)
 			rp->mr[i].windows = v->win.simulated;
 			rp->mr[i].windows_total = v->win.total;
 			rp->mr[i].window_threads = v->win.threads;
-			rp->mr[i].window_unit = v->win.per_iteration ? "iteration" : "instruction";
+			/* a function's windows count the executions of its entry */
+			rp->mr[i].window_unit = !v->win.per_iteration ? "instruction"
+						: strcmp(v->kind, "loop") ? "call" : "iteration";
 			rp->mr[i].window_min = v->win.min;
 			rp->mr[i].window_median = v->win.median;
 			rp->mr[i].window_max = v->win.max;
 			rp->mr[i].phases = v->phases;
 			rp->mr[i].nphases = v->nphases;
+			rp->mr[i].phases_scattered = v->phases_scattered;
 			rp->mr[i].threads = v->threads;
 			rp->mr[i].nthreads = v->nthreads;
 		}
@@ -1370,6 +1564,9 @@ static int fill_model(struct report *rp)
 			rp->mr[i].ncallers = rp->callers[i].n;
 			rp->mr[i].callers_other = rp->callers[i].other;
 			rp->mr[i].chain_samples = rp->callers[i].with_chain;
+			rp->mr[i].insn_samples = rp->callers[i].at;
+			rp->mr[i].ninsn_samples = rp->callers[i].nat;
+			rp->mr[i].insn_samples_total = rp->callers[i].samples;
 		}
 	}
 	m->regions = rp->mr;
@@ -1388,6 +1585,9 @@ static int fill_model(struct report *rp)
 	} else {
 		m->why_no_stacks = rp->why_no_stacks;
 	}
+	fill_details(rp);
+	fill_outside(rp);
+	fill_run_notes(rp);
 	return 0;
 }
 
@@ -1512,6 +1712,11 @@ enum recording_status report_build(const struct report_request *o, struct report
 			if (l + sizeof mark > sizeof rv->verdict.text)
 				l = sizeof rv->verdict.text - sizeof mark;
 			memcpy(rv->verdict.text + l, mark, sizeof mark);
+			static const char short_mark[] = " [static: no stream]";
+			l = strlen(rv->verdict.summary);
+			if (l + sizeof short_mark > sizeof rv->verdict.summary)
+				l = sizeof rv->verdict.summary - sizeof short_mark;
+			memcpy(rv->verdict.summary + l, short_mark, sizeof short_mark);
 		}
 	}
 	report_progress_end(rp);

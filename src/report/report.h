@@ -3,7 +3,7 @@
  * measured side (the TMA tree of its counts), the SPIRE analysis when a
  * model is given, the hot regions, each region's simulation (from the
  * results cached in the recording, or simulated and cached) and each
- * region's verdict, into a merge_report (merge.h) that merge/ renders.
+ * region's verdict, into a merge_report (merge.h) that render/ writes.
  * Messages and progress go through a recording_log (recording.h). */
 #ifndef GUS_REPORT_H
 #define GUS_REPORT_H
@@ -19,6 +19,11 @@ struct report_request {
 	const char *host_machine;
 	const char *spire_model;	/* --spire MODEL, or NULL */
 	const char *region;	/* --region RANK|NAME, or NULL: all */
+	/* which regions have details (merge_report.details): a share of at
+	 * least PERCENT_LIMIT percent (--percent-limit; the command's default
+	 * is 5), or ALL (--all) */
+	double percent_limit;
+	bool all;
 	bool no_cache;
 	bool stacks;		/* the samples' call stacks too (merge_report.stacks) */
 	int threads;		/* the simulation's; 0: one per CPU */

@@ -34,6 +34,10 @@ void report_objects_free(struct report_objects *o);
  * unknown */
 bool report_objects_locate(struct report_objects *o, int pid, uint64_t addr, struct report_place *p);
 const char *report_object_path(const struct report_objects *o, size_t object);
+/* Whether a mapping of the sample run holds ADDR (as report_objects_locate
+ * finds them, of any process), its file readable here or not: an object
+ * not here (a perf.data's, gus import) is no "[unknown]" code */
+bool report_objects_mapped(const struct report_objects *o, int pid, uint64_t addr);
 /* the build-id the recording has of OBJECT, else the file's now; "" */
 const char *report_object_build_id(struct report_objects *o, size_t object);
 void report_objects_mapping(const struct report_objects *o, size_t mapping, uint64_t *start, uint64_t *end,
@@ -58,7 +62,7 @@ struct report_span {
 	uint64_t start, end;
 };
 
-/* A thread with samples in a region (perf report --sort tid). */
+/* A thread with samples in a region (perf report --sort pid). */
 struct report_thread {
 	int pid, tid;
 	uint64_t samples;
@@ -76,17 +80,32 @@ struct report_callers {
 	struct report_thread *threads;
 	size_t nthreads;
 	uint64_t samples;	/* in user space of a known object */
+	/* its samples by instruction (link-time address), by address */
+	struct merge_report_insn_samples *at;
+	size_t nat;
+};
+
+/* Where all the samples fell, by their weight (period) and number: in
+ * the kernel, in user code of no object the sample run mapped (or of one
+ * whose load bias is unknown), or in an object (a file, the vDSO,
+ * anonymous code), as gus record placed them for the regions. */
+struct report_sample_totals {
+	uint64_t weight, kernel_weight, unknown_weight;
+	uint64_t samples, kernel_samples, unknown_samples;
 };
 
 /* The callers and threads of the N regions SPANS in the samples of
- * recording D: each region's samples by thread; for each sample in a
+ * recording D: each region's samples by thread and by instruction; for
+ * each sample in a
  * region with a call chain, the function of the first frame of its call
  * chain outside the region, named by its object's symbols (OBJS, the
  * sample run's mappings, turn an address into an object and a link-time
  * address). OUT has N entries; *HAVE_CHAINS: some sample has a call
- * chain (gus record -g). -1 with ERR when the samples cannot be read. */
+ * chain (gus record -g); *TOTALS where all the samples fell. -1 with
+ * ERR when the samples cannot be read. */
 int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
-			size_t top, struct report_callers *out, bool *have_chains, char *err, size_t errlen);
+			size_t top, struct report_callers *out, bool *have_chains, struct report_sample_totals *totals,
+			char *err, size_t errlen);
 void report_callers_free(struct report_callers *c, size_t n);
 
 /* ------------------------------------------------------------- stacks --- */
@@ -173,6 +192,9 @@ struct report_windows {
 	struct report_run_estimate run;	/* WHOLE with the weighed counts */
 	struct report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
+	/* the windows differ in more than REPORT_MAX_PHASES stretches: no
+	 * phases are given (a few of them would describe part of the run) */
+	bool phases_scattered;
 };
 
 /* Where a region's windows come from: the QEMU stream stored in D, whose

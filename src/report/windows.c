@@ -585,6 +585,7 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 	 * its phase's first by more than REPORT_PHASE_SPREAD */
 	qsort(w->v, w->n, sizeof *w->v, cmp_position);
 	w->nphases = 0;
+	w->phases_scattered = false;
 	/* phases are a thread's: several threads are shown apart instead */
 	bool one_thread = true;
 	for (size_t i = 1; i < w->n; i++)
@@ -603,8 +604,12 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 			continue;
 		struct report_phase *p = w->nphases ? &w->phases[w->nphases - 1] : NULL;
 		if (!p || fabs(x->cycles_per_unit - p->first) > REPORT_PHASE_SPREAD * p->first) {
-			if (w->nphases == REPORT_MAX_PHASES)
+			if (w->nphases == REPORT_MAX_PHASES) {
+				/* the first few stretches are not the run's phases */
+				w->phases_scattered = true;
+				w->nphases = 0;
 				break;
+			}
 			p = &w->phases[w->nphases++];
 			memset(p, 0, sizeof *p);
 			p->first = x->cycles_per_unit;

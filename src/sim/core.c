@@ -460,6 +460,10 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 
 	double t_exec = t_ready;
 	bool mem_bound = false;
+	/* the deepest level a load of it was served by, and when its data
+	 * was there */
+	int load_level = -1;
+	double data_at = 0;
 	if (in->nload) {
 		double t_addr = t_issue;
 		/* a load across a line takes the load ports more than once */
@@ -490,6 +494,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			if (!mo->read)
 				continue;
 			unsigned lvl = a->level[i];
+			if ((int)lvl > load_level)
+				load_level = (int)lvl;
 			double extra = a->seq[i] ? 0 : md->level_lat[lvl];
 			double t = slot + (lat + extra) * md->latw;
 			/* a miss uses the bandwidth of every level up to the one
@@ -519,6 +525,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			t_data = dmax(t_data, t);
 		}
 		t_exec = dmax(t_exec, t_data);
+		data_at = t_data;
 	}
 	for (unsigned u = 0; u < in->nexec; u++)
 		t_exec = dmax(t_exec, res_start(md, in->exec[u]));
@@ -562,7 +569,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		t_exec = dmax(t_exec, md->wb_avail);
 		md->wb_avail = t_exec + a->writebacks * md->wb_gap;
 	}
-	double t_end = t_exec + in->lat * md->latw;
+	/* a serialising instruction's latency (cpuid, syscall, a fence, a
+	 * locked operation: microcode that waits for the core to drain) is
+	 * no dependency latency a faster core would shorten: INST_LAT's
+	 * sweep leaves it as it is, or "unlimited" would make cpuid free */
+	double t_end = t_exec + in->lat * (in->serial ? 1.0 : md->latw);
 	for (unsigned u = 0; u < in->nexec; u++)
 		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
 	for (unsigned u = 0; md->rs && u < in->math_uops && u < md->rs_cap; u++)
@@ -637,6 +648,15 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 	if (__builtin_expect(md->focus_hi != 0, 0) && in->addr - md->focus_lo < md->focus_hi - md->focus_lo)
 		md->st.focus_cycles += r - md->last_retire;
+	/* a stall on memory, as counters count one (cycles in which nothing
+	 * retires while the oldest instruction waits for a load): it retired
+	 * as soon as it finished, it ran as soon as its data came, and the
+	 * cycles since the previous retirement beyond one are idle ones.
+	 * Charged to the level that served its deepest load; a pipeline
+	 * that retires every cycle charges nothing, whatever its loads */
+	if (load_level >= 0 && load_level < 4 && r <= t_end + 1e-9 && data_at >= t_exec - 1e-9 &&
+	    r - md->last_retire > 1)
+		md->st.mem_stall[load_level] += r - md->last_retire - 1;
 	md->last_retire = r;
 	if (fused == 1) {
 		md->ring[md->pos] = r;

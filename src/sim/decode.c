@@ -119,6 +119,21 @@ size_t sim_code_approx(const struct sim_code *c)
 	return c->approx;
 }
 
+void sim_code_retext(struct sim_code *c, uint64_t bias)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct sim_insn *in = &c->insn[i];
+		ZydisDecodedInstruction zi;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+		/* an abstract instruction (sim_code_add_abstract) has no bytes
+		 * that decode to its length: its text is its own */
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&c->dec, in->bytes, in->len, &zi, ops)) || zi.length != in->len)
+			continue;
+		ZydisFormatterFormatInstruction(&c->fmt, &zi, ops, zi.operand_count_visible, in->text, sizeof in->text,
+						in->addr - bias, NULL);
+	}
+}
+
 long sim_code_lookup(const struct sim_code *c, uint64_t addr)
 {
 	return slot_get(c->by_addr, c->hcap, addr);

@@ -145,6 +145,12 @@ size_t sim_code_count(const struct sim_code *c);
 const struct sim_insn *sim_code_insn(const struct sim_code *c, size_t i);
 /* instructions that only a category rule modelled */
 size_t sim_code_approx(const struct sim_code *c);
+/* Each decoded instruction's text written again as at its address minus
+ * BIAS: a stream's code lives where the traced run mapped it (QEMU's
+ * guest addresses, a PT run's), and its branch targets and rip-relative
+ * operands then read as the object's link-time addresses, as objdump
+ * shows them, beside the link-time address of the instruction itself. */
+void sim_code_retext(struct sim_code *c, uint64_t bias);
 
 /* ---------------------------------------------------------- stream ---- */
 
@@ -177,6 +183,13 @@ struct sim_stats {
 	double slots, retiring, frontend, bad_spec, backend_mem, backend_core;
 	double unlaminated_slots;	/* allocation slots beyond the fused µops */
 	uint64_t mispredicts;
+	/* the cycles nothing retired while the oldest instruction waited
+	 * for a load served by L1, L2, L3 or memory (its deepest load; the
+	 * idle cycles since the previous retirement, where it retired as it
+	 * finished and ran as its data came): where the time went by level,
+	 * as counters' stall cycles say it, not how many accesses each level
+	 * served */
+	double mem_stall[4];
 };
 
 /* What the stream did, independent of the configuration (decided once). */

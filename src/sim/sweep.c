@@ -942,6 +942,23 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	return 0;
 }
 
+/* uses of resource R by one execution of IN: the fused µops of the front
+ * end, the divider's cycles, the µops it sends to a port group */
+static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
+{
+	enum sim_res_kind k = sim_res_kind(m, r);
+	if (k == SIM_RK_FRONTEND)
+		return in->fused;
+	if (k == SIM_RK_DIV)
+		return in->div;
+	double u = 0;
+	for (unsigned i = 0; i < in->nexec; i++)
+		u += in->exec[i] == r;
+	for (unsigned i = 0; i < in->nload; i++)
+		u += in->load[i] == r;
+	return u;
+}
+
 void sim_analysis_free(struct sim_analysis *a)
 {
 	for (size_t i = 0; i < a->nsens; i++)
@@ -950,25 +967,6 @@ void sim_analysis_free(struct sim_analysis *a)
 	free(a->weights);
 	sim_events_free(&a->events);
 	memset(a, 0, sizeof *a);
-}
-
-/* uses of resource R by one execution of IN: the fused µops of the front
- * end, the divider's cycles, a port group's µops */
-static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
-{
-	enum sim_res_kind k = sim_res_kind(m, r);
-	if (k == SIM_RK_FRONTEND)
-		return in->fused;
-	if (k == SIM_RK_DIV)
-		return in->div;
-	if (k != SIM_RK_PORTS)
-		return 0;
-	double u = 0;
-	for (unsigned i = 0; i < in->nexec; i++)
-		u += in->exec[i] == r;
-	for (unsigned i = 0; i < in->nload; i++)
-		u += in->load[i] == r;
-	return u;
 }
 
 double sim_insn_share(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,

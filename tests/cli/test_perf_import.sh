@@ -88,24 +88,24 @@ for f in callgraph-3.8 group_desc-4.14 intel_pt-4.14 lost_samples-4.4 piped.head
 done
 out=$("$GUS" report -q -i "$TMP/lost_samples-4.4.data" 2>&1)
 check_contains "$out" "# missing samples: the kernel dropped 2 samples (LOST_SAMPLES records)" "lost samples said"
-check_contains "$out" "# cpu taken for: Haswell (client) (CPUID family 6, model 69, the perf.data's cpuid GenuineIntel,6,69,1)" \
+check_contains "$out" "taken for Haswell (client) (CPUID family 6, model 69, the perf.data's cpuid GenuineIntel,6,69,1)" \
 	"the CPU is the perf.data's, not this machine's"
 # perf report --sort sym on cycles:pp names these by address: 2.06 % each
-check_contains "$out" "2.1%  function  ld-2.23.so+0xa18d" "an object not here: its samples by path and offset"
-check_contains "$out" "2.1%  function  libc-2.23.so+0x12bd80" "... in each object"
+check_contains "$(printf '%s\n' "$out" | grep 'ld-2.23.so+0xa18d')" "2.1%" "an object not here: its samples by path and offset"
+check_contains "$(printf '%s\n' "$out" | grep 'libc-2.23.so+0x12bd80')" "2.1%" "... in each object"
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "perf buildid-list" "the missing objects said with how to get them"
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "fbfced183a751237f751009c9cecfec1161a427f" "... and their build-ids"
 out=$("$GUS" report -q -i "$TMP/intel_pt-4.14.data" 2>&1)
 check_contains "$out" "149968 bytes of Intel PT in 2 AUXTRACE records" "Intel PT's AUX data said"
 check_contains "$out" "Skylake (client)" "Skylake's cpuid"
-check_contains "$out" "# model: Intel Skylake-SP" "its core model, the nearest to Skylake"
+check_contains "$out" "# model: skx: Intel Skylake-SP" "its core model, the nearest to Skylake"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)
 check_contains "$out" '"objects": "10 of the 10 sampled objects are not here' "missing objects in the JSON"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" 2>/dev/null)
 check_contains "$out" "# missing objects: 10 of the 10 sampled objects are not here, their samples named by path and file offset ('perf buildid-list -i perf.data.callgraph-3.8'" \
 	"missing objects in the text, with how to get them"
 out=$("$GUS" report -q -i "$TMP/piped.header_features_aligned-6.12.data" 2>&1)
-check_contains "$out" "42.8%  function  libc.so.6+0xa00b0" \
+check_contains "$(printf '%s\n' "$out" | grep 'libc.so.6+0xa00b0' | head -n 1)" "42.8%" \
 	"another machine's libc without a build-id: not this one's (perf report names it by this one's symbols, 42.82 %)"
 
 # the CPU is the perf.data's: the same file with an Ice Lake-SP's cpuid
@@ -120,8 +120,8 @@ open(sys.argv[2], "wb").write(d.replace(a, b"GenuineIntel,6,106\0\0"))' "$FIX/pe
 "$GUS" import -q -o "$TMP/icx.data" --import-counts "$TESTDIR/fixtures/perf-topdown-icx.csv" "$TMP/icx.perf" 2>/dev/null
 check_status $? 0 "--import-counts: a perf stat -x, of the same run"
 out=$("$GUS" report -q -i "$TMP/icx.data" 2>&1)
-check_contains "$out" "# cpu taken for: Ice Lake-SP (CPUID family 6, model 106" "an Ice Lake-SP's cpuid: taken for one"
-check_contains "$out" "# model: Intel Ice Lake-SP" "... its core model"
+check_contains "$out" "taken for Ice Lake-SP (CPUID family 6, model 106" "an Ice Lake-SP's cpuid: taken for one"
+check_contains "$out" "# model: icx: Intel Ice Lake-SP" "... its core model"
 check_contains "$out" "Top-Down (TMA) for Ice Lake-SP (icx), levels 1-3, imported from" "... its TMA table, with the counts imported"
 check_contains "$(printf '%s\n' "$out" | grep '^ *Backend_Bound')" "54.5" "... Backend Bound 54.5 %, as gus stat --import says"
 check_lacks "$out" "missing counts" "... and no counts said missing"

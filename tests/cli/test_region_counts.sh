@@ -70,11 +70,13 @@ check_contains "$(json r.json "\$.regions[$D].measured_tree.imported")" "1" "JSO
 check_contains "$(json r.json "\$.regions[$C].measured_tree.nodes")" "Memory_Bound" "JSON: its nodes"
 check_contains "$(json r.json '$.measured.nodes')" "Backend_Bound" "the whole program's tree stays at the top"
 
-txt=$("$GUS" report -q -i r.data 2>&1)
+# (--all: every region's details, whatever its share)
+txt=$("$GUS" report -q -i r.data --all 2>&1)
 sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: divide_part (function/,/^== Region/p')
 check_contains "$sec" "Measured (this region, imported counts): Frontend_Bound 5.0 %, Bad_Speculation 0.0 %, Backend_Bound 70.0 % (> Core_Bound 65.2 %)" \
 	"text: divide_part's own tree"
-sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: chase_part loop/,/^== Region/p')
+# (a loop alone: its function's only hot loop is shown with it otherwise)
+sec=$("$GUS" report -q -i r.data --region 'chase_part loop' 2>&1 | sed -n '/^== Region .*: chase_part loop/,/^== Region/p')
 check_contains "$sec" "Measured (its function, imported counts)" "text: a loop is measured by its function's counts"
 sec=$(printf '%s\n' "$txt" | sed -n '/^== Region .*: main (function/,/^== Region/p')
 check_contains "$sec" "lack events of level 1" "text: main's rows give no level 1: said, the whole program's tree used"
@@ -102,7 +104,7 @@ check_contains "$(field fe-c.json chase_part '$.verdict.kind')" "agree" "... and
 # simulations come from r.data's cache: the measured side is computed anew)
 cp r.data few.data
 $SQL few.data "update region_counts set samples = 60"
-txt=$("$GUS" report -q -i few.data 2>&1)
+txt=$("$GUS" report -q -i few.data --all 2>&1)
 check_contains "$txt" "Measured (this region, 60 samples)" "sampled counts: the samples behind a region's tree"
 check_contains "$txt" "only 60 samples read its counters: too few to trust" "fewer than 100: flagged"
 test "$(printf '%s\n' "$txt" | grep -c "skids a few instructions")" -eq 1; ok $? "the skid of the samples said once"

@@ -78,8 +78,10 @@ out=$(cat "$TMP/divide.txt")
 check_contains "$out" "== Measured Top-Down (whole program) ==" "text: the measured section"
 check_contains "$out" "not available:" "text: the measured side is not available here, and why"
 check_contains "$out" "== Hot regions ==" "text: the hot regions"
-check_contains "$out" "Verdict: model only" "text: a verdict line per region"
-check_contains "$out" "Per instruction: share of each resource's capacity" "text: the per-instruction table"
+check_contains "$out" "Verdict: DIV (" "text: the hot region's verdict names the model's resource"
+check_contains "$out" "no counters to compare it with" "text: the verdicts are the model's alone, said once"
+check_lacks "$out" "model only" "text: ... and not in every region"
+check_contains "$out" "Per instruction: the samples at it" "text: the per-instruction table, with the samples"
 check_contains "$out" "divide.c:" "text: instructions carry file:line from DWARF"
 check_contains "$out" "DIV*" "text: the bottleneck column is marked"
 case "$out" in *"$(printf '\033')"*) ok 1 "no colour when the output is not a terminal" ;; *) ok 0 "no colour when the output is not a terminal" ;; esac

@@ -41,7 +41,7 @@ ok $? "cut: meta trace.coverage holds each range's records before the stop and i
 out=$("$GUS" report -i cut.data --region divide_loop 2>&1)
 check_contains "$out" "# the trace stopped short of the run: the windows reached --max-insns" "cut: the report's header says it"
 sec=$(printf '%s\n' "$out" | sed -n '/^== Region .*: divide_loop (function/,/^== Region/p')
-stream=$(printf '%s\n' "$sec" | grep '^stream: ')
+stream=$(printf '%s\n' "$sec" | grep '^Stream: ')
 check_contains "$stream" "from windows spread over the first " "cut: the region's stream line says what of the run its windows cover"
 check_contains "$stream" "the trace's windows filled --max-insns" "cut: ... and why"
 check_lacks "$stream" "over the whole run" "cut: ... not the whole run"
@@ -112,7 +112,7 @@ done
 test "$n_compared" -eq 2; ok $? "one answer: a function and a loop compared ($n_compared)"
 # the report's stream line says where its stream came from
 out=$("$GUS" report -i whole.data --region 'hot loop' 2>/dev/null)
-check_contains "$out" "stream: QEMU trace, " "one answer: the report says where its stream came from"
+check_contains "$out" "Stream: QEMU trace, " "one answer: the report says where its stream came from"
 
 # --from-start: the region's first records, as before
 loop=$(json_get all.json '[x for x in d["regions"] if x["name"].startswith("hot loop")][0]["start"] + "-" + [x for x in d["regions"] if x["name"].startswith("hot loop")][0]["end"]')

@@ -143,7 +143,7 @@ int main(void)
 		if (named) {
 			const Perftools__Profiles__Function *f = p->function[fid - 1];
 			char want[64];
-			merge_text_escape(want, sizeof want, frames[i].function);
+			render_text_escape(want, sizeof want, frames[i].function);
 			named = f->id == fid && !strcmp(str(p, f->name), want) && f->start_line == frames[i].function_line;
 		}
 	}

@@ -11,6 +11,7 @@
 
 #include "gusdata.h"
 #include "merge.h"
+#include "render.h"
 #include "sim.h"
 #include "tap.h"
 #include "topdown.h"
@@ -131,6 +132,44 @@ static void simulate(const struct sim_machine *m, const char *hex, uint64_t mems
 	free(recs);
 }
 
+/* The same loop with each first instruction's data address in a 4 KiB
+ * ring (L1) but for one in ten, random in 256 MiB: most
+ * loads hit L1, most of the time goes to the loads from memory (two
+ * threads' chases in one function, as gus report sees one region) */
+static void simulate_mix(const struct sim_machine *m, const char *hex, struct region *r)
+{
+	uint8_t buf[256];
+	size_t len = hexbytes(hex, buf, sizeof buf);
+	unsigned iters = 3000;
+	memset(r, 0, sizeof *r);
+	r->code = sim_code_new(m);
+	struct sim_rec *recs;
+	size_t n, per;
+	if (sim_stream_loop(r->code, 0x401000, buf, len, iters, &recs, &n, &per, err, sizeof err)) {
+		printf("# %s\n", err);
+		return;
+	}
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0, k = 0; i < n; i += per, k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		recs[i].nmem = 1;
+		recs[i].mem[0] = k % 10 == 9 ? 0x10000000 + (x % (256u << 20)) / 8 * 8 : 0x8000000 + (k * 64) % 4096;
+	}
+	uint8_t res[SIM_MAX_RES];
+	for (unsigned i = 0; i < sim_nres(m); i++)
+		res[i] = (uint8_t)i;
+	struct sim_source src = { .recs = recs, .n = n, .mark = n / 4, .units = (double)iters * 3 / 4 };
+	struct sim_analysis_opts o = {
+		.weights = weights, .nweights = 3, .resources = res, .nresources = sim_nres(m), .threshold = 0.01,
+		.threads = 2,
+	};
+	if (sim_analyze(m, r->code, &src, &o, &r->a, err, sizeof err))
+		printf("# %s\n", err);
+	else
+		r->ok = true;
+	free(recs);
+}
+
 static void region_free(struct region *r)
 {
 	if (r->ok)
@@ -187,6 +226,9 @@ static bool same_region(const struct sim_code *c1, const struct sim_analysis *a1
 		     !same_bits(s1->frontend, s2->frontend) || !same_bits(s1->bad_spec, s2->bad_spec) ||
 		     !same_bits(s1->backend_mem, s2->backend_mem) || !same_bits(s1->backend_core, s2->backend_core),
 	     "simulated Top-Down slots");
+	DIFF(!same_bits(s1->mem_stall[0], s2->mem_stall[0]) || !same_bits(s1->mem_stall[1], s2->mem_stall[1]) ||
+		     !same_bits(s1->mem_stall[2], s2->mem_stall[2]) || !same_bits(s1->mem_stall[3], s2->mem_stall[3]),
+	     "the cycles stalled on each memory level");
 	const struct sim_events *e1 = &a1->events, *e2 = &a2->events;
 	DIFF(e1->loads != e2->loads || e1->stores != e2->stores || memcmp(e1->level_hits, e2->level_hits,
 									  sizeof e1->level_hits),
@@ -751,9 +793,29 @@ static void test_verdicts(const struct sim_machine *m, struct region *lat, struc
 		merge_verdict(&tr[T_DRAM], NULL, m, &chase->a, NULL, &v);
 		tap_ok(v.kind == MERGE_AGREE && !strcmp(v.resource, "INST_LAT"),
 		       "pointer chase against DRAM_Bound: memory latency agrees: %s", v.text);
+		tap_ok(strstr(v.text, "memory latency: ") && strstr(v.text, "% of the cycles waiting on loads from memory") &&
+			       v.stall_share[3] > 0.8,
+		       "pointer chase: the verdict says the share of the time waiting on memory (%.1f %%)",
+		       100 * v.stall_share[3]);
 		merge_verdict(&tr[T_DIVIDER], NULL, m, &chase->a, NULL, &v);
 		tap_ok(v.kind == MERGE_REFINES, "pointer chase against Core_Bound: refines");
 	}
+	/* most loads hit L1, most of the time waits on the others: the
+	 * verdict weighs the levels by time, not by accesses */
+	struct region mix;
+	simulate_mix(m, "488b0049ffcf75f8", &mix);
+	if (tap_ok(mix.ok, "a chase with one load in ten from memory simulates")) {
+		const struct sim_events *e = &mix.a.events;
+		double from_memory = e->loads ? (double)e->level_hits[3] / (double)e->loads : 0;
+		merge_verdict(NULL, "no PMU", m, &mix.a, NULL, &v);
+		tap_ok(from_memory < 0.2 && v.stall_share[3] > 0.5 && v.stall_share[3] > 2 * v.stall_share[0],
+		       "%.1f %% of the loads from memory, %.1f %% of the cycles waiting on them (%.1f %% on L1)",
+		       100 * from_memory, 100 * v.stall_share[3], 100 * v.stall_share[0]);
+		tap_ok(strstr(v.text, "% of the cycles waiting on loads from memory") && !strstr(v.text, "of the loads miss"),
+		       "the verdict says where the time went: %s", v.text);
+		tap_ok(!strcmp(v.resource, "INST_LAT"), "and names INST_LAT (%s)", v.resource);
+	}
+	region_free(&mix);
 	merge_verdict(&tr[T_DIVIDER], NULL, NULL, NULL, "no instruction trace (no intel_pt PMU)", &v);
 	tap_ok(v.kind == MERGE_NO_MODEL && strstr(v.text, "no instruction trace (no intel_pt PMU)") &&
 		       isnan(v.speedup_top) && v.resource[0] == 0,
@@ -941,14 +1003,19 @@ static void test_stream_codec(void)
 }
 
 /* a report of M with one region, rendered in FMT into a string */
-static char *render_report(const struct merge_report *r, enum merge_format fmt)
+static char *render_report(const struct merge_report *r, enum render_format fmt)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	if (!f)
 		return NULL;
-	merge_render_report(f, r, fmt, ',', false);
+	if (fmt == RENDER_JSON)
+		render_report_json(f, r);
+	else if (fmt == RENDER_CSV)
+		render_report_csv(f, r, ',');
+	else
+		render_report_text(f, r, false);
 	fclose(f);
 	return buf;
 }
@@ -965,11 +1032,12 @@ static void test_report_callers(const struct sim_machine *m)
 		.id = 1, .rank = 1, .kind = "function", .name = "hot_chain", .file = "/bin/callers",
 		.start = 0x1250, .end = 0x12a0, .head = 0x1250, .samples = 1000, .share = 0.99, .source = "",
 		.selected = true, .why_no_model = "no instruction stream", .callers = callers, .ncallers = 2,
-		.callers_other = 10, .chain_samples = 1000,
+		.callers_other = 10, .chain_samples = 1000, .object = "callers", .unit = "call", .parent = -1,
+		.only_loop = -1, .details = true,
 	};
 	struct merge_report r = { .input = "cg.data", .tracer = "none", .m = m, .why_no_measure = "no PMU",
 				  .regions = &rv, .nregions = 1, .samples = 1010 };
-	char *text = render_report(&r, MERGE_TEXT);
+	char *text = render_report(&r, RENDER_TEXT);
 	const char *major = text ? strstr(text, "75.0%      750  from_major (callers)") : NULL;
 	const char *minor = text ? strstr(text, "24.0%      240  from_minor (callers)") : NULL;
 	tap_ok(text && strstr(text, "Callers (the first frame outside the region, in 1000 call chains):") != NULL,
@@ -977,7 +1045,7 @@ static void test_report_callers(const struct sim_machine *m)
 	tap_ok(major && minor && major < minor, "text: both callers with their shares, the larger first");
 	tap_ok(text && strstr(text, "1.0%       10  (other callers)") != NULL, "text: the other callers summed");
 	free(text);
-	char *csv = render_report(&r, MERGE_CSV);
+	char *csv = render_report(&r, RENDER_CSV);
 	major = csv ? strstr(csv, "callers,1,caller,from_major,share,0.75\n") : NULL;
 	minor = csv ? strstr(csv, "callers,1,caller,from_minor,share,0.24\n") : NULL;
 	tap_ok(major && minor && major < minor, "CSV: caller rows with their shares, the larger first");
@@ -987,7 +1055,7 @@ static void test_report_callers(const struct sim_machine *m)
 		       strstr(csv, "callers,1,caller,[other callers],samples,10\n"),
 	       "CSV: chain samples, samples, files and the other callers");
 	free(csv);
-	char *json = render_report(&r, MERGE_JSON);
+	char *json = render_report(&r, RENDER_JSON);
 	major = json ? strstr(json, "{\"name\": \"from_major\", \"file\": \"/bin/callers\", \"samples\": 750, "
 				    "\"share\": 0.75}") : NULL;
 	minor = json ? strstr(json, "{\"name\": \"from_minor\"") : NULL;
@@ -997,15 +1065,16 @@ static void test_report_callers(const struct sim_machine *m)
 	free(json);
 
 	r.why_no_callers = "the recording has no call chains (recorded without -g)";
-	text = render_report(&r, MERGE_TEXT);
-	tap_ok(text && strstr(text, "Callers: not available: the recording has no call chains") && !strstr(text, "from_major"),
-	       "text: without call chains it says so, no list");
+	text = render_report(&r, RENDER_TEXT);
+	tap_ok(text && strstr(text, "# callers: not available: the recording has no call chains") &&
+		       !strstr(text, "from_major") && !strstr(text, "Callers"),
+	       "text: without call chains it says so once, in the heading, and no region lists any");
 	free(text);
-	csv = render_report(&r, MERGE_CSV);
+	csv = render_report(&r, RENDER_CSV);
 	tap_ok(csv && strstr(csv, "callers,1,missing,,why,the recording has no call chains") && !strstr(csv, "from_major"),
 	       "CSV: without call chains, the reason");
 	free(csv);
-	json = render_report(&r, MERGE_JSON);
+	json = render_report(&r, RENDER_JSON);
 	tap_ok(json && strstr(json, "\"callers\": null, \"callers_missing\": \"the recording has no call chains"),
 	       "JSON: without call chains, null and the reason");
 	free(json);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The SPIRE renderers (src/merge/spirerender.c, spiresvg.c) on a model, an
+/* The SPIRE renderers (src/render/spire.c, spiresvg.c) on a model, an
  * analysis and a sample set made by hand: the text ranks and marks as it
  * says, the CSV has four fields a row and quotes what needs it, the JSON
  * is valid (a small checker below) with null where a number is not
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "render.h"
 #include "spire.h"
 #include "tap.h"
 
@@ -220,17 +221,17 @@ static char *cap_close(struct buf *b)
 }
 
 static char *render(const struct spire_model *m, const struct spire_analysis *a, const struct spire_sampleset *ss,
-		    const struct merge_spire_info *info, enum merge_format fmt)
+		    const struct merge_spire_info *info, enum render_format fmt)
 {
 	struct buf b;
-	merge_render_spire(cap_open(&b), m, a, ss, info, fmt);
+	render_spire(cap_open(&b), m, a, ss, info, fmt);
 	return cap_close(&b);
 }
 
-static char *render_model(const struct spire_model *m, const struct spire_metricset *ms, enum merge_format fmt)
+static char *render_model(const struct spire_model *m, const struct spire_metricset *ms, enum render_format fmt)
 {
 	struct buf b;
-	merge_render_spire_model(cap_open(&b), m, ms, fmt);
+	render_spire_model(cap_open(&b), m, ms, fmt);
 	return cap_close(&b);
 }
 
@@ -663,7 +664,7 @@ static void test_text(void)
 {
 	struct merge_spire_info info = base_info();
 	info.cpu_note = "the samples name no CPU: assumed skx";
-	char *t = render(&model, &an, &ss, &info, MERGE_TEXT);
+	char *t = render(&model, &an, &ss, &info, RENDER_TEXT);
 	char line[512];
 
 	tap_ok(strstr(t, "SPIRE: statistical roofline ensemble") && strstr(t, "skx.spire") &&
@@ -708,7 +709,7 @@ static void test_text(void)
 	free(t);
 
 	info.top = 2;
-	t = render(&model, &an, &ss, &info, MERGE_TEXT);
+	t = render(&model, &an, &ss, &info, RENDER_TEXT);
 	tap_ok(strstr(t, "(2 more metrics not listed)") && strstr(t, LABEL_QUOTED) &&
 		       !strstr(t, "br_misp_retired.all_branches") && !strstr(t, LABEL_XML),
 	       "text: --top 2 lists two and says how many were left out");
@@ -716,14 +717,14 @@ static void test_text(void)
 
 	/* a marked metric beyond the top rows is counted */
 	info.top = 1;
-	t = render(&model, &an, &ss, &info, MERGE_TEXT);
+	t = render(&model, &an, &ss, &info, RENDER_TEXT);
 	tap_ok(strstr(t, "(3 more metrics not listed, 1 of them within 10 % of the lowest)") != NULL,
 	       "text: marked metrics left out are counted");
 	free(t);
 
 	info.top = 0;
 	info.section = true;
-	t = render(&model, &an, &ss, &info, MERGE_TEXT);
+	t = render(&model, &an, &ss, &info, RENDER_TEXT);
 	tap_ok(!strncmp(t, "SPIRE (model skx.spire)\n", 24) && !strstr(t, "statistical roofline ensemble") &&
 		       !strstr(t, "run1.csv"),
 	       "text: section heading, no input list");
@@ -736,11 +737,11 @@ static void test_text_events(void)
 	char *save_t = model.time_event, *save_w = model.work_event;
 	model.time_event = xstrdup("ref-cycles");
 	model.work_event = xstrdup("mem_inst_retired.all_loads");
-	char *t = render(&model, &an, &ss, &info, MERGE_TEXT);
+	char *t = render(&model, &an, &ss, &info, RENDER_TEXT);
 	tap_ok(strstr(t, "measured W/T (mem_inst_retired.all_loads per ref-cycles)") && !strstr(t, "IPC"),
 	       "text: other T and W: throughput named W/T with the events");
 	free(t);
-	t = render(&model, &an, &ss, &info, MERGE_CSV);
+	t = render(&model, &an, &ss, &info, RENDER_CSV);
 	char v[64];
 	tap_ok(csv_get(t, "ensemble", "W/T", "estimate", v, sizeof v) && !strcmp(v, "1"), "csv: ensemble named W/T");
 	free(t);
@@ -754,7 +755,7 @@ static void test_csv(void)
 {
 	struct merge_spire_info info = base_info();
 	info.cpu_note = "assumed skx";
-	char *t = render(&model, &an, &ss, &info, MERGE_CSV);
+	char *t = render(&model, &an, &ss, &info, RENDER_CSV);
 	char bad[128], v[256];
 	int rows;
 	tap_ok(!strncmp(t, "kind,name,field,value\n", 22), "csv: header");
@@ -802,7 +803,7 @@ static char *json_of(const struct spire_analysis *a, int indent)
 {
 	struct merge_spire_info info = base_info();
 	info.json_indent = indent;
-	return render(&model, a, &ss, &info, MERGE_JSON);
+	return render(&model, a, &ss, &info, RENDER_JSON);
 }
 
 static void test_json(void)
@@ -865,7 +866,7 @@ static void test_nan_guards(void)
 	e2[3].left_of_peak = NAN;
 	e2[3].t = INFINITY;
 	struct merge_spire_info info = base_info();
-	char *t = render(&model, &a2, &ss, &info, MERGE_CSV);
+	char *t = render(&model, &a2, &ss, &info, RENDER_CSV);
 	char bad[128], v[64];
 	int rows;
 	tap_ok(csv_check(t, &rows, bad, sizeof bad), "nan: csv values have no nan/inf %s", bad);
@@ -886,7 +887,7 @@ static void test_nan_guards(void)
 	t = json_of(&a2, 2);
 	tap_ok(json_valid(t) && !has_ci(t, "nan"), "nan: json valid (indent 2)");
 	free(t);
-	t = render(&model, &a2, &ss, &info, MERGE_TEXT);
+	t = render(&model, &a2, &ss, &info, RENDER_TEXT);
 	char line[512];
 	/* (the skipped lines say "NaN" in words) */
 	const char *tab = strstr(t, "  rank"), *tab_end = strstr(t, "likely bottleneck:");
@@ -902,21 +903,21 @@ static void test_nan_guards(void)
 
 	/* nothing analysed, no sample set */
 	struct spire_analysis empty = { 0 };
-	t = render(&model, &empty, NULL, &info, MERGE_JSON);
+	t = render(&model, &empty, NULL, &info, RENDER_JSON);
 	tap_ok(json_valid(t) && strstr(t, "\"metrics\": []") && strstr(t, "\"skipped\": null"),
 	       "empty: json valid with no metrics");
 	free(t);
-	t = render(&model, &empty, NULL, &info, MERGE_CSV);
+	t = render(&model, &empty, NULL, &info, RENDER_CSV);
 	tap_ok(csv_check(t, &rows, bad, sizeof bad), "empty: csv %s", bad);
 	free(t);
-	t = render(&model, &empty, NULL, &info, MERGE_TEXT);
+	t = render(&model, &empty, NULL, &info, RENDER_TEXT);
 	tap_ok(strstr(t, "no metric of the input has a roofline") != NULL, "empty: text says so");
 	free(t);
 }
 
 static void test_model(void)
 {
-	char *t = render_model(&model, &mset, MERGE_TEXT);
+	char *t = render_model(&model, &mset, RENDER_TEXT);
 	char line[512], tok[10][64];
 	tap_ok(strstr(t, "4 rooflines") && strstr(t, "skx") && strstr(t, SPIRE_DEFAULT_TIME) &&
 		       strstr(t, "1234 samples from 3 files"),
@@ -938,7 +939,7 @@ static void test_model(void)
 	show(false, "model text", t);
 	free(t);
 
-	t = render_model(&model, &mset, MERGE_CSV);
+	t = render_model(&model, &mset, RENDER_CSV);
 	char bad[128], v[64];
 	int rows;
 	ok = csv_check(t, &rows, bad, sizeof bad);
@@ -953,7 +954,7 @@ static void test_model(void)
 	       "model csv: knots, rooflines");
 	free(t);
 
-	t = render_model(&model, &mset, MERGE_JSON);
+	t = render_model(&model, &mset, RENDER_JSON);
 	size_t n = strlen(t);
 	tap_ok(json_valid(t) && n && t[n - 1] == '\n' && !has_ci(t, "nan"), "model json: valid");
 	tap_ok(strstr(t, "\"knots\": [[0, 0], [10, 2], [100, 3], [1000, 1]], \"tail\": 1, \"infinity\": 0.5") != NULL,
@@ -966,7 +967,7 @@ static void test_model(void)
 	free(t);
 
 	struct spire_model none = { 0 };
-	t = render_model(&none, NULL, MERGE_JSON);
+	t = render_model(&none, NULL, RENDER_JSON);
 	tap_ok(json_valid(t) && strstr(t, "\"cpu\": null"), "model json: empty model valid");
 	free(t);
 }
@@ -975,7 +976,7 @@ static void test_svg(void)
 {
 	const struct spire_roofline *r[3] = { &model.r[0], &model.r[1], &model.r[3] };
 	struct buf b;
-	merge_render_spire_svg(cap_open(&b), r, 3, &ss, &an, &mset, "SPIRE: a & b <test>");
+	render_spire_svg(cap_open(&b), r, 3, &ss, &an, &mset, "SPIRE: a & b <test>");
 	char *t = cap_close(&b);
 	char why[128] = "";
 	tap_ok(xml_wellformed(t, why, sizeof why), "svg: well-formed %s", why);
@@ -1057,13 +1058,13 @@ static void test_svg(void)
 	free(t);
 
 	/* no analysis, no samples, no metric set, no rooflines */
-	merge_render_spire_svg(cap_open(&b), r, 2, NULL, NULL, NULL, NULL);
+	render_spire_svg(cap_open(&b), r, 2, NULL, NULL, NULL, NULL);
 	t = cap_close(&b);
 	tap_ok(xml_wellformed(t, why, sizeof why) && !strstr(t, "class=\"estimate\"") &&
 		       count(t, "<g class=\"panel\">") == 2,
 	       "svg: bare rooflines well-formed %s", why);
 	free(t);
-	merge_render_spire_svg(cap_open(&b), r, 0, NULL, NULL, NULL, "none");
+	render_spire_svg(cap_open(&b), r, 0, NULL, NULL, NULL, "none");
 	t = cap_close(&b);
 	tap_ok(xml_wellformed(t, why, sizeof why) && strstr(t, "no rooflines"), "svg: no rooflines %s", why);
 	free(t);

@@ -6,6 +6,7 @@
  * escaping and the marks of the text output. */
 #include "tap.h"
 #include "merge.h"
+#include "render.h"
 
 #include <link.h>
 #include <stdint.h>
@@ -335,7 +336,7 @@ static void tma_svg(void)
 	char *svg = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&svg, &len);
-	merge_render_tma_svg(f, &tr, "./a.out \"x\" <in & out>");
+	render_tma_svg(f, &tr, "./a.out \"x\" <in & out>");
 	fclose(f);
 
 	const char *first = strchr(svg + (strncmp(svg, "<?xml", 5) ? 0 : 1), '<');
@@ -410,7 +411,7 @@ static void tma_svg(void)
 	o.max_level = 1;
 	if (td_eval(t, &cs, &o, &tr, err, sizeof err) == 0) {
 		f = open_memstream(&svg, &len);
-		merge_render_tma_svg(f, &tr, NULL);
+		render_tma_svg(f, &tr, NULL);
 		fclose(f);
 		tap_ok(strstr(svg, "MISMEASURED: farther than 5 points") && !strstr(svg, "class=\"node bottleneck") &&
 			       !strstr(svg, ">Memory_Bound<") && !xml_check(svg),

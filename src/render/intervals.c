@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 
 /* VALUE with thousands separators and DECIMALS decimals */
 static void grouped(char *out, size_t outlen, double value, int decimals)
@@ -26,39 +25,39 @@ static void grouped(char *out, size_t outlen, double value, int decimals)
 		snprintf(out + k, outlen - k, "%s", dot);
 }
 
-static void intervals_start(struct merge_intervals *w)
+static void intervals_start(struct render_intervals *w)
 {
 	FILE *f = w->f;
 	if (w->started)
 		return;
 	w->started = true;
-	if (w->fmt == MERGE_JSON) {
+	if (w->fmt == RENDER_JSON) {
 		fprintf(f, "{\n  \"tool\": \"gus stat\",\n  \"interval_ms\": %u,\n  \"program\": [", w->interval_ms);
 		for (int i = 0; w->argv[i]; i++) {
 			fputs(i ? ", " : "", f);
-			merge_json_string(f, w->argv[i]);
+			render_json_string(f, w->argv[i]);
 		}
 		fputs("],\n", f);
 		if (w->spire_time) {
 			fputs("  \"spire\": {\"cpu\": ", f);
 			if (w->spire_cpu)
-				merge_json_string(f, w->spire_cpu);
+				render_json_string(f, w->spire_cpu);
 			else
 				fputs("null", f);
 			fputs(", \"time\": ", f);
-			merge_json_string(f, w->spire_time);
+			render_json_string(f, w->spire_time);
 			fputs(", \"work\": ", f);
-			merge_json_string(f, w->spire_work);
+			render_json_string(f, w->spire_work);
 			fprintf(f, ", \"groups\": %d},\n", w->groups);
 		}
 		fputs("  \"intervals\": [", f);
 		return;
 	}
-	if (w->fmt == MERGE_CSV) {
+	if (w->fmt == RENDER_CSV) {
 		/* one comment line whatever the arguments hold: escaped text */
 		fputs("# gus", f);
 		for (int i = 0; i < w->cmd_argc; i++)
-			mg_text_put(f, " ", w->cmd_argv[i], "");
+			rd_text_put(f, " ", w->cmd_argv[i], "");
 		fputc('\n', f);
 		if (w->spire_time) {
 			if (w->spire_cpu)
@@ -75,13 +74,13 @@ static void intervals_start(struct merge_intervals *w)
 	fprintf(f, "#           time             counts unit events\n");
 }
 
-int merge_intervals_row(struct merge_intervals *w, double t, const struct td_countset *cs,
+int render_intervals_row(struct render_intervals *w, double t, const struct td_countset *cs,
 			const struct merge_interval_event *ev)
 {
 	FILE *f = w->f;
 	char sep = w->sep;
 	intervals_start(w);
-	if (w->fmt == MERGE_JSON)
+	if (w->fmt == RENDER_JSON)
 		fprintf(f, "%s\n    {\"time\": %.9f, \"counts\": [", w->intervals ? "," : "", t);
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct td_count *c = &cs->c[i];
@@ -89,9 +88,9 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 		double scaled = counted ? c->raw * c->enabled / c->running : 0;
 		bool msec = ev && ev[i].msec;
 		double pct = c->enabled > 0 ? 100.0 * c->running / c->enabled : 0;
-		if (w->fmt == MERGE_JSON) {
+		if (w->fmt == RENDER_JSON) {
 			fprintf(f, "%s\n      {\"event\": ", i ? "," : "");
-			merge_json_string(f, c->event);
+			render_json_string(f, c->event);
 			if (ev && ev[i].group >= 0)
 				fprintf(f, ", \"group\": %d", ev[i].group);
 			if (counted)
@@ -103,11 +102,11 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 				counted ? "true" : "false");
 			continue;
 		}
-		if (w->fmt == MERGE_CSV) {
+		if (w->fmt == RENDER_CSV) {
 			/* perf stat -I -x: time, value, unit, event, run time, percent, metric, unit */
 			fprintf(f, "%16.9f%c", t, sep);
 			if (!counted)
-				fputs(mg_uncounted_word(c), f);
+				fputs(rd_uncounted_word(c), f);
 			else if (msec)
 				fprintf(f, "%.2f", scaled / 1e6);
 			else
@@ -118,7 +117,7 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 		}
 		char num[64];
 		if (!counted)
-			snprintf(num, sizeof(num), "%s", mg_uncounted_word(c));
+			snprintf(num, sizeof(num), "%s", rd_uncounted_word(c));
 		else
 			grouped(num, sizeof(num), msec ? scaled / 1e6 : scaled, msec ? 2 : 0);
 		fprintf(f, "%16.9f %18s %-4s %s", t, num, msec ? "msec" : "", c->event);
@@ -126,20 +125,20 @@ int merge_intervals_row(struct merge_intervals *w, double t, const struct td_cou
 			fprintf(f, "  (%.2f%%)", pct);
 		fputc('\n', f);
 	}
-	if (w->fmt == MERGE_JSON)
+	if (w->fmt == RENDER_JSON)
 		fputs("\n    ]}", f);
 	w->intervals++;
 	return ferror(f) ? -1 : 0;
 }
 
-void merge_intervals_finish(struct merge_intervals *w, double seconds, bool interrupted, int exit_status)
+void render_intervals_finish(struct render_intervals *w, double seconds, bool interrupted, int exit_status)
 {
 	FILE *f = w->f;
 	intervals_start(w);
-	if (w->fmt == MERGE_JSON) {
+	if (w->fmt == RENDER_JSON) {
 		fprintf(f, "%s  ],\n  \"exit_status\": %d,\n  \"interrupted\": %s,\n  \"seconds\": %.6f\n}\n",
 			w->intervals ? "\n" : "", exit_status, interrupted ? "true" : "false", seconds);
-	} else if (w->fmt == MERGE_TEXT) {
+	} else if (w->fmt == RENDER_TEXT) {
 		fprintf(f, "# %.3f seconds elapsed, %lu interval%s, exit status %d%s\n", seconds,
 			w->intervals, w->intervals == 1 ? "" : "s", exit_status,
 			interrupted ? " (interrupted)" : "");

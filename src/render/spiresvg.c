@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 #include "spire.h"
 
 /* layout, in pixels */
@@ -201,25 +200,25 @@ static void panel(FILE *out, const struct spire_roofline *r, size_t idx, const s
 	char b1[32], b2[32];
 
 	fprintf(out, "<g class=\"panel\">\n<title>");
-	mg_xml_text(out, lab);
+	rd_xml_text(out, lab);
 	if (r->metric && (!r->label || strcmp(r->metric, r->label))) {
 		fputs(" (", out);
-		mg_xml_text(out, r->metric);
+		rd_xml_text(out, r->metric);
 		fputc(')', out);
 	}
 	if (d && d->desc && *d->desc) {
 		fputs(": ", out);
-		mg_xml_text(out, d->desc);
+		rd_xml_text(out, d->desc);
 	}
 	fputs("</title>\n", out);
 	fprintf(out, "<rect class=\"panel-box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fcfcfc\" stroke=\"#ccc\"/>\n",
 		p.x, p.y, PANEL_W, PANEL_H);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">", p.x + 10, p.y + 18);
 	if (d && d->abbr && *d->abbr) {
-		mg_xml_text(out, d->abbr);
+		rd_xml_text(out, d->abbr);
 		fputc(' ', out);
 	}
-	mg_xml_text(out, lab);
+	rd_xml_text(out, lab);
 	fputs("</text>\n", out);
 	num(r->peak_p, b1, sizeof b1);
 	if (isinf(r->peak_i))
@@ -228,7 +227,7 @@ static void panel(FILE *out, const struct spire_roofline *r, size_t idx, const s
 		num(r->peak_i, b2, sizeof b2);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#666\">", p.x + 10, p.y + 32);
 	if (d && d->area && *d->area) {
-		mg_xml_text(out, d->area);
+		rd_xml_text(out, d->area);
 		fputs("; ", out);
 	}
 	fprintf(out, "peak P %s at I %s; samples: %zu training, %zu here", b1, b2, r->n_train, n_pts);
@@ -345,7 +344,7 @@ static void panel(FILE *out, const struct spire_roofline *r, size_t idx, const s
 static double legend_text(FILE *out, double x, double y, const char *text)
 {
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", x + 26, y + 4);
-	mg_xml_text(out, text);
+	rd_xml_text(out, text);
 	fputs("</text>\n", out);
 	return x + 26 + 6.2 * (double)strlen(text) + 18;
 }
@@ -360,7 +359,7 @@ static double legend_line(FILE *out, double x, double y, const char *colour, con
 	return legend_text(out, x, y, text);
 }
 
-void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, size_t n,
+void render_spire_svg(FILE *out, const struct spire_roofline *const *r, size_t n,
 			    const struct spire_sampleset *ss, const struct spire_analysis *a,
 			    const struct spire_metricset *metrics, const char *title)
 {
@@ -374,19 +373,19 @@ void merge_render_spire_svg(FILE *out, const struct spire_roofline *const *r, si
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
 	fputs("<title>", out);
-	mg_xml_text(out, t);
+	rd_xml_text(out, t);
 	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
 	fprintf(out, "<text x=\"%.0f\" y=\"26\" font-size=\"16\">", MARGIN);
-	mg_xml_text(out, t);
+	rd_xml_text(out, t);
 	fputs("</text>\n", out);
 	fprintf(out, "<text x=\"%.0f\" y=\"44\" fill=\"#555\">", MARGIN);
 	if (ss && ss->time_event && ss->work_event) {
 		fputs("P = W/T: ", out);
-		mg_xml_text(out, ss->work_event);
+		rd_xml_text(out, ss->work_event);
 		fputs(" per ", out);
-		mg_xml_text(out, ss->time_event);
+		rd_xml_text(out, ss->time_event);
 		fputs("; I = W/M: ", out);
-		mg_xml_text(out, ss->work_event);
+		rd_xml_text(out, ss->work_event);
 		fputs(" per event of the panel's metric", out);
 	} else {
 		fputs("P = W/T (throughput), I = W/M (work per event of the panel's metric)", out);

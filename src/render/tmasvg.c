@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 
 /* layout, in pixels */
 #define LEFT 20.0
@@ -92,7 +91,7 @@ static size_t marks_len(const struct td_tree *tree, int i)
 	const struct td_result *r = &tree->res[i];
 	char mux[24];
 	mux_text(r, mux, sizeof mux);
-	return strlen(mg_unit_label(tree->table->nodes[i].unit)) + strlen(mux) + strlen(mark_text(r)) +
+	return strlen(rd_unit_label(tree->table->nodes[i].unit)) + strlen(mux) + strlen(mark_text(r)) +
 	       strlen(r->note) + 4;
 }
 
@@ -106,9 +105,9 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 	double bx = x_end + BAR_GAP, by = y + (BOX_H - BAR_H) / 2;
 
 	fprintf(out, "<g class=\"%s\">\n<title>", lk.cls);
-	mg_xml_text(out, nd->name);
+	rd_xml_text(out, nd->name);
 	if (ok)
-		fprintf(out, ": %.1f %s", r->value * 100, mg_unit_label(nd->unit));
+		fprintf(out, ": %.1f %s", r->value * 100, rd_unit_label(nd->unit));
 	else
 		fputs(": not computable", out);
 	fprintf(out, ", threshold %.0f %%", nd->threshold * 100);
@@ -122,11 +121,11 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 		fprintf(out, "; events counted %.0f %% of the time (multiplexed)", r->mux * 100);
 	if (r->note[0]) {
 		fputs("; ", out);
-		mg_xml_text(out, r->note);
+		rd_xml_text(out, r->note);
 	}
 	if (nd->desc && *nd->desc) {
 		fputs("\n", out);
-		mg_xml_text(out, nd->desc);
+		rd_xml_text(out, nd->desc);
 	}
 	fputs("</title>\n", out);
 
@@ -138,7 +137,7 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 	fputs("/>\n", out);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\"%s>", x + 8, y + 14.5, lk.text,
 		lk.bold ? " font-weight=\"bold\"" : "");
-	mg_xml_text(out, nd->name);
+	rd_xml_text(out, nd->name);
 	fputs("</text>\n", out);
 	if (ok)
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\"%s>%.1f %%</text>\n", x_end - 8,
@@ -172,19 +171,19 @@ static void node_row(FILE *out, const struct td_tree *tree, int i, double y)
 	if (ok) {
 		char mux[24];
 		mux_text(r, mux, sizeof mux);
-		fprintf(out, "<tspan fill=\"#555\">%s</tspan>", mg_unit_label(nd->unit));
+		fprintf(out, "<tspan fill=\"#555\">%s</tspan>", rd_unit_label(nd->unit));
 		if (mux[0])
 			fprintf(out, " <tspan fill=\"#a60\">%s</tspan>", mux);
 		const char *mark = mark_text(r);
 		if (*mark) {
 			fputs(" <tspan fill=\"#b00\" font-weight=\"bold\">", out);
-			mg_xml_text(out, mark);
+			rd_xml_text(out, mark);
 			fputs("</tspan>", out);
 		}
 	}
 	if (r->note[0]) {
 		fputs(ok ? " <tspan fill=\"#777\">" : "<tspan fill=\"#999\">", out);
-		mg_xml_text(out, r->note);
+		rd_xml_text(out, r->note);
 		fputs("</tspan>", out);
 	}
 	fputs("</text>\n</g>\n", out);
@@ -199,12 +198,12 @@ static double legend_item(FILE *out, double x, double y, const char *fill, const
 	if (dash)
 		fprintf(out, " stroke-dasharray=\"%s\"", dash);
 	fprintf(out, "/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", x + 24, y);
-	mg_xml_text(out, label);
+	rd_xml_text(out, label);
 	fputs("</text>\n", out);
 	return x + 24 + CHAR_W * (double)strlen(label) + 18;
 }
 
-void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *title)
+void render_tma_svg(FILE *out, const struct td_tree *tree, const char *title)
 {
 	const struct td_table *t = tree->table;
 	int *rows = calloc(t->n_nodes ? t->n_nodes : 1, sizeof(*rows));
@@ -232,20 +231,20 @@ void merge_render_tma_svg(FILE *out, const struct td_tree *tree, const char *tit
 	fputs("<title>gus stat: Top-Down (TMA)", out);
 	if (title && *title) {
 		fputs(" of ", out);
-		mg_xml_text(out, title);
+		rd_xml_text(out, title);
 	}
 	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
 	fprintf(out, "<text x=\"%.0f\" y=\"24\" font-size=\"15\">Top-Down (TMA) for ", LEFT);
-	mg_xml_text(out, t->full_name);
+	rd_xml_text(out, t->full_name);
 	fputs(" (", out);
-	mg_xml_text(out, t->id);
+	rd_xml_text(out, t->id);
 	if (tree->max_level > 1)
 		fprintf(out, "), levels 1-%d</text>\n", tree->max_level);
 	else
 		fprintf(out, "), level %d</text>\n", tree->max_level);
 	if (title && *title) {
 		fprintf(out, "<text x=\"%.0f\" y=\"42\" fill=\"#555\">", LEFT);
-		mg_xml_text(out, title);
+		rd_xml_text(out, title);
 		fputs("</text>\n", out);
 	}
 	/* the bar scale */

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 
 static void set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
 {
@@ -17,31 +16,10 @@ static void set_name(const struct sim_machine *m, const struct sim_set *s, char 
 		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "+" : "", sim_res_name(m, s->res[i]));
 }
 
-/* uses of resource R by one execution of IN */
-static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, unsigned r)
-{
-	enum sim_res_kind k = sim_res_kind(m, r);
-	if (k == SIM_RK_FRONTEND)
-		return in->fused;
-	if (k == SIM_RK_DIV)
-		return in->div;
-	double u = 0;
-	for (unsigned i = 0; i < in->nexec; i++)
-		u += in->exec[i] == r;
-	for (unsigned i = 0; i < in->nload; i++)
-		u += in->load[i] == r;
-	return u;
-}
-
-/* share of resource R's capacity over the run taken by instruction I */
 static double insn_share(const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
 			 size_t i, unsigned r)
 {
-	if (i >= a->events.ninsn || a->base.cycles <= 0)
-		return 0;
-	double cap = sim_res_capacity(m, r);
-	double uses = insn_uses(m, sim_code_insn(code, i), r) * (double)a->events.insn_count[i];
-	return cap > 0 ? uses / (cap * a->base.cycles) : 0;
+	return sim_insn_share(m, code, a, i, r);
 }
 
 /* the resources worth a column: those some instruction uses */
@@ -55,7 +33,7 @@ static size_t used_resources(const struct sim_machine *m, const struct sim_code 
 			continue;
 		bool used = false;
 		for (size_t i = 0; i < sim_code_count(code) && !used; i++)
-			used = i < a->events.ninsn && a->events.insn_count[i] && insn_uses(m, sim_code_insn(code, i), r) > 0;
+			used = i < a->events.ninsn && a->events.insn_count[i] && sim_insn_share(m, code, a, i, r) > 0;
 		if (used)
 			cols[n++] = r;
 	}
@@ -110,7 +88,7 @@ static int cmp_sens(const void *x, const void *y, void *ctx)
 }
 
 /* the instructions the per-instruction table lists */
-static bool insn_listed(const struct sim_analysis *a, const struct merge_sim_info *info, size_t i,
+static bool insn_listed(const struct sim_analysis *a, const struct render_sim_info *info, size_t i,
 			const struct sim_insn *in)
 {
 	if (i >= a->events.ninsn || !a->events.insn_count[i])
@@ -118,30 +96,307 @@ static bool insn_listed(const struct sim_analysis *a, const struct merge_sim_inf
 	return info->insn_end <= info->insn_start || (in->addr >= info->insn_start && in->addr < info->insn_end);
 }
 
-static bool insn_source(const struct merge_sim_info *info, const struct sim_insn *in, char *buf, size_t n)
+static bool insn_source(const struct render_sim_info *info, const struct sim_insn *in, char *buf, size_t n)
 {
 	buf[0] = 0;
 	return info->srcline && info->srcline(info->srcline_ctx, in->addr, buf, n) && buf[0];
 }
 
+/* the samples at instruction IN (a runtime address, INFO's bias from
+ * the link-time addresses the samples have), 0 when none or not known */
+static uint64_t insn_samples(const struct render_sim_info *info, const struct sim_insn *in)
+{
+	uint64_t addr = in->addr - info->addr_bias;
+	size_t lo = 0, hi = info->nsamples;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (info->samples[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < info->nsamples && info->samples[lo].addr == addr ? info->samples[lo].samples : 0;
+}
+
+static const char *unit_of(const struct render_sim_info *info)
+{
+	return info->unit ? info->unit : "iteration";
+}
+
+/* a resource whose row of the sensitivity shows a gain at some weight
+ * or unlimited, as the table rounds it */
+static bool has_effect(const struct sim_analysis *a, const struct sim_sensitivity *se)
+{
+	for (size_t w = 0; w < a->nweights; w++)
+		if (fabs(se->speedup[w]) >= 5e-4)
+			return true;
+	return fabs(se->upper) >= 5e-4;
+}
+
+void rd_sim_stall_line(FILE *out, const char *label, const struct sim_analysis *a)
+{
+	static const char *const level[] = { "L1", "L2", "L3", "memory" };
+	const struct sim_stats *b = &a->base;
+	if (!(b->cycles > 0) || b->mem_stall[0] + b->mem_stall[1] + b->mem_stall[2] + b->mem_stall[3] <= 0)
+		return;
+	fprintf(out, "%s", label);
+	for (int l = 0; l < 4; l++)
+		fprintf(out, "%s%s %.1f %%", l ? ", " : "", level[l], 100 * b->mem_stall[l] / b->cycles);
+	fprintf(out, " of the cycles\n");
+}
+
+void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim_analysis *a, double threshold,
+			bool effect_only, bool bottleneck_lines)
+{
+	if (!a->nsens || !a->nweights)
+		return;
+	size_t idx[4];
+	size_t nw = text_weights(a, idx);
+	fprintf(out, "%sSensitivity: speedup when a resource gets more capacity (bottleneck: >= %.1f %% at +%.0f %%)\n",
+		bottleneck_lines ? "\n" : "", 100 * threshold, 100 * (a->weights[a->nweights - 1] - 1));
+	struct sim_sensitivity *sorted = malloc(a->nsens * sizeof *sorted);
+	if (!sorted)
+		abort();
+	memcpy(sorted, a->sens, a->nsens * sizeof *sorted);
+	qsort_r(sorted, a->nsens, sizeof *sorted, cmp_sens, (void *)a);
+	size_t shown_rows = 0;
+	for (size_t i = 0; i < a->nsens; i++)
+		shown_rows += !effect_only || has_effect(a, &sorted[i]);
+	if (shown_rows) {
+		fprintf(out, "  %-22s", "resource");
+		for (size_t k = 0; k < nw; k++) {
+			char h[16];
+			snprintf(h, sizeof h, "+%.0f%%", 100 * (a->weights[idx[k]] - 1));
+			fprintf(out, " %8s", h);
+		}
+		fprintf(out, " %10s\n", "unlimited");
+	}
+	bool envelope = false;
+	double dip = 0;
+	for (size_t i = 0; i < a->nsens; i++) {
+		const struct sim_sensitivity *se = &sorted[i];
+		if (effect_only && !has_effect(a, se))
+			continue;
+		char name[128];
+		set_name(m, &se->set, name, sizeof name);
+		fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
+		for (size_t k = 0; k < nw; k++)
+			fprintf(out, " %7.1f%%", 100 * shown(se->speedup[idx[k]]));
+		fprintf(out, " %9.1f%%%s%s\n", 100 * shown(se->upper), se->searched ? "  (found by search)" : "",
+			se->envelope ? "  ~" : "");
+		envelope |= se->envelope;
+		dip = se->dip > dip ? se->dip : dip;
+	}
+	if (shown_rows < a->nsens)
+		fprintf(out, "  (%s%zu other resource%s and set%s: no effect)\n", shown_rows ? "" : "all ",
+			a->nsens - shown_rows, a->nsens - shown_rows == 1 ? "" : "s", a->nsens - shown_rows == 1 ? "" : "s");
+	if (envelope)
+		fprintf(out, "  ~ the model's time was not monotonic in this capacity (by up to %.1f %%): the row is "
+			"the envelope, the best reached at or below each capacity\n", 100 * dip);
+	if (bottleneck_lines) {
+		bool any = false;
+		for (size_t i = 0; i < a->nsens; i++) {
+			const struct sim_sensitivity *se = &sorted[i];
+			if (!se->bottleneck)
+				continue;
+			char name[128];
+			set_name(m, &se->set, name, sizeof name);
+			fprintf(out, "%s %s: %.1f %% faster with %.0f %% more capacity; at most %.1f %% if unlimited\n",
+				any ? "           " : "Bottleneck:", name, 100 * se->speedup[a->nweights - 1],
+				100 * (a->weights[a->nweights - 1] - 1), 100 * se->upper);
+			any = true;
+		}
+		if (!any)
+			fprintf(out, "No bottleneck: no resource, or searched set, gains %.1f %% or more.\n", 100 * threshold);
+	}
+	free(sorted);
+}
+
+/* the order of a table's rows: by address, as objdump and perf annotate
+ * list code (a stream's code is decoded in the order it first ran) */
+static int cmp_insn_addr(const void *x, const void *y, void *ctx)
+{
+	const struct sim_code *code = ctx;
+	uint64_t p = sim_code_insn(code, *(const size_t *)x)->addr, q = sim_code_insn(code, *(const size_t *)y)->addr;
+	return p < q ? -1 : p > q;
+}
+
+struct insn_weight {
+	const struct render_sim_info *info;
+	const struct sim_code *code;
+	const struct sim_analysis *a;
+};
+
+/* the instructions that say most first: the most samples, then the most
+ * executions */
+static int cmp_insn_weight(const void *x, const void *y, void *ctx)
+{
+	const struct insn_weight *w = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	uint64_t si = insn_samples(w->info, sim_code_insn(w->code, i)), sj = insn_samples(w->info, sim_code_insn(w->code, j));
+	if (si != sj)
+		return si > sj ? -1 : 1;
+	uint64_t ei = w->a->events.insn_count[i], ej = w->a->events.insn_count[j];
+	return ei > ej ? -1 : ei < ej ? 1 : (i > j) - (i < j);
+}
+
+void rd_sim_insn_table(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		       const struct render_sim_info *info, bool effect_columns, size_t max_rows)
+{
+	unsigned cols[SIM_MAX_RES];
+	size_t nc = used_resources(m, code, a, cols);
+	if (effect_columns) {
+		/* the columns of the bottleneck resources; else the two
+		 * busiest, so that the table still says where the time goes */
+		unsigned keep[SIM_MAX_RES];
+		size_t nk = 0;
+		for (size_t c = 0; c < nc; c++)
+			if (is_bottleneck_res(a, cols[c]))
+				keep[nk++] = cols[c];
+		if (!nk) {
+			double best[2] = { -1, -1 };
+			unsigned pick[2] = { 0, 0 };
+			for (size_t c = 0; c < nc; c++) {
+				double sum = 0;
+				for (size_t i = 0; i < sim_code_count(code); i++)
+					sum += insn_share(m, code, a, i, cols[c]);
+				if (sum > best[0]) {
+					best[1] = best[0], pick[1] = pick[0];
+					best[0] = sum, pick[0] = cols[c];
+				} else if (sum > best[1]) {
+					best[1] = sum, pick[1] = cols[c];
+				}
+			}
+			for (size_t k = 0; k < 2; k++)
+				if (best[k] >= 0)
+					keep[nk++] = pick[k];
+		}
+		memcpy(cols, keep, nk * sizeof *cols);
+		nc = nk;
+	}
+	bool samples = info->samples_total > 0;
+	if (samples)
+		fprintf(out, "\nPer instruction: the samples at it (of the region's %llu, as perf annotate shows them); the "
+			     "model's share of each resource's capacity (* bottleneck)\n",
+			(unsigned long long)info->samples_total);
+	else
+		fprintf(out, "\nPer instruction: share of each resource's capacity (* bottleneck)\n");
+	fprintf(out, "  %-10s %s%-36s", "address", samples ? "samples  " : "", "disassembly");
+	for (size_t c = 0; c < nc; c++) {
+		char h[32];
+		snprintf(h, sizeof h, "%s%s", sim_res_name(m, cols[c]), is_bottleneck_res(a, cols[c]) ? "*" : "");
+		fprintf(out, " %7s", h);
+	}
+	fprintf(out, "  lat/ports%s\n", info->srcline ? "  source" : "");
+	/* the rows: every instruction listed, or the MAX_ROWS that say the
+	 * most, in address order */
+	size_t *rows = malloc((sim_code_count(code) + 1) * sizeof *rows), nrows = 0;
+	if (!rows)
+		abort();
+	for (size_t i = 0; i < sim_code_count(code); i++)
+		if (insn_listed(a, info, i, sim_code_insn(code, i)))
+			rows[nrows++] = i;
+	size_t left_out = 0;
+	if (max_rows && nrows > max_rows) {
+		struct insn_weight w = { info, code, a };
+		qsort_r(rows, nrows, sizeof *rows, cmp_insn_weight, &w);
+		left_out = nrows - max_rows;
+		nrows = max_rows;
+	}
+	qsort_r(rows, nrows, sizeof *rows, cmp_insn_addr, (void *)code);
+	for (size_t r = 0; r < nrows; r++) {
+		size_t i = rows[r];
+		const struct sim_insn *in = sim_code_insn(code, i);
+		char text[112];
+		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
+		if (strlen(text) > 36)
+			strcpy(text + 33, "...");
+		fprintf(out, "  %-10llx ", (unsigned long long)(in->addr - info->addr_bias));
+		if (samples) {
+			uint64_t k = insn_samples(info, in);
+			if (k)
+				fprintf(out, "%6.1f%%  ", 100.0 * (double)k / (double)info->samples_total);
+			else
+				fprintf(out, "%7s  ", "");
+		}
+		fprintf(out, "%-36s", text);
+		for (size_t c = 0; c < nc; c++)
+			fprintf(out, " %6.0f%%", 100 * insn_share(m, code, a, i, cols[c]));
+		char lat[16];
+		snprintf(lat, sizeof lat, "%g", (double)in->lat);
+		char src[300];
+		insn_source(info, in, src, sizeof src);
+		fprintf(out, "  %s/%s%s%s%s", lat, in->ports && *in->ports ? in->ports : "-",
+			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? " (un-laminated)" : "",
+			in->div > 0 ? " +div" : "", src[0] ? "  " : "");
+		/* a source file's name from the object's debug information */
+		render_text_string(out, src);
+		fputc('\n', out);
+	}
+	if (left_out)
+		fprintf(out, "  (%zu other instruction%s, with fewer samples and executions: --region lists them all, "
+			     "--json too)\n", left_out, left_out == 1 ? "" : "s");
+	free(rows);
+}
+
+void rd_sim_topdown_line(FILE *out, const struct sim_machine *m, const struct sim_analysis *a)
+{
+	const struct sim_stats *b = &a->base;
+	double backend = b->backend_mem + b->backend_core;
+	if (sim_machine_topdown(m) == SIM_TOPDOWN_AMD)
+		fprintf(out, "Simulated Top-Down (AMD, dispatch slots): Frontend Bound %.1f %%, Bad Speculation %.1f %%, "
+			     "Backend Bound %.1f %% (Memory %.1f %%, CPU %.1f %%), Retiring %.1f %%\n",
+			pct(b->frontend, b->slots), pct(b->bad_spec, b->slots), pct(backend, b->slots),
+			pct(b->backend_mem, b->slots), pct(b->backend_core, b->slots), pct(b->retiring, b->slots));
+	else
+		fprintf(out, "Simulated Top-Down (issue slots): Retiring %.1f %%, Frontend Bound %.1f %%, Bad Speculation "
+			     "%.1f %%, Backend Bound %.1f %% (Memory Bound %.1f %%, Core Bound %.1f %%)\n",
+			pct(b->retiring, b->slots), pct(b->frontend, b->slots), pct(b->bad_spec, b->slots),
+			pct(backend, b->slots), pct(b->backend_mem, b->slots), pct(b->backend_core, b->slots));
+}
+
+void rd_sim_numbers(FILE *out, const struct sim_machine *m, const struct sim_code *code, const struct sim_analysis *a,
+		    const struct render_sim_info *info)
+{
+	const struct sim_stats *b = &a->base;
+	fprintf(out, "Simulated on %s: ", sim_machine_name(m));
+	if (a->units > 0) {
+		fprintf(out, "%.2f cycles per %s", a->cycles_per_unit, unit_of(info));
+		if (a->stream_cycles_per_unit > a->cycles_per_unit * 1.005)
+			fprintf(out, " (%.2f with the code around it)", a->stream_cycles_per_unit);
+		fputs(", ", out);
+	}
+	fprintf(out, "IPC %.2f, %.2f µops per cycle, %llu instructions", a->ipc, a->fused_per_cycle,
+		(unsigned long long)b->insns);
+	size_t approx = sim_code_approx(code);
+	if (approx)
+		fprintf(out, " (%zu modelled approximately, marked ~)", approx);
+	if (a->events.branches)
+		fprintf(out, "; %llu of %llu branches mispredicted", (unsigned long long)a->events.mispredicts,
+			(unsigned long long)a->events.branches);
+	fputc('\n', out);
+	rd_sim_topdown_line(out, m, a);
+	rd_sim_stall_line(out, "Time waiting on loads from: ", a);
+}
+
 static void render_text(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-			const struct sim_analysis *a, const struct merge_sim_info *info)
+			const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	/* the source, loop choice and stream name objects, symbols and files */
 	fputs("gus sim: ", out);
-	merge_text_string(out, info->source);
+	render_text_string(out, info->source);
 	fprintf(out, "\nmachine: %s (%s)\n", sim_machine_name(m), sim_machine_describe(m));
 	if (info->machine_note)
 		fprintf(out, "  (%s; --arch picks another)\n", info->machine_note);
 	if (info->loop_note && info->loop_note[0]) {
 		fputs("loop: ", out);
-		merge_text_string(out, info->loop_note);
+		render_text_string(out, info->loop_note);
 		fputc('\n', out);
 	}
 	if (info->stream) {
 		fputs("stream: ", out);
-		merge_text_string(out, info->stream);
+		render_text_string(out, info->stream);
 		fputc('\n', out);
 	}
 	if (info->iterations)
@@ -155,7 +410,9 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 	else
 		fprintf(out, "%llu instructions simulated\n\n", (unsigned long long)b->insns);
 	if (a->units > 0) {
-		fprintf(out, "  %-28s %10.2f\n", "cycles per iteration", a->cycles_per_unit);
+		char label[40];
+		snprintf(label, sizeof label, "cycles per %s", unit_of(info));
+		fprintf(out, "  %-28s %10.2f\n", label, a->cycles_per_unit);
 		/* a loop simulated in its function: the function's time too */
 		if (a->stream_cycles_per_unit > a->cycles_per_unit * 1.005)
 			fprintf(out, "  %-28s %10.2f\n", "  with the code around it", a->stream_cycles_per_unit);
@@ -186,6 +443,8 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "  %-28s L1 %llu, L2 %llu, L3 %llu, memory %llu\n", "memory accesses served by",
 			(unsigned long long)a->events.level_hits[0], (unsigned long long)a->events.level_hits[1],
 			(unsigned long long)a->events.level_hits[2], (unsigned long long)a->events.level_hits[3]);
+	/* where the time went, which the counts above do not say */
+	rd_sim_stall_line(out, "  time waiting on loads from    ", a);
 
 	double backend = b->backend_mem + b->backend_core;
 	if (sim_machine_topdown(m) == SIM_TOPDOWN_AMD) {
@@ -213,154 +472,74 @@ static void render_text(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "    %-24s %6.1f %%\n", "Core Bound", pct(b->backend_core, b->slots));
 	}
 
-	if (a->nsens && a->nweights) {
-		size_t idx[4];
-		size_t nw = text_weights(a, idx);
-		fprintf(out, "\nSensitivity: speedup when a resource gets more capacity (bottleneck: >= %.1f %% at +%.0f %%)\n",
-			100 * info->threshold, 100 * (a->weights[a->nweights - 1] - 1));
-		fprintf(out, "  %-22s", "resource");
-		for (size_t k = 0; k < nw; k++) {
-			char h[16];
-			snprintf(h, sizeof h, "+%.0f%%", 100 * (a->weights[idx[k]] - 1));
-			fprintf(out, " %8s", h);
-		}
-		fprintf(out, " %10s\n", "unlimited");
-		struct sim_sensitivity *sorted = malloc(a->nsens * sizeof *sorted);
-		if (!sorted)
-			abort();
-		memcpy(sorted, a->sens, a->nsens * sizeof *sorted);
-		qsort_r(sorted, a->nsens, sizeof *sorted, cmp_sens, (void *)a);
-		bool envelope = false;
-		double dip = 0;
-		for (size_t i = 0; i < a->nsens; i++) {
-			const struct sim_sensitivity *se = &sorted[i];
-			char name[128];
-			set_name(m, &se->set, name, sizeof name);
-			fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
-			for (size_t k = 0; k < nw; k++)
-				fprintf(out, " %7.1f%%", 100 * shown(se->speedup[idx[k]]));
-			fprintf(out, " %9.1f%%%s%s\n", 100 * shown(se->upper),
-				se->searched ? "  (found by search)" : "", se->envelope ? "  ~" : "");
-			envelope |= se->envelope;
-			dip = se->dip > dip ? se->dip : dip;
-		}
-		if (envelope)
-			fprintf(out, "  ~ the model's time was not monotonic in this capacity (by up to %.1f %%): the row is "
-				"the envelope, the best reached at or below each capacity\n", 100 * dip);
-		bool any = false;
-		for (size_t i = 0; i < a->nsens; i++) {
-			const struct sim_sensitivity *se = &sorted[i];
-			if (!se->bottleneck)
-				continue;
-			char name[128];
-			set_name(m, &se->set, name, sizeof name);
-			fprintf(out, "%s %s: %.1f %% faster with %.0f %% more capacity; at most %.1f %% if unlimited\n",
-				any ? "           " : "Bottleneck:", name, 100 * se->speedup[a->nweights - 1],
-				100 * (a->weights[a->nweights - 1] - 1), 100 * se->upper);
-			any = true;
-		}
-		if (!any)
-			fprintf(out, "No bottleneck: no resource, or searched set, gains %.1f %% or more.\n",
-				100 * info->threshold);
-		free(sorted);
-	}
-
+	rd_sim_sensitivity(out, m, a, info->threshold, false, true);
 	if (info->no_insn_table)
 		return;
-	unsigned cols[SIM_MAX_RES];
-	size_t nc = used_resources(m, code, a, cols);
-	fprintf(out, "\nPer instruction: share of each resource's capacity (* bottleneck)\n");
-	fprintf(out, "  %-10s %-36s", "address", "disassembly");
-	for (size_t c = 0; c < nc; c++) {
-		char h[32];
-		snprintf(h, sizeof h, "%s%s", sim_res_name(m, cols[c]), is_bottleneck_res(a, cols[c]) ? "*" : "");
-		fprintf(out, " %7s", h);
-	}
-	fprintf(out, "  lat/ports%s\n", info->srcline ? "  source" : "");
-	for (size_t i = 0; i < sim_code_count(code); i++) {
-		const struct sim_insn *in = sim_code_insn(code, i);
-		if (!insn_listed(a, info, i, in))
-			continue;
-		char text[112];
-		snprintf(text, sizeof text, "%s%s", in->approx ? "~" : "", in->text);
-		if (strlen(text) > 36)
-			strcpy(text + 33, "...");
-		fprintf(out, "  %-10llx %-36s", (unsigned long long)(in->addr - info->addr_bias), text);
-		for (size_t c = 0; c < nc; c++)
-			fprintf(out, " %6.0f%%", 100 * insn_share(m, code, a, i, cols[c]));
-		char lat[16];
-		snprintf(lat, sizeof lat, "%g", (double)in->lat);
-		char src[300];
-		insn_source(info, in, src, sizeof src);
-		fprintf(out, "  %s/%s%s%s%s", lat, in->ports && *in->ports ? in->ports : "-",
-			in->fuse_head ? " (fused with jcc)" : in->zero_idiom ? " (zero idiom)" : in->eliminated ? " (eliminated)" : in->unlaminated && sim_machine_unlaminated_slots(m) > 0 ? " (un-laminated)" : "",
-			in->div > 0 ? " +div" : "", src[0] ? "  " : "");
-		/* a source file's name from the object's debug information */
-		merge_text_string(out, src);
-		fputc('\n', out);
-	}
+	rd_sim_insn_table(out, m, code, a, info, false, 0);
 }
 
 static void render_json(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-			const struct sim_analysis *a, const struct merge_sim_info *info)
+			const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "{\n  \"source\": ");
-	merge_json_string(out, info->source);
+	render_json_string(out, info->source);
 	fprintf(out, ",\n  \"machine\": ");
-	merge_json_string(out, sim_machine_name(m));
+	render_json_string(out, sim_machine_name(m));
 	fprintf(out, ",\n  \"machine_description\": ");
-	merge_json_string(out, sim_machine_describe(m));
+	render_json_string(out, sim_machine_describe(m));
 	fprintf(out, ",\n  \"stream\": ");
 	if (info->stream)
-		merge_json_string(out, info->stream);
+		render_json_string(out, info->stream);
 	else
 		fputs("null", out);
 	if (info->loop_note && info->loop_note[0]) {
 		fprintf(out, ",\n  \"loop_choice\": ");
-		merge_json_string(out, info->loop_note);
+		render_json_string(out, info->loop_note);
 	}
+	fprintf(out, ",\n  \"unit\": ");
+	render_json_string(out, unit_of(info));
 	fprintf(out, ",\n  \"iterations_measured\": ");
-	merge_json_number(out, a->units);
+	render_json_number(out, a->units);
 	fprintf(out, ",\n  \"iterations\": %u,\n  \"warmup_iterations\": %u,\n  \"instructions_per_iteration\": %zu,\n",
 		info->iterations, info->warmup, info->body_insns);
 	fprintf(out, "  \"cycles_per_iteration\": ");
-	merge_json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
+	render_json_number(out, a->units > 0 ? a->cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"stream_cycles_per_iteration\": ");
-	merge_json_number(out, a->units > 0 ? a->stream_cycles_per_unit : NAN);
+	render_json_number(out, a->units > 0 ? a->stream_cycles_per_unit : NAN);
 	fprintf(out, ",\n  \"cycles\": ");
-	merge_json_number(out, b->cycles);
+	render_json_number(out, b->cycles);
 	fprintf(out, ",\n  \"instructions\": %llu,\n  \"uops\": %llu,\n  \"fused_uops\": %llu,\n  \"ipc\": ",
 		(unsigned long long)b->insns, (unsigned long long)b->uops, (unsigned long long)b->fused);
-	merge_json_number(out, a->ipc);
+	render_json_number(out, a->ipc);
 	fprintf(out, ",\n  \"fused_uops_per_cycle\": ");
-	merge_json_number(out, a->fused_per_cycle);
+	render_json_number(out, a->fused_per_cycle);
 	fprintf(out, ",\n  \"cycles_measured\": ");
-	merge_json_number(out, a->measured_cycles);
+	render_json_number(out, a->measured_cycles);
 	fprintf(out, ",\n  \"instructions_measured\": ");
-	merge_json_number(out, a->measured_insns);
+	render_json_number(out, a->measured_insns);
 	fprintf(out, ",\n  \"fused_uops_measured\": ");
-	merge_json_number(out, a->measured_fused);
+	render_json_number(out, a->measured_fused);
 	fprintf(out, ",\n  \"run_weighted\": %s,\n  \"passes\": %u,\n  \"warm_pass\": %s",
 		a->run_weighted ? "true" : "false", a->passes ? a->passes : 1, a->warm_pass ? "true" : "false");
 	fprintf(out, ",\n  \"approximate_instructions\": %zu,\n", sim_code_approx(code));
 	double s = b->slots;
 	fprintf(out, "  \"topdown\": {\"slots\": ");
-	merge_json_number(out, s);
+	render_json_number(out, s);
 	fprintf(out, ", \"retiring\": ");
-	merge_json_number(out, s > 0 ? b->retiring / s : 0);
+	render_json_number(out, s > 0 ? b->retiring / s : 0);
 	fprintf(out, ", \"frontend_bound\": ");
-	merge_json_number(out, s > 0 ? b->frontend / s : 0);
+	render_json_number(out, s > 0 ? b->frontend / s : 0);
 	fprintf(out, ", \"bad_speculation\": ");
-	merge_json_number(out, s > 0 ? b->bad_spec / s : 0);
+	render_json_number(out, s > 0 ? b->bad_spec / s : 0);
 	fprintf(out, ", \"backend_bound\": ");
-	merge_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
+	render_json_number(out, s > 0 ? (b->backend_mem + b->backend_core) / s : 0);
 	bool amd = sim_machine_topdown(m) == SIM_TOPDOWN_AMD;
 	/* AMD's level 2 names for the backend's halves, and its SMT row */
 	fprintf(out, amd ? ", \"backend_bound_memory\": " : ", \"memory_bound\": ");
-	merge_json_number(out, s > 0 ? b->backend_mem / s : 0);
+	render_json_number(out, s > 0 ? b->backend_mem / s : 0);
 	fprintf(out, amd ? ", \"backend_bound_cpu\": " : ", \"core_bound\": ");
-	merge_json_number(out, s > 0 ? b->backend_core / s : 0);
+	render_json_number(out, s > 0 ? b->backend_core / s : 0);
 	if (amd)
 		fprintf(out, ", \"smt_contention\": 0");
 	fprintf(out, ", \"hierarchy\": \"%s\"},\n", amd ? "amd" : "intel");
@@ -376,12 +555,21 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		(unsigned long long)e->indirect_miss, (unsigned long long)e->btb_miss,
 		(unsigned long long)e->mispredicts, (unsigned long long)e->branches,
 		(unsigned long long)e->target_misses);
+	/* where the time went by level: the share of the cycles retirement
+	 * waited on loads each level served */
+	fprintf(out, "  \"load_wait_share\": {");
+	static const char *const level[] = { "l1", "l2", "l3", "memory" };
+	for (int l = 0; l < 4; l++) {
+		fprintf(out, "%s\"%s\": ", l ? ", " : "", level[l]);
+		render_json_number(out, b->cycles > 0 ? b->mem_stall[l] / b->cycles : 0);
+	}
+	fprintf(out, "},\n");
 	fprintf(out, "  \"threshold\": ");
-	merge_json_number(out, info->threshold);
+	render_json_number(out, info->threshold);
 	fprintf(out, ",\n  \"weights\": [");
 	for (size_t w = 0; w < a->nweights; w++) {
 		fprintf(out, "%s", w ? ", " : "");
-		merge_json_number(out, a->weights[w]);
+		render_json_number(out, a->weights[w]);
 	}
 	fprintf(out, "],\n  \"sensitivity\": [");
 	for (size_t i = 0; i < a->nsens; i++) {
@@ -389,19 +577,19 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"resources\": [", i ? "," : "");
 		for (unsigned k = 0; k < se->set.n; k++) {
 			fprintf(out, "%s", k ? ", " : "");
-			merge_json_string(out, sim_res_name(m, se->set.res[k]));
+			render_json_string(out, sim_res_name(m, se->set.res[k]));
 		}
 		fprintf(out, "], \"speedup\": [");
 		for (size_t w = 0; w < a->nweights; w++) {
 			fprintf(out, "%s", w ? ", " : "");
-			merge_json_number(out, se->speedup[w]);
+			render_json_number(out, se->speedup[w]);
 		}
 		fprintf(out, "], \"upper_bound\": ");
-		merge_json_number(out, se->upper);
+		render_json_number(out, se->upper);
 		fprintf(out, ", \"bottleneck\": %s, \"searched\": %s, \"envelope\": %s, \"dip\": ",
 			se->bottleneck ? "true" : "false", se->searched ? "true" : "false",
 			se->envelope ? "true" : "false");
-		merge_json_number(out, se->dip);
+		render_json_number(out, se->dip);
 		fputc('}', out);
 	}
 	fprintf(out, "\n  ],\n  \"bottlenecks\": [");
@@ -412,7 +600,7 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		char name[128];
 		set_name(m, &a->sens[i].set, name, sizeof name);
 		fprintf(out, "%s", first ? "" : ", ");
-		merge_json_string(out, name);
+		render_json_string(out, name);
 		first = false;
 	}
 	fprintf(out, "],\n  \"per_instruction\": [");
@@ -426,28 +614,30 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s\n    {\"address\": \"0x%llx\", \"disassembly\": ", first ? "" : ",",
 			(unsigned long long)(in->addr - info->addr_bias));
 		first = false;
-		merge_json_string(out, in->text);
+		render_json_string(out, in->text);
 		char src[300];
 		if (info->srcline) {
 			fprintf(out, ", \"source\": ");
 			if (insn_source(info, in, src, sizeof src))
-				merge_json_string(out, src);
+				render_json_string(out, src);
 			else
 				fputs("null", out);
 		}
+		if (info->samples_total)
+			fprintf(out, ", \"samples\": %llu", (unsigned long long)insn_samples(info, in));
 		fprintf(out, ", \"form\": ");
-		merge_json_string(out, in->key);
+		render_json_string(out, in->key);
 		fprintf(out, ", \"executions\": %llu, \"latency\": ", (unsigned long long)e->insn_count[i]);
-		merge_json_number(out, in->lat);
+		render_json_number(out, in->lat);
 		fprintf(out, ", \"ports\": ");
-		merge_json_string(out, in->ports ? in->ports : "");
+		render_json_string(out, in->ports ? in->ports : "");
 		fprintf(out, ", \"uops\": %u, \"fused_uops\": %u, \"approximate\": %s, \"share\": {", in->uops, in->fused,
 			in->approx ? "true" : "false");
 		for (size_t c = 0; c < nc; c++) {
 			fprintf(out, "%s", c ? ", " : "");
-			merge_json_string(out, sim_res_name(m, cols[c]));
+			render_json_string(out, sim_res_name(m, cols[c]));
 			fprintf(out, ": ");
-			merge_json_number(out, insn_share(m, code, a, i, cols[c]));
+			render_json_number(out, insn_share(m, code, a, i, cols[c]));
 		}
 		fprintf(out, "}}");
 	}
@@ -456,16 +646,16 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 
 static void csv_row(FILE *out, const char *kind, const char *name, const char *field, double v)
 {
-	merge_csv_field(out, kind, ',');
+	render_csv_field(out, kind, ',');
 	fputc(',', out);
-	merge_csv_field(out, name, ',');
+	render_csv_field(out, name, ',');
 	fputc(',', out);
-	merge_csv_field(out, field, ',');
+	render_csv_field(out, field, ',');
 	fprintf(out, ",%.9g\n", isfinite(v) ? v : 0);
 }
 
 static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		       const struct sim_analysis *a, const struct merge_sim_info *info)
+		       const struct sim_analysis *a, const struct render_sim_info *info)
 {
 	const struct sim_stats *b = &a->base;
 	fprintf(out, "kind,name,field,value\n");
@@ -475,6 +665,9 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	csv_row(out, "summary", info->source, "instructions", (double)b->insns);
 	csv_row(out, "summary", info->source, "ipc", a->ipc);
 	csv_row(out, "summary", info->source, "approximate_instructions", (double)sim_code_approx(code));
+	static const char *const level[] = { "l1", "l2", "l3", "memory" };
+	for (int l = 0; l < 4; l++)
+		csv_row(out, "load_wait_share", level[l], "share", b->cycles > 0 ? b->mem_stall[l] / b->cycles : 0);
 	double s = b->slots;
 	csv_row(out, "topdown", "retiring", "share", s > 0 ? b->retiring / s : 0);
 	csv_row(out, "topdown", "frontend_bound", "share", s > 0 ? b->frontend / s : 0);
@@ -508,6 +701,8 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 		else
 			snprintf(name, sizeof name, "0x%llx %s", (unsigned long long)(in->addr - info->addr_bias), in->text);
 		csv_row(out, "instruction", name, "executions", (double)a->events.insn_count[i]);
+		if (info->samples_total)
+			csv_row(out, "instruction", name, "samples", (double)insn_samples(info, in));
 		csv_row(out, "instruction", name, "latency", in->lat);
 		for (size_t c = 0; c < nc; c++) {
 			char field[40];
@@ -517,14 +712,14 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	}
 }
 
-void merge_render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
-		      const struct sim_analysis *a, const struct merge_sim_info *info, enum merge_format fmt)
+void render_sim(FILE *out, const struct sim_machine *m, const struct sim_code *code,
+		      const struct sim_analysis *a, const struct render_sim_info *info, enum render_format fmt)
 {
 	switch (fmt) {
-	case MERGE_JSON:
+	case RENDER_JSON:
 		render_json(out, m, code, a, info);
 		break;
-	case MERGE_CSV:
+	case RENDER_CSV:
 		render_csv(out, m, code, a, info);
 		break;
 	default:
@@ -545,8 +740,8 @@ static void heat_colour(double v, double scale, char *buf, size_t n)
 	snprintf(buf, n, "#%02x%02x%02x", r, g, b);
 }
 
-void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
-			  const struct merge_sim_info *info)
+void render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_analysis *a,
+			  const struct render_sim_info *info)
 {
 	const double bar_w = 46, gap = 14, left = 60, top = 50, plot_h = 300;
 	size_t nb = a->nsens;
@@ -564,12 +759,12 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		     "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
 	fprintf(out, "<title>gus sim sensitivity: ");
-	mg_xml_text(out, info->source);
+	rd_xml_text(out, info->source);
 	fprintf(out, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"%.0f\" y=\"22\" font-size=\"15\">Sensitivity on %s: speedup with +1..+%.0f %% capacity</text>\n",
 		left, sim_machine_name(m), 100 * top_w);
 	fprintf(out, "<text x=\"%.0f\" y=\"40\" fill=\"#555\">", left);
-	mg_xml_text(out, info->source);
+	rd_xml_text(out, info->source);
 	if (a->units > 0)
 		fprintf(out, " - %.2f cycles per iteration", a->cycles_per_unit);
 	fprintf(out, "</text>\n");
@@ -609,8 +804,28 @@ void merge_render_sim_svg(FILE *out, const struct sim_machine *m, const struct s
 		set_name(m, &se->set, name, sizeof name);
 		fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(45)\"%s>", x + bar_w / 2 - 4, top + plot_h + 14,
 			se->bottleneck ? " font-weight=\"bold\" fill=\"#b00\"" : "");
-		mg_xml_text(out, name);
+		rd_xml_text(out, name);
 		fprintf(out, "</text>\n");
 	}
 	fprintf(out, "</svg>\n");
+}
+
+void render_report_sim_info(const struct merge_report_region *v, bool insn_table, struct render_sim_info *info,
+			   char *source, size_t n)
+{
+	snprintf(source, n, "%s:%s", v->file, v->name);
+	memset(info, 0, sizeof *info);
+	info->source = source;
+	info->threshold = 0.01;
+	info->stream = v->stream;
+	info->srcline = v->srcline;
+	info->srcline_ctx = v->srcline_ctx;
+	info->insn_start = v->start + v->bias;
+	info->insn_end = v->end + v->bias;
+	info->addr_bias = v->bias;
+	info->no_insn_table = !insn_table;
+	info->unit = v->unit;
+	info->samples = v->insn_samples;
+	info->nsamples = v->ninsn_samples;
+	info->samples_total = v->insn_samples_total;
 }

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 
 static const char *unit_word(enum td_unit u)
 {
@@ -28,7 +27,7 @@ static int max_level(const struct td_table *t)
 	return m;
 }
 
-void merge_render_catalog(FILE *out, const char *host, const struct td_table *const *tables, size_t ntables,
+void render_catalog(FILE *out, const char *host, const struct td_table *const *tables, size_t ntables,
 			  const struct sim_machine *const *machines, size_t nmachines)
 {
 	if (host)
@@ -50,7 +49,7 @@ void merge_render_catalog(FILE *out, const char *host, const struct td_table *co
 		fprintf(out, "  %-6s %s\n", sim_machine_name(machines[i]), sim_machine_describe(machines[i]));
 }
 
-void merge_render_tma_nodes(FILE *out, const struct td_table *t)
+void render_tma_nodes(FILE *out, const struct td_table *t)
 {
 	fprintf(out, "TMA table %s: %s\n", t->id, t->full_name);
 	fprintf(out, "%-40s %-11s %9s  %s\n", "node", "unit", "threshold", "formula");
@@ -110,7 +109,7 @@ void merge_render_tma_nodes(FILE *out, const struct td_table *t)
 	}
 }
 
-void merge_render_tma_events(FILE *out, const struct td_table *t)
+void render_tma_events(FILE *out, const struct td_table *t)
 {
 	fprintf(out, "Events of the TMA table %s: %s\n", t->id, t->full_name);
 	fprintf(out, "%-48s %-8s %-12s %-10s %s\n", "event", "counter", "encoding", "config1", "libpfm4 name");
@@ -148,7 +147,7 @@ static const char *kind_word(enum sim_res_kind k)
 	}
 }
 
-void merge_render_machine(FILE *out, const struct sim_machine *m)
+void render_machine(FILE *out, const struct sim_machine *m)
 {
 	fprintf(out, "Core model %s: %s\n", sim_machine_name(m), sim_machine_describe(m));
 	fprintf(out, "issue width: %u per cycle\n\n", sim_machine_width(m));

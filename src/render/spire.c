@@ -22,8 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "mg_internal.h"
+#include "render_internal.h"
 #include "spire.h"
 
 /* a likely bottleneck: estimate <= lowest x BOTTLENECK_WITHIN */
@@ -141,8 +140,8 @@ static void text_tw_training(FILE *out, const struct spire_model *m)
 {
 	/* the events are the model file's, a file people share */
 	char t[512], w[512];
-	merge_text_escape(t, sizeof t, m->time_event ? m->time_event : "?");
-	merge_text_escape(w, sizeof w, m->work_event ? m->work_event : "?");
+	render_text_escape(t, sizeof t, m->time_event ? m->time_event : "?");
+	render_text_escape(w, sizeof w, m->work_event ? m->work_event : "?");
 	if (default_events(m->time_event, m->work_event))
 		fprintf(out, "  T, W       %s, %s (P = W/T is IPC)\n", t, w);
 	else
@@ -161,24 +160,24 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 
 	/* the model file's strings and the paths, as the text escaping shows them */
 	if (info->section) {
-		mg_text_put(out, "SPIRE (model ", model_path, ")\n");
+		rd_text_put(out, "SPIRE (model ", model_path, ")\n");
 	} else {
 		fprintf(out, "SPIRE: statistical roofline ensemble\n\n");
-		mg_text_put(out, "  model      ", model_path, "\n");
-		mg_text_put(out, "  cpu        ", m->cpu ? m->cpu : "unknown", "\n");
+		rd_text_put(out, "  model      ", model_path, "\n");
+		rd_text_put(out, "  cpu        ", m->cpu ? m->cpu : "unknown", "\n");
 		text_tw_training(out, m);
 		fprintf(out, ", %zu roofline%s\n", m->n, m->n == 1 ? "" : "s");
 		for (size_t i = 0; i < info->n_inputs; i++) {
 			fprintf(out, "  %-10s ", i ? "" : "input");
-			mg_text_put(out, "", info->inputs[i], "\n");
+			rd_text_put(out, "", info->inputs[i], "\n");
 		}
 	}
 	fputc('\n', out);
 
 	/* the workload against the ensemble */
 	char pl[1100], tev[512], wev[512];
-	merge_text_escape(tev, sizeof tev, m->time_event ? m->time_event : "?");
-	merge_text_escape(wev, sizeof wev, m->work_event ? m->work_event : "?");
+	render_text_escape(tev, sizeof tev, m->time_event ? m->time_event : "?");
+	render_text_escape(wev, sizeof wev, m->work_event ? m->work_event : "?");
 	if (default_events(m->time_event, m->work_event))
 		snprintf(pl, sizeof pl, "measured IPC");
 	else
@@ -215,7 +214,7 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 			if (d && d->abbr && (int)strlen(d->abbr) > abbr_w)
 				abbr_w = (int)strlen(d->abbr);
 			char lab[512];
-			merge_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
+			render_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
 			if ((int)strlen(lab) > ev_w)
 				ev_w = (int)strlen(lab);
 		}
@@ -228,7 +227,7 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 			const struct spire_roofline *r = e->r;
 			const struct spire_metric_def *d = metric_def(info->metrics, r ? r->metric : NULL);
 			char lab[512];
-			merge_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
+			render_text_escape(lab, sizeof lab, r && r->label ? r->label : r && r->metric ? r->metric : "?");
 			double x = ratio(e->estimate, e->measured);
 			char xs[32], lp[32];
 			if (isfinite(x))
@@ -260,7 +259,7 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 	if (a->n_unmodeled) {
 		fprintf(out, "  unmodeled (no roofline in the model): ");
 		for (size_t i = 0; i < a->n_unmodeled; i++)
-			mg_text_put(out, i ? ", " : "", a->unmodeled[i] ? a->unmodeled[i] : "?", "");
+			rd_text_put(out, i ? ", " : "", a->unmodeled[i] ? a->unmodeled[i] : "?", "");
 		fputc('\n', out);
 	}
 	if (ss)
@@ -281,18 +280,18 @@ static void text_analysis(FILE *out, const struct spire_model *m, const struct s
 
 static void csv_key(FILE *out, const char *kind, const char *name, const char *field)
 {
-	merge_csv_field(out, kind, ',');
+	render_csv_field(out, kind, ',');
 	fputc(',', out);
-	merge_csv_field(out, name ? name : "", ',');
+	render_csv_field(out, name ? name : "", ',');
 	fputc(',', out);
-	merge_csv_field(out, field, ',');
+	render_csv_field(out, field, ',');
 	fputc(',', out);
 }
 
 static void csv_str(FILE *out, const char *kind, const char *name, const char *field, const char *v)
 {
 	csv_key(out, kind, name, field);
-	merge_csv_field(out, v ? v : "", ',');
+	render_csv_field(out, v ? v : "", ',');
 	fputc('\n', out);
 }
 
@@ -391,7 +390,7 @@ static void json_nl(FILE *out, int ind, int depth)
 static void jstr_or_null(FILE *out, const char *s)
 {
 	if (s)
-		merge_json_string(out, s);
+		render_json_string(out, s);
 	else
 		fputs("null", out);
 }
@@ -423,13 +422,13 @@ static void json_analysis(FILE *out, const struct spire_model *m, const struct s
 	fputs("],", out);
 	json_nl(out, ind, 1);
 	fputs("\"throughput\": ", out);
-	merge_json_string(out, p_name(m));
+	render_json_string(out, p_name(m));
 	fputs(", \"measured\": ", out);
-	merge_json_number(out, positive(a->measured) ? a->measured : NAN);
+	render_json_number(out, positive(a->measured) ? a->measured : NAN);
 	fputs(", \"ensemble\": ", out);
-	merge_json_number(out, ens);
+	render_json_number(out, ens);
 	fputs(", \"ratio\": ", out);
-	merge_json_number(out, ratio(a->measured, ens));
+	render_json_number(out, ratio(a->measured, ens));
 	fprintf(out, ", \"samples\": %zu,", a->n_samples);
 	json_nl(out, ind, 1);
 	fputs("\"metrics\": [", out);
@@ -452,17 +451,17 @@ static void json_analysis(FILE *out, const struct spire_model *m, const struct s
 		fputs(", \"area\": ", out);
 		jstr_or_null(out, d ? d->area : NULL);
 		fputs(", \"estimate\": ", out);
-		merge_json_number(out, e->estimate);
+		render_json_number(out, e->estimate);
 		fputs(", \"ratio\": ", out);
-		merge_json_number(out, ratio(e->estimate, e->measured));
+		render_json_number(out, ratio(e->estimate, e->measured));
 		fprintf(out, ", \"samples\": %zu, \"time\": ", e->n);
-		merge_json_number(out, e->t);
+		render_json_number(out, e->t);
 		fputs(", \"left_of_peak\": ", out);
-		merge_json_number(out, e->left_of_peak);
+		render_json_number(out, e->left_of_peak);
 		fprintf(out, ", \"bottleneck\": %s, \"peak\": {\"i\": ", is_bottleneck(e->estimate, lo) ? "true" : "false");
-		merge_json_number(out, r->peak_i);
+		render_json_number(out, r->peak_i);
 		fputs(", \"p\": ", out);
-		merge_json_number(out, r->peak_p);
+		render_json_number(out, r->peak_p);
 		fputs("}}", out);
 	}
 	if (!first)
@@ -495,18 +494,18 @@ static void json_analysis(FILE *out, const struct spire_model *m, const struct s
 		fputc('\n', out);
 }
 
-void merge_render_spire(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
+void render_spire(FILE *out, const struct spire_model *m, const struct spire_analysis *a,
 			const struct spire_sampleset *ss, const struct merge_spire_info *info,
-			enum merge_format fmt)
+			enum render_format fmt)
 {
 	static const struct merge_spire_info none;
 	if (!info)
 		info = &none;
 	switch (fmt) {
-	case MERGE_CSV:
+	case RENDER_CSV:
 		csv_analysis(out, m, a, ss, info);
 		break;
-	case MERGE_JSON:
+	case RENDER_JSON:
 		json_analysis(out, m, a, ss, info);
 		break;
 	default:
@@ -532,7 +531,7 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	fprintf(out, "SPIRE model: %zu roofline%s, cpu ", m->n, m->n == 1 ? "" : "s");
-	mg_text_put(out, "", m->cpu ? m->cpu : "unknown", "\n");
+	rd_text_put(out, "", m->cpu ? m->cpu : "unknown", "\n");
 	text_tw_training(out, m);
 	fputs("\n\n", out);
 	if (!m->n)
@@ -544,7 +543,7 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 		if (d && d->abbr && (int)strlen(d->abbr) > abbr_w)
 			abbr_w = (int)strlen(d->abbr);
 		char lab[512];
-		merge_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
+		render_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
 		if ((int)strlen(lab) > ev_w)
 			ev_w = (int)strlen(lab);
 	}
@@ -556,7 +555,7 @@ static void text_model(FILE *out, const struct spire_model *m, const struct spir
 		const struct spire_roofline *r = &m->r[k];
 		const struct spire_metric_def *d = metric_def(metrics, r->metric);
 		char lab[512];
-		merge_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
+		render_text_escape(lab, sizeof lab, r->label ? r->label : r->metric ? r->metric : "?");
 		fprintf(out, "  %-*s  %-*s  %-15s %8zu %9s %9s %5zu %5zu %9s %9s\n", abbr_w, d && d->abbr ? d->abbr : "-",
 			ev_w, lab, d && d->area ? d->area : "-", r->n_train, inum(r->peak_i, b1, sizeof b1),
 			num(r->peak_p, b2, sizeof b2), knots_left(r), knots_right(r), num(r->tail_p, b3, sizeof b3),
@@ -607,34 +606,34 @@ static void json_model(FILE *out, const struct spire_model *m, const struct spir
 		fputs(", \"area\": ", out);
 		jstr_or_null(out, d ? d->area : NULL);
 		fprintf(out, ", \"samples\": %zu, \"peak\": {\"i\": ", r->n_train);
-		merge_json_number(out, r->peak_i);
+		render_json_number(out, r->peak_i);
 		fputs(", \"p\": ", out);
-		merge_json_number(out, r->peak_p);
+		render_json_number(out, r->peak_p);
 		fprintf(out, ", \"knot\": %zu}, \"knots\": [", r->peak);
 		for (size_t j = 0; j < r->n_knots; j++) {
 			fputs(j ? ", [" : "[", out);
-			merge_json_number(out, r->knots[j].i);
+			render_json_number(out, r->knots[j].i);
 			fputs(", ", out);
-			merge_json_number(out, r->knots[j].p);
+			render_json_number(out, r->knots[j].p);
 			fputc(']', out);
 		}
 		fputs("], \"tail\": ", out);
-		merge_json_number(out, r->tail_p);
+		render_json_number(out, r->tail_p);
 		fputs(", \"infinity\": ", out);
-		merge_json_number(out, r->inf_p);
+		render_json_number(out, r->inf_p);
 		fputc('}', out);
 	}
 	fprintf(out, "%s]\n}\n", m->n ? "\n  " : "");
 }
 
-void merge_render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
-			      enum merge_format fmt)
+void render_spire_model(FILE *out, const struct spire_model *m, const struct spire_metricset *metrics,
+			      enum render_format fmt)
 {
 	switch (fmt) {
-	case MERGE_CSV:
+	case RENDER_CSV:
 		csv_model(out, m, metrics);
 		break;
-	case MERGE_JSON:
+	case RENDER_JSON:
 		json_model(out, m, metrics);
 		break;
 	default:
@@ -643,7 +642,7 @@ void merge_render_spire_model(FILE *out, const struct spire_model *m, const stru
 	}
 }
 
-void merge_render_spire_metricset(FILE *out, const struct spire_metricset *set)
+void render_spire_metricset(FILE *out, const struct spire_metricset *set)
 {
 	fprintf(out, "# SPIRE metric set %s (%s), T = %s, W = %s\n", set->id, set->origin, set->time_event,
 		set->work_event);
