@@ -662,13 +662,25 @@ static double seconds_since(const struct timespec *t0)
 /* Progress of run 2 on a terminal, at most four times a second: how
  * long it has run (and run 1 natively), what the windows stored of
  * --max-insns, and how far into the run the hot ranges' windows are */
+/* a count as progress says it: "850", "12 k", "3.4 M" */
+static const char *count_text(double n, char *buf, size_t len)
+{
+	if (n >= 1e6)
+		snprintf(buf, len, "%.1f M", n / 1e6);
+	else if (n >= 1e4)
+		snprintf(buf, len, "%.0f k", n / 1e3);
+	else
+		snprintf(buf, len, "%.0f", n);
+	return buf;
+}
+
 static void trace_progress(struct qemu_store *q)
 {
 	double t = seconds_since(&q->started);
 	if (t - q->said_at < 0.25)
 		return;
 	q->said_at = t;
-	char run1[48] = "", where[96] = "";
+	char run1[48] = "", where[96] = "", stored[32], max[32], at[32];
 	if (isfinite(q->run1_seconds))
 		snprintf(run1, sizeof run1, " (run 1 %.1f s)", q->run1_seconds);
 	if (q->windows && q->npos) {
@@ -676,14 +688,15 @@ static void trace_progress(struct qemu_store *q)
 		for (size_t i = 0; i < q->npos; i++)
 			if (window_pos_at(q, &q->pos[i]) > far)
 				far = window_pos_at(q, &q->pos[i]);
-		snprintf(where, sizeof where, ", hot code at record %.1f M", far / 1e6);
+		snprintf(where, sizeof where, ", hot code at record %s", count_text(far, at, sizeof at));
 	}
+	count_text((double)q->stored, stored, sizeof stored);
+	count_text((double)q->max, max, sizeof max);
 	if (q->enough && q->windows)
-		progress(false, "run 2 (QEMU) %.1f s%s: windows full (--max-insns %.1f M), running on untraced%s", t, run1,
-			 (double)q->max / 1e6, where);
+		progress(false, "run 2 (QEMU) %.1f s%s: windows full (--max-insns %s), running on untraced%s", t, run1, max,
+			 where);
 	else
-		progress(false, "run 2 (QEMU) %.1f s%s: %.2f of %.1f M records stored%s", t, run1, (double)q->stored / 1e6,
-			 (double)q->max / 1e6, where);
+		progress(false, "run 2 (QEMU) %.1f s%s: %s of %s records stored%s", t, run1, stored, max, where);
 }
 
 static void trace_tick(void *ctx)
