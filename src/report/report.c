@@ -942,8 +942,8 @@ static void plan_static(struct sim_plan *pl, struct region_view *v)
 			free(lp.recs);
 			lp = fewer;
 			snprintf(fewer_note, sizeof fewer_note, "; %u iterations of its %zu instructions, not 200: a loop "
-				 "alone repeats itself, and gus report simulates %u records of it at most", it, lp.per_iter,
-				 STATIC_BUDGET);
+				 "alone repeats itself, and gus report gives it %u records (%u iterations at least)", it,
+				 lp.per_iter, STATIC_BUDGET, STATIC_MIN_ITERATIONS);
 		} else if (it < lp.iterations) {
 			free(fewer.recs);
 		}
@@ -1600,11 +1600,16 @@ static void run_batch(struct sim_plan *pl)
 		if (j->batch == b && !j->dropped && j->twin)
 			copy_sweep(j);
 	}
+	/* the batch's results cached in one transaction: a commit each
+	 * would wait for the disk twice per region */
+	bool tx = rp->writable && !gusdata_begin(rp->d);
 	for (size_t i = 0; i < pl->n; i++) {
 		struct sim_job *j = pl->jobs[i];
 		if (j->batch == b && !j->dropped && j->kind != JOB_THREAD)
 			finish_region(pl, j);
 	}
+	if (tx && gusdata_commit(rp->d))
+		report_warn(rp, "%s: cannot cache the results: %s", rp->o->input, gusdata_errmsg(rp->d));
 	/* the batch's streams are done with */
 	for (size_t i = 0; i < pl->n; i++) {
 		struct sim_job *j = pl->jobs[i];

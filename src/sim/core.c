@@ -160,6 +160,20 @@ void sim_tape_free(struct sim_tape *t)
 	free(t);
 }
 
+void sim_tape_reserve(struct sim_tape *t, size_t n)
+{
+	if (n <= t->cap)
+		return;
+	struct annot *a = realloc(t->ann, n * sizeof *t->ann);
+	uint32_t *in = a ? realloc(t->insn, n * sizeof *t->insn) : NULL;
+	if (a)
+		t->ann = a;
+	if (in) {
+		t->insn = in;
+		t->cap = n;
+	}
+}
+
 size_t sim_tape_records(const struct sim_tape *t)
 {
 	return t ? t->n : 0;

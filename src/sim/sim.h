@@ -240,6 +240,8 @@ struct sim_tape;
 struct sim_tape *sim_tape_new(void);
 void sim_tape_free(struct sim_tape *t);
 size_t sim_tape_records(const struct sim_tape *t);
+/* room for N records at once (a stream's records and its warm-up's) */
+void sim_tape_reserve(struct sim_tape *t, size_t n);
 /* the tape starts with RECS' N records */
 bool sim_tape_holds(const struct sim_tape *t, const struct sim_rec *recs, size_t n);
 void sim_session_record(struct sim_session *s, struct sim_tape *t);

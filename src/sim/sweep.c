@@ -631,10 +631,17 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 	struct sim_session *s = sim_session_new(m, code, cfg, ncfg, threads, err, errlen);
 	if (!s)
 		return -1;
-	if (tape && sim_tape_records(tape))
+	if (tape && sim_tape_records(tape)) {
 		sim_session_replay(s, tape);
-	else if (tape)
+	} else if (tape) {
+		/* what run_configs feeds: a warm pass, the records, the
+		 * settling passes and the measured ones */
+		size_t mark = src->mark <= src->n ? src->mark : src->n, per = src->n - mark;
+		size_t passes = src->passes > 1 ? src->passes : 1;
+		size_t settle = passes > 1 && per ? (4 * (size_t)m->window + per - 1) / per : 0;
+		sim_tape_reserve(tape, (src->warm_pass ? src->n : 0) + mark + (settle + passes) * per);
 		sim_session_record(s, tape);
+	}
 	size_t mark = src->mark <= src->n ? src->mark : src->n;
 	if (src->focus_hi > src->focus_lo)
 		sim_session_focus(s, src->focus_lo, src->focus_hi);
