@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,6 +223,22 @@ static void terminal_progress(void *ctx, bool phase, const char *text)
 	struct gus_progress *p = ctx;
 	if (!phase && !p->tty)
 		return;
+	/* a line redrawn in place must not wrap: an update is cut to the
+	 * terminal's width (a phase line stays whole) */
+	char cut[512];
+	struct winsize ws;
+	size_t room = 0;
+	if (p->tty && !phase && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		room = (size_t)ws.ws_col > strlen(p->command) + 12 ? ws.ws_col - strlen(p->command) - 12 : 1;
+	if (room && strlen(text) > room) {
+		size_t n = room > 3 ? room - 3 : 1;
+		if (n > sizeof cut - 4)
+			n = sizeof cut - 4;
+		while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
+			n--;
+		snprintf(cut, sizeof cut, "%.*s...", (int)n, text);
+		text = cut;
+	}
 	fprintf(stderr, "%s[ gus %s: ", p->tty ? "\r\033[K" : "", p->command);
 	render_text_string(stderr, text);
 	fputs(p->tty ? " ]" : " ]\n", stderr);

@@ -73,7 +73,8 @@ static void report_usage(FILE *out)
 		"                     --spire) with a model from gus spire train\n"
 		"  -o, --output FILE  write the report to FILE\n"
 		"      --no-cache     simulate again instead of using cached results\n"
-		"  -j, --threads N    simulation threads (default: the CPUs)\n"
+		"  -j, --threads N    regions and threads simulated side by side (default: the\n"
+		"                     CPUs gus may run on)\n"
 		"  -q, --quiet        no progress on the terminal\n"
 		"  -h, --help         this help; 'gus help report' shows the manual\n");
 }

@@ -452,6 +452,9 @@ struct collect_qemu_opts {
 	void (*started)(void *ctx, uint64_t load_bias);
 	/* block counts at exit: runtime address, instructions, executions */
 	void (*block)(void *ctx, uint64_t addr, uint32_t ninsns, uint64_t count);
+	/* called about every 200 ms while the program runs (progress), from
+	 * the thread that calls SINK; NULL: none */
+	void (*tick)(void *ctx);
 	/* traced objects (at most 256); used instead of ranges when nobjects > 0 */
 	const struct collect_qemu_object *objects;
 	size_t nobjects;

@@ -1229,6 +1229,8 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	bool exited = false, tree_done = false, killing = false, malformed = false;
 	int st_wait = 0;
 	struct pollfd *pfd = NULL;
+	struct timespec last_tick;
+	clock_gettime(CLOCK_MONOTONIC, &last_tick);
 	size_t *pconn = NULL, cap_pfd = 0;
 	for (;;) {
 		/* reap */
@@ -1320,6 +1322,14 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		int pr = poll(pfd, np, tree_done ? 0 : live ? 200 : 2);
 		if (pr < 0 && errno != EINTR)
 			break;
+		if (o->tick) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - last_tick.tv_sec) * 1000000000L + (t.tv_nsec - last_tick.tv_nsec) >= 200000000L) {
+				last_tick = t;
+				o->tick(o->ctx);
+			}
+		}
 		if (pr == 0 && tree_done)
 			break;	/* every writer has ended and nothing is left */
 		if (pr <= 0)

@@ -617,6 +617,9 @@ struct qemu_store {
 	size_t nslot;		/* a power of two, over twice NPOS */
 	struct timespec started;
 	double stop_seconds;	/* into run 2 when storing stopped */
+	/* progress on a terminal: run 1's time (NAN: not known), when it
+	 * was last said */
+	double run1_seconds, said_at;
 };
 
 /* records from the start of a thread's run of a range to window J of W
@@ -695,6 +698,51 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Progress of run 2 on a terminal, at most four times a second: how
+ * long it has run (and run 1 natively), what the windows stored of
+ * --max-insns, and how far into the run the hot ranges' windows are */
+/* a count as progress says it: "850", "12 k", "3.4 M" */
+static const char *count_text(double n, char *buf, size_t len)
+{
+	if (n >= 1e6)
+		snprintf(buf, len, "%.1f M", n / 1e6);
+	else if (n >= 1e4)
+		snprintf(buf, len, "%.0f k", n / 1e3);
+	else
+		snprintf(buf, len, "%.0f", n);
+	return buf;
+}
+
+static void trace_progress(struct qemu_store *q)
+{
+	double t = seconds_since(&q->started);
+	if (t - q->said_at < 0.25)
+		return;
+	q->said_at = t;
+	char run1[48] = "", where[96] = "", stored[32], max[32], at[32];
+	if (isfinite(q->run1_seconds))
+		snprintf(run1, sizeof run1, " (run 1 %.1f s)", q->run1_seconds);
+	if (q->windows && q->npos) {
+		double far = 0;
+		for (size_t i = 0; i < q->npos; i++)
+			if (window_pos_at(q, &q->pos[i]) > far)
+				far = window_pos_at(q, &q->pos[i]);
+		snprintf(where, sizeof where, ", hot code at record %s", count_text(far, at, sizeof at));
+	}
+	count_text((double)q->stored, stored, sizeof stored);
+	count_text((double)q->max, max, sizeof max);
+	if (q->enough && q->windows)
+		progress(false, "run 2 (QEMU) %.1f s%s: windows full (--max-insns %s), running on untraced%s", t, run1, max,
+			 where);
+	else
+		progress(false, "run 2 (QEMU) %.1f s%s: %s of %s records stored%s", t, run1, stored, max, where);
+}
+
+static void trace_tick(void *ctx)
+{
+	trace_progress(ctx);
+}
+
 /* the windows hold MAX records: where every thread is now is where they
  * end; the run goes on, untraced, to say how much of it that is */
 static void windows_full(struct qemu_store *q)
@@ -703,8 +751,8 @@ static void windows_full(struct qemu_store *q)
 	q->stop_seconds = seconds_since(&q->started);
 	for (size_t i = 0; i < q->npos; i++)
 		q->pos[i].at_stop = window_pos_at(q, &q->pos[i]);
-	progress(false, "the windows hold --max-insns records (%llu): the traced run goes on to its end, untraced, to "
-		 "measure how much of it they cover", (unsigned long long)q->max);
+	q->said_at = -1;
+	trace_progress(q);
 }
 
 /* a write into the recording failed: the first reason is kept, later
@@ -792,8 +840,7 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 	if (k && gusdata_trace_write(q->w, keep, k))
 		goto fail;
 	q->stored += k;
-	if (q->stored >> 16 != (q->stored - k) >> 16)
-		progress(false, "tracing the hot regions under QEMU: %llu records", (unsigned long long)q->stored);
+	trace_progress(q);
 	/* every range has what the report simulates: the rest of the run
 	 * would add nothing, so it is stopped (windows that filled what may
 	 * be stored let the run go on: its end says what they cover) */
@@ -948,7 +995,11 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	uint64_t max = o->max_insns ? o->max_insns : windows ? 16000000 : 500000;
 	struct qemu_store q = { .d = d, .plan = plan, .max = max, .windows = windows,
 				.window_records = o->window_records,
-				.per_level = o->windows_per_level ? o->windows_per_level : 32 };
+				.per_level = o->windows_per_level ? o->windows_per_level : 32, .run1_seconds = NAN,
+				.said_at = -1 };
+	uint64_t run1_ms;
+	if (gusdata_meta_u64(d, "seconds_x1000", &run1_ms))
+		q.run1_seconds = (double)run1_ms / 1000;
 	if (!(q.w = gusdata_trace_writer_new(d)))
 		return -1;
 	struct collect_qemu_object objects[MAX_TRACE_RANGES];
@@ -969,6 +1020,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		.window_records = o->window_records,
 		.windows_per_level = o->windows_per_level,
 		.sink = qemu_sink,
+		.tick = trace_tick,
 		.ctx = &q,
 	};
 	struct collect_qemu_stats qs;

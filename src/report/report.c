@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gusdata.h"
@@ -94,8 +96,9 @@ struct report {
 	char why_no_region_measure[512];
 	struct td_eval_opts eval_opts;
 	bool *eval_select;
-	/* simulated */
+	/* simulated, on THREADS threads */
 	struct sim_machine *m;
+	unsigned threads;
 	double weights[4];
 	size_t nweights;
 	/* regions */
@@ -714,57 +717,6 @@ static void region_cover(struct report *rp, struct region_view *v)
 	report_cover_of(rp->d, rp->tracer, rp->stage, range, windows, &v->cover);
 }
 
-static int gather_stream(struct report *rp, struct region_view *v, struct simrun_collect *tc)
-{
-	char err[1024];
-	tc->lo = v->r.start + v->bias;
-	tc->hi = v->r.end + v->bias;
-	struct report_trace_source src;
-	long range;
-	bool windows = trace_source(rp, v, &src, &range);
-	uint64_t damaged = 0;
-	if (windows) {
-		if (report_gather_windows(&src, tc->lo, tc->hi, (uint32_t)range, -1, tc->max, tc, &v->win, &damaged, err,
-					  sizeof err)) {
-			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
-			return -1;
-		}
-		if (src.pt_gaps)
-			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
-				    (unsigned long long)src.pt_gaps);
-	} else if (!src.pt) {
-		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
-			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
-			return -1;
-		}
-	} else {
-		struct stream_range run = { tc->lo, tc->hi };
-		struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
-					      .max_insns = 2000000 };
-		struct ipt_stats st;
-		struct ipt_recording_stats rs;
-		memset(&st, 0, sizeof st);
-		memset(&rs, 0, sizeof rs);
-		if (ipt_decode_recording(rp->d, &io, &st, &rs, err, sizeof err) < 0) {
-			snprintf(v->why_no_model, sizeof v->why_no_model, "decoding Intel PT: %s", err);
-			return -1;
-		}
-		if (st.gaps)
-			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
-				    (unsigned long long)st.gaps);
-	}
-	/* what is intact is simulated; said once per report */
-	if (damaged && !rp->damage_said) {
-		report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
-			    "the rest of it is skipped", (unsigned long long)damaged, err);
-		rp->damage_said = true;
-	}
-	if (damaged)
-		snprintf(v->stream_note, sizeof v->stream_note, "%llu damaged trace chunk(s), read up to the damage",
-			 (unsigned long long)damaged);
-	return 0;
-}
-
 /* the program's PT_INTERP (its dynamic loader) */
 static bool program_interpreter(const char *exe, char *out, size_t n)
 {
@@ -912,82 +864,6 @@ static int64_t trace_thread_for(const struct report_callers *c, size_t k, const 
 	return -1;
 }
 
-/* Every thread of region V with REPORT_THREAD_SHARE of its samples or
- * more, simulated alone from its own windows (RANGE of the trace). */
-static void simulate_threads(struct report *rp, struct region_view *v)
-{
-	struct report_trace_source ws;
-	long range;
-	if (!trace_source(rp, v, &ws, &range))
-		return;
-	const struct report_callers *c = rp->callers ? &rp->callers[v - rp->rv] : NULL;
-	v->nthreads = 0;
-	if (!c || c->nthreads < 2)
-		return;
-	for (size_t k = 0; k < c->nthreads && v->nthreads < REPORT_MAX_THREADS_SHOWN; k++) {
-		struct merge_report_thread *t = &v->threads[v->nthreads];
-		char *model = v->thread_model[v->nthreads];
-		v->nthreads++;
-		*t = (struct merge_report_thread){ .pid = c->threads[k].pid, .tid = c->threads[k].tid,
-						   .share = c->threads[k].share, .model = model };
-		snprintf(model, sizeof v->thread_model[0], "under %.0f %% of the region's samples: not simulated apart",
-			 100 * REPORT_THREAD_SHARE);
-		if (c->threads[k].share < REPORT_THREAD_SHARE)
-			continue;
-		int64_t thread = range >= 0 ? trace_thread_for(c, k, &v->win) : -1;
-		if (thread < 0) {
-			snprintf(model, sizeof v->thread_model[0], "no thread of the trace matches it");
-			continue;
-		}
-		char err[160];
-		uint64_t damaged;
-		struct report_windows w;
-		memset(&w, 0, sizeof w);
-		struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = true, .max = 300000,
-					     .lo = v->r.start + v->bias, .hi = v->r.end + v->bias };
-		struct sim_analysis an;
-		memset(&an, 0, sizeof an);
-		bool have_an = false;
-		if (report_gather_windows(&ws, tc.lo, tc.hi, (uint32_t)range, thread, tc.max, &tc, &w, &damaged, err,
-					  sizeof err)) {
-			snprintf(model, sizeof v->thread_model[0], "%.190s", err);
-			goto next;
-		}
-		if (tc.n < 16) {
-			snprintf(model, sizeof v->thread_model[0], "%zu instruction(s) of it in the trace: too few", tc.n);
-			goto next;
-		}
-		uint8_t res[SIM_MAX_RES];
-		size_t nres = simrun_default_resources(rp->m, tc.code, res);
-		struct sim_analysis_opts ao = { .weights = rp->weights, .nweights = rp->nweights, .resources = res,
-						.nresources = nres, .threshold = 0.01, .search = true,
-						.threads = rp->o->threads };
-		struct sim_source src = simrun_source(&tc, v->r.head + v->bias, (struct stream_range){ 0, 0 });
-		if (sim_analyze(rp->m, tc.code, &src, &ao, &an, err, sizeof err)) {
-			snprintf(model, sizeof v->thread_model[0], "the simulation failed: %.150s", err);
-			goto next;
-		}
-		have_an = true;
-		report_windows_simulate(rp->m, &tc, v->r.head + v->bias, &w);
-		t->simulated = true;
-		t->cycles_per_unit = isfinite(w.whole) && w.per_iteration == v->win.per_iteration ? w.whole
-												   : an.cycles_per_unit;
-		struct merge_verdict vd;
-		merge_verdict(NULL, "", rp->m, &an, NULL, &vd);
-		if (vd.resource[0])
-			snprintf(model, sizeof v->thread_model[0], "%s (%+.1f %% at +15 %%)", vd.resource,
-				 100 * vd.speedup_top);
-		else
-			snprintf(model, sizeof v->thread_model[0], "no single resource limits it");
-next:
-		if (have_an)
-			sim_analysis_free(&an);
-		report_windows_free(&w);
-		simrun_collect_free(&tc);
-		sim_code_free(tc.code);
-	}
-}
-
 /* the region's result kept in the recording for the next report */
 static void cache_result(struct report *rp, struct region_view *v, const char *key)
 {
@@ -1006,18 +882,121 @@ static void cache_result(struct report *rp, struct region_view *v, const char *k
 /* how static_model's stream line starts */
 #define STATIC_STREAM "none "
 
+/* ------------------------------------------------------- simulations --- */
+/* Each region's simulation, and each of its threads', is a job. Their
+ * streams are gathered first, from two readings of the trace for all of
+ * them (report_gather: one counts every region's windows, one collects
+ * the picked ones; in batches of at most REPORT_BATCH_RECORDS records
+ * held at once, one more reading each), then a batch's jobs run side by
+ * side on rp->threads threads (pool.c), and what each found is put into
+ * the model, cached and said by the calling thread: the recording, the
+ * log and the source lines are never touched from the pool. */
+
+#define REPORT_BATCH_RECORDS (8u << 20)
+/* records of a static view of a loop alone (gus sim --bin simulates 200
+ * iterations; a long body's take fewer, at least STATIC_MIN_ITERATIONS) */
+#define STATIC_BUDGET 40000u
+#define STATIC_MIN_ITERATIONS 8u
+#define THREAD_STREAM_BUDGET 300000	/* records gathered per thread simulated apart */
+
+enum job_kind { JOB_REGION, JOB_THREAD, JOB_STATIC };
+
+struct sim_job {
+	enum job_kind kind;
+	struct report *rp;
+	struct region_view *v;
+	struct sim_job *region;		/* JOB_THREAD: its region's job */
+	size_t slot;			/* JOB_THREAD: its entry of v->threads */
+	/* JOB_REGION, JOB_THREAD: the stream, and the windows it came from
+	 * (a region's are v->win) */
+	struct simrun_collect tc;
+	struct report_windows w;
+	bool gathered;			/* by the gather, as its stream STREAM */
+	size_t stream;
+	size_t batch;
+	/* JOB_STATIC: gus sim --bin's view of the code */
+	struct sim_code *code;
+	struct simrun_loop lp;
+	char *static_stream;
+	/* the result */
+	bool dropped;			/* not simulated: the region says why */
+	struct sim_job *twin;		/* the same stream: the sensitivities are the twin's */
+	bool ok;
+	struct sim_analysis an;
+	char err[1024];
+	double cost;
+};
+
+struct sim_plan {
+	struct report *rp;
+	struct sim_job **jobs;
+	size_t n, cap;
+	struct report_trace_source src;	/* the windows' source, for the gather */
+	struct report_gather *g;
+	size_t batch, nbatches;		/* the batch running, of how many */
+	double started;
+	uint64_t reading;		/* records expected in the reading going on */
+	const char *doing;
+	size_t regions;			/* of the batch's jobs, those of regions (not threads) */
+};
+
+static double now_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static struct sim_job *new_job(struct sim_plan *pl, enum job_kind kind, struct region_view *v)
+{
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? 2 * pl->cap : 32;
+		struct sim_job **j = realloc(pl->jobs, cap * sizeof *j);
+		if (!j)
+			abort();
+		pl->jobs = j;
+		pl->cap = cap;
+	}
+	struct sim_job *j = calloc(1, sizeof *j);
+	if (!j)
+		abort();
+	j->kind = kind;
+	j->rp = pl->rp;
+	j->v = v;
+	j->batch = pl->batch;
+	pl->jobs[pl->n++] = j;
+	return j;
+}
+
+static void free_job(struct sim_job *j)
+{
+	if (!j)
+		return;
+	simrun_collect_free(&j->tc);
+	sim_code_free(j->tc.code);
+	sim_code_free(j->code);
+	free(j->lp.recs);
+	free(j->static_stream);
+	report_windows_free(&j->w);
+	if (j->ok)
+		sim_analysis_free(&j->an);
+	free(j);
+}
+
 /* A region without an instruction stream (WHY_NO_MODEL says why) gets gus
  * sim --bin's static view of its code instead: a function's hot loop, in
  * its parent on the path its counters take where they can be followed, a
  * loop region by itself; said so in its stream line. Nothing when its
- * code cannot be read (another file than the recorded one, no symbol). */
-static void static_model(struct report *rp, struct region_view *v, const char *key)
+ * code cannot be read (another file than the recorded one, no symbol).
+ * The code is read here, the simulation is a job. */
+static void plan_static(struct sim_plan *pl, struct region_view *v)
 {
+	struct report *rp = pl->rp;
 	if (v->changed || v->file[0] != '/' || v->r.end <= v->r.start)
 		return;
 	bool fn = !strcmp(v->kind, "function");
 	struct merge_code mc;
-	char source[PATH_MAX + 128], note[2048], err[1024];
+	char source[PATH_MAX + 128], note[2048], err[1024], fewer_note[200] = "";
 	if (merge_elf_sim_code(v->file, fn ? v->name : NULL, v->r.start, v->r.end, fn ? rp->m : NULL, &mc, source,
 			       sizeof source, note, sizeof note, err, sizeof err))
 		return;
@@ -1026,66 +1005,125 @@ static void static_model(struct report *rp, struct region_view *v, const char *k
 	const struct sim_nest *nest = mc.nest.len ? &mc.nest : NULL;
 	if (simrun_loop(rp->m, code, mc.addr, mc.bytes, mc.len, nest, 0, &lp, err, sizeof err) != SIMRUN_LOOP_OK) {
 		free(lp.recs);
-		goto fail;
+		sim_code_free(code);
+		merge_code_free(&mc);
+		return;
+	}
+	if (!nest && lp.src.n > STATIC_BUDGET) {
+		/* a loop alone repeats the same instructions the same way:
+		 * after its warm-up every iteration takes the same time, and
+		 * fewer of a long body's iterations say the same as gus sim
+		 * --bin's 200 */
+		size_t per = lp.per_iter ? lp.per_iter : 1;
+		unsigned it = (unsigned)(STATIC_BUDGET / per);
+		if (it < lp.needed)
+			it = lp.needed;
+		if (it < STATIC_MIN_ITERATIONS)
+			it = STATIC_MIN_ITERATIONS;
+		struct simrun_loop fewer;
+		if (it < lp.iterations &&
+		    simrun_loop(rp->m, code, mc.addr, mc.bytes, mc.len, NULL, it, &fewer, err, sizeof err) == SIMRUN_LOOP_OK) {
+			free(lp.recs);
+			lp = fewer;
+			snprintf(fewer_note, sizeof fewer_note, "; %u iterations of its %zu instructions, not 200: a loop "
+				 "alone repeats itself, and gus report gives it %u records (%u iterations at least)", it,
+				 lp.per_iter, STATIC_BUDGET, STATIC_MIN_ITERATIONS);
+		} else if (it < lp.iterations) {
+			free(fewer.recs);
+		}
 	}
 	if (nest)
 		simrun_nest_note(&lp, nest, note + strlen(note), sizeof note - strlen(note));
-	uint8_t res[SIM_MAX_RES];
-	size_t nres = simrun_default_resources(rp->m, code, res);
-	struct sim_analysis_opts ao = {
-		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
-		.threshold = 0.01, .search = true, .threads = rp->o->threads,
-	};
-	int rc = sim_analyze(rp->m, code, &lp.src, &ao, &v->an, err, sizeof err);
-	free(lp.recs);
-	if (rc)
-		goto fail;
-	if (asprintf(&v->stream, STATIC_STREAM "(%s); simulated statically instead, as gus sim --bin does: %s%s%s; data "
-		     "without an address the code names taken as L1 hits, branches on data as not taken",
-		     v->why_no_model, source, note[0] ? ", loop " : "", note) < 0)
-		v->stream = NULL;
-	v->why_no_model[0] = 0;
-	v->code = code;
-	v->simulated = true;
 	merge_code_free(&mc);
-	cache_result(rp, v, key);
-	return;
-fail:
-	sim_code_free(code);
-	merge_code_free(&mc);
+	struct sim_job *j = new_job(pl, JOB_STATIC, v);
+	j->code = code;
+	j->lp = lp;
+	j->cost = (double)lp.src.n * (lp.src.passes > 1 ? lp.src.passes : 1);
+	if (asprintf(&j->static_stream, STATIC_STREAM "(%s); simulated statically instead, as gus sim --bin does: %s%s%s%s; "
+		     "data without an address the code names taken as L1 hits, branches on data as not taken",
+		     v->why_no_model, source, note[0] ? ", loop " : "", note, fewer_note) < 0)
+		j->static_stream = NULL;
 }
 
-static void simulate_region(struct report *rp, struct region_view *v)
+/* the cached simulation of region V, when the recording has it */
+static bool load_cached(struct report *rp, struct region_view *v)
 {
 	char key[256], err[1024];
 	cache_key(rp, v, key, sizeof key);
-	if (!rp->o->no_cache) {
-		size_t n;
-		uint8_t *blob = gusdata_get_result(rp->d, key, &n);
-		if (blob) {
-			int rc = merge_sim_unpack(rp->m, blob, n, &v->code, &v->an, &v->stream, err, sizeof err);
-			free(blob);
-			if (!rc) {
-				v->simulated = v->from_cache = true;
-				char wkey[300];
-				snprintf(wkey, sizeof wkey, "%s/windows", key);
-				char *text = (char *)gusdata_get_result(rp->d, wkey, &n);
-				if (text) {
-					char *z = realloc(text, n + 1);
-					if (z) {
-						z[n] = 0;
-						if (!unpack_windows(v, z))
-							memset(&v->win, 0, sizeof v->win);
-						text = z;
-					}
-					free(text);
-				}
-				return;
-			}
-			report_warn(rp, "%s: the cached result of %s is not usable (%s): simulating again", rp->o->input,
-				 v->name, err);
-		}
+	size_t n;
+	uint8_t *blob = gusdata_get_result(rp->d, key, &n);
+	if (!blob)
+		return false;
+	int rc = merge_sim_unpack(rp->m, blob, n, &v->code, &v->an, &v->stream, err, sizeof err);
+	free(blob);
+	if (rc) {
+		report_warn(rp, "%s: the cached result of %s is not usable (%s): simulating again", rp->o->input, v->name,
+			    err);
+		return false;
 	}
+	v->simulated = v->from_cache = true;
+	char wkey[300];
+	snprintf(wkey, sizeof wkey, "%s/windows", key);
+	char *text = (char *)gusdata_get_result(rp->d, wkey, &n);
+	if (text) {
+		char *z = realloc(text, n + 1);
+		if (z) {
+			z[n] = 0;
+			if (!unpack_windows(v, z))
+				memset(&v->win, 0, sizeof v->win);
+			text = z;
+		}
+		free(text);
+	}
+	return true;
+}
+
+/* A region's stream without windows: the trace's first records of it
+ * (QEMU), or the start of the decoded Intel PT */
+static int gather_first_records(struct report *rp, struct region_view *v, struct simrun_collect *tc)
+{
+	char err[1024];
+	uint64_t damaged = 0;
+	if (!strcmp(rp->tracer, "qemu")) {
+		if (gusdata_trace_read(rp->d, simrun_collect_sink, tc, &damaged, err, sizeof err)) {
+			snprintf(v->why_no_model, sizeof v->why_no_model, "%s", err);
+			return -1;
+		}
+	} else {
+		struct stream_range run = { tc->lo, tc->hi };
+		struct ipt_decode_opts io = { .ranges = &run, .nranges = 1, .sink = simrun_collect_sink, .ctx = tc,
+					      .max_insns = 2000000 };
+		struct ipt_stats st;
+		struct ipt_recording_stats rs;
+		memset(&st, 0, sizeof st);
+		memset(&rs, 0, sizeof rs);
+		if (ipt_decode_recording(rp->d, &io, &st, &rs, err, sizeof err) < 0) {
+			snprintf(v->why_no_model, sizeof v->why_no_model, "decoding Intel PT: %s", err);
+			return -1;
+		}
+		if (st.gaps)
+			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", v->name,
+				    (unsigned long long)st.gaps);
+	}
+	if (damaged && !rp->damage_said) {
+		report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
+			    "the rest of it is skipped", (unsigned long long)damaged, err);
+		rp->damage_said = true;
+	}
+	if (damaged)
+		snprintf(v->stream_note, sizeof v->stream_note, "%llu damaged trace chunk(s), read up to the damage",
+			 (unsigned long long)damaged);
+	return 0;
+}
+
+/* What region V's simulation takes: its cached result, a reason it has
+ * none (a static view instead where one can be had), or a job whose
+ * stream is gathered now (without windows) or with the others' */
+static void plan_region(struct sim_plan *pl, struct region_view *v)
+{
+	struct report *rp = pl->rp;
+	if (!rp->o->no_cache && load_cached(rp, v))
+		return;
 	if (!strcmp(v->file, "[vdso]")) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
 			 "not simulated: the vDSO (the kernel's code in the process) is not traced");
@@ -1105,7 +1143,7 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		char why[1024];
 		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: %s",
 			 missing_fact(rp, "missing.trace", why, sizeof why) ? why : "the recording has no trace");
-		static_model(rp, v, key);
+		plan_static(pl, v);
 		return;
 	}
 	if (!v->have_bias) {
@@ -1117,24 +1155,74 @@ static void simulate_region(struct report *rp, struct region_view *v)
 		else
 			snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: the traced run never "
 				 "mapped this part of %s", v->file);
-		static_model(rp, v, key);
+		plan_static(pl, v);
+		return;
+	}
+	struct sim_job *j = new_job(pl, JOB_REGION, v);
+	j->tc = (struct simrun_collect){ .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
+					 .max = REPORT_STREAM_BUDGET, .lo = v->r.start + v->bias,
+					 .hi = v->r.end + v->bias };
+	struct report_trace_source src;
+	long range;
+	if (trace_source(rp, v, &src, &range)) {
+		/* every region's windows come from the same trace alike */
+		if (!pl->g) {
+			pl->src = src;
+			pl->g = report_gather_new(&pl->src);
+		}
+		j->gathered = true;
+		j->stream = report_gather_add(pl->g, j->tc.lo, j->tc.hi, (uint32_t)range, -1, REPORT_STREAM_BUDGET,
+					      &j->tc, &v->win);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
-	struct simrun_collect tc = { .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
-				     .max = REPORT_STREAM_BUDGET };
-	if (gather_stream(rp, v, &tc))
-		goto out;
-	if (tc.undecodable)
+	if (gather_first_records(rp, v, &j->tc))
+		j->dropped = true;
+}
+
+/* Every thread of region J's with REPORT_THREAD_SHARE of its samples or
+ * more gets a job of its own, its windows picked from the region's, in a
+ * region with REPORT_THREAD_REGION_SHARE of all samples or more */
+static void plan_threads(struct sim_plan *pl, struct sim_job *rj)
+{
+	struct report *rp = pl->rp;
+	struct region_view *v = rj->v;
+	const struct report_callers *c = rp->callers ? &rp->callers[v - rp->rv] : NULL;
+	if (!c || c->nthreads < 2 || v->r.share < REPORT_THREAD_REGION_SHARE)
+		return;
+	for (size_t k = 0; k < c->nthreads && k < REPORT_MAX_THREADS_SHOWN; k++) {
+		if (c->threads[k].share < REPORT_THREAD_SHARE)
+			continue;
+		int64_t thread = trace_thread_for(c, k, &v->win);
+		if (thread < 0)
+			continue;
+		struct sim_job *j = new_job(pl, JOB_THREAD, v);
+		j->region = rj;
+		j->slot = k;
+		j->tc = (struct simrun_collect){ .code = sim_code_new(rp->m), .data_addresses = true,
+						 .max = THREAD_STREAM_BUDGET, .lo = rj->tc.lo, .hi = rj->tc.hi };
+		j->gathered = true;
+		j->stream = report_gather_add_thread(pl->g, rj->stream, (uint32_t)thread, THREAD_STREAM_BUDGET, &j->tc,
+						     &j->w);
+	}
+}
+
+/* what the gather gave region job J: said, and a static view where there
+ * is no stream */
+static void check_stream(struct sim_plan *pl, struct sim_job *j)
+{
+	struct report *rp = pl->rp;
+	struct region_view *v = j->v;
+	struct simrun_collect *tc = &j->tc;
+	if (tc->undecodable)
 		report_warn(rp, "%s: %llu instruction(s) the model cannot decode were left out (first at 0x%llx: %s)", v->name,
-			 (unsigned long long)tc.undecodable, (unsigned long long)tc.first_bad_ip, tc.first_bad);
-	if (tc.n == 0 && v->cover.cut[0] && v->cover.covers == 0) {
+			    (unsigned long long)tc->undecodable, (unsigned long long)tc->first_bad_ip, tc->first_bad);
+	if (tc->n == 0 && v->cover.cut[0] && v->cover.covers == 0) {
 		/* the windows filled before the run reached it */
 		snprintf(v->why_no_model, sizeof v->why_no_model, "not in the trace: %s", v->cover.cut);
-		static_model(rp, v, key);
-		goto out;
-	}
-	if (tc.n == 0 && !strcmp(rp->tracer, "qemu")) {
+		j->dropped = true;
+		plan_static(pl, v);
+	} else if (tc->n == 0 && !strcmp(rp->tracer, "qemu")) {
 		/* sampled natively, never run under QEMU: code chosen for the
 		 * CPU at run time (glibc's ifuncs, OpenSSL's and others'
 		 * dispatch on CPUID) takes another variant on QEMU's CPU */
@@ -1143,45 +1231,293 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			 "for the CPU at run time does (QEMU's CPU has no AVX-512%s)%s%s",
 			 strstr(v->name, "evex") || strstr(v->name, "avx512") ? ", which this variant needs" : "",
 			 v->stream_note[0] ? "; " : "", v->stream_note);
-		static_model(rp, v, key);
-		goto out;
-	}
-	if (tc.n < 16) {
+		j->dropped = true;
+		plan_static(pl, v);
+	} else if (tc->n < 16) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
-			 "%zu instruction(s) of the region in the trace: too few to simulate%s%s", tc.n,
+			 "%zu instruction(s) of the region in the trace: too few to simulate%s%s", tc->n,
 			 v->stream_note[0] ? "; " : "", v->stream_note);
-		goto out;
+		j->dropped = true;
 	}
-	report_progress(rp, "region %d of %zu: simulating %zu instructions of %s", v->r.rank, rp->nrv, tc.n, v->name);
+}
+
+/* the head of job J's region, at its runtime address */
+static uint64_t job_head(const struct sim_job *j)
+{
+	return j->v->r.head + j->v->bias;
+}
+
+/* The cuts of SRC's measured records at the starts of the N runs of
+ * its windows (STARTS, ascending): each run a unit of the sweep's
+ * standard errors; *CUTS malloc'ed */
+static void set_cuts(struct sim_source *src, const struct report_windows *w, size_t **cuts)
+{
+	*cuts = calloc(w->nruns + 1, sizeof **cuts);
+	if (!*cuts)
+		abort();
+	size_t k = 0;
+	for (size_t i = 0; i < w->nruns; i++)
+		if (w->runs[i].off > src->mark && w->runs[i].off < src->n && (!k || w->runs[i].off > (*cuts)[k - 1]))
+			(*cuts)[k++] = w->runs[i].off;
+	src->cuts = *cuts;
+	src->ncuts = k;
+}
+
+/* A job, on a thread of the pool: the simulation, and its windows timed
+ * (the prepass of the stream once for both). The sweep's speedups get a
+ * standard error over the windows' runs: the windows are a sample of
+ * the run. */
+static void run_job(void *arg, unsigned threads)
+{
+	struct sim_job *j = arg;
+	struct report *rp = j->rp;
+	struct sim_code *code = j->kind == JOB_STATIC ? j->code : j->tc.code;
+	struct report_windows *w = j->kind == JOB_REGION ? &j->v->win : j->kind == JOB_THREAD ? &j->w : NULL;
 	uint8_t res[SIM_MAX_RES];
-	size_t nres = simrun_default_resources(rp->m, tc.code, res);
+	size_t nres = simrun_default_resources(rp->m, code, res);
+	/* a thread's line says its top resource at the top weight alone */
+	static const double top_only[] = { 1.15 };
+	bool thread = j->kind == JOB_THREAD;
+	/* a twin's sensitivities are its twin's: its own base only */
 	struct sim_analysis_opts ao = {
-		.weights = rp->weights, .nweights = rp->nweights, .resources = res, .nresources = nres,
-		.threshold = 0.01, .search = true, .threads = rp->o->threads,
+		.weights = thread ? top_only : rp->weights, .nweights = j->twin ? 0 : thread ? 1 : rp->nweights,
+		.resources = res, .nresources = nres, .threshold = 0.01, .search = true, .threads = threads,
+		.prune = true, .tape = sim_tape_new(),
 	};
-	struct sim_source src = simrun_source(&tc, v->r.head + v->bias, (struct stream_range){ 0, 0 });
-	if (sim_analyze(rp->m, tc.code, &src, &ao, &v->an, err, sizeof err)) {
-		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", err);
-		goto out;
+	struct sim_source src = j->kind == JOB_STATIC ? j->lp.src
+						      : simrun_source(&j->tc, job_head(j), (struct stream_range){ 0, 0 });
+	size_t *cuts = NULL;
+	if (w && w->nruns)
+		set_cuts(&src, w, &cuts);
+	if (sim_analyze(rp->m, code, &src, &ao, &j->an, j->err, sizeof j->err)) {
+		sim_analysis_free(&j->an);
+	} else {
+		j->ok = true;
+		if (w && w->n)
+			report_windows_simulate(rp->m, &j->tc, job_head(j), ao.tape, w);
 	}
-	/* every window alone: how much the run's phases differ */
+	sim_tape_free(ao.tape);
+	free(cuts);
+}
+
+/* the same records of the same code: the same sensitivities */
+static bool same_stream(const struct sim_job *a, const struct sim_job *b)
+{
+	if (a->tc.n != b->tc.n || sim_code_count(a->tc.code) != sim_code_count(b->tc.code) ||
+	    memcmp(a->tc.recs, b->tc.recs, a->tc.n * sizeof *a->tc.recs))
+		return false;
+	for (size_t i = 0; i < sim_code_count(a->tc.code); i++)
+		if (sim_code_insn(a->tc.code, i)->addr != sim_code_insn(b->tc.code, i)->addr)
+			return false;
+	return true;
+}
+
+/* A function whose time is all its loop's has the loop's stream: the
+ * sweep runs once for both (the speedups are ratios of times, the same
+ * whatever the unit) */
+static void find_twins(struct sim_plan *pl, size_t batch)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *a = pl->jobs[i];
+		if (a->batch != batch || a->dropped || a->twin || a->kind == JOB_STATIC)
+			continue;
+		for (size_t k = i + 1; k < pl->n; k++) {
+			struct sim_job *b = pl->jobs[k];
+			if (b->batch == batch && !b->dropped && !b->twin && b->kind != JOB_STATIC && same_stream(a, b)) {
+				b->twin = a;
+				b->cost /= 40;
+			}
+		}
+	}
+}
+
+/* the sensitivities of B's twin into B */
+static void copy_sweep(struct sim_job *b)
+{
+	const struct sim_analysis *a = &b->twin->an;
+	if (!b->ok)
+		return;
+	if (!b->twin->ok) {
+		snprintf(b->err, sizeof b->err, "%s", b->twin->err);
+		sim_analysis_free(&b->an);
+		b->ok = false;
+		return;
+	}
+	for (size_t i = 0; i < b->an.nsens; i++) {
+		free(b->an.sens[i].speedup);
+		free(b->an.sens[i].error);
+	}
+	free(b->an.sens);
+	free(b->an.weights);
+	b->an.nweights = a->nweights;
+	b->an.weights = calloc(a->nweights ? a->nweights : 1, sizeof *b->an.weights);
+	b->an.sens = calloc(a->nsens + 1, sizeof *b->an.sens);
+	if (!b->an.weights || !b->an.sens)
+		abort();
+	if (a->nweights)
+		memcpy(b->an.weights, a->weights, a->nweights * sizeof *a->weights);
+	b->an.nsens = a->nsens;
+	for (size_t i = 0; i < a->nsens; i++) {
+		b->an.sens[i] = a->sens[i];
+		b->an.sens[i].speedup = calloc(a->nweights ? a->nweights : 1, sizeof *b->an.sens[i].speedup);
+		if (!b->an.sens[i].speedup)
+			abort();
+		if (a->nweights)
+			memcpy(b->an.sens[i].speedup, a->sens[i].speedup, a->nweights * sizeof *a->sens[i].speedup);
+		if (a->sens[i].error) {
+			b->an.sens[i].error = malloc((a->nweights + 1) * sizeof *b->an.sens[i].error);
+			if (!b->an.sens[i].error)
+				abort();
+			memcpy(b->an.sens[i].error, a->sens[i].error, (a->nweights + 1) * sizeof *a->sens[i].error);
+		}
+	}
+	b->an.pruned = a->pruned;
+}
+
+/* the largest standard error of AN's speedups at the top weight, over
+ * the resources simulated there (NAN: none has one) */
+static double top_error(const struct sim_analysis *an)
+{
+	double e = NAN;
+	for (size_t i = 0; i < an->nsens && an->nweights; i++)
+		if (an->sens[i].error && isfinite(an->sens[i].error[an->nweights - 1]) &&
+		    !(an->sens[i].error[an->nweights - 1] <= e))
+			e = an->sens[i].error[an->nweights - 1];
+	return e;
+}
+
+/* What the report says of how its windows and sweep stand for the run,
+ * appended to a stream line: the sampling error of the run's time from
+ * the windows (W), the speedups' standard error over them, and the
+ * weights not simulated for the resources without an effect
+ * (sim_analysis_opts.prune) */
+static void sweep_note(const struct sim_analysis *an, const struct report_windows *w, char *out, size_t len)
+{
+	size_t k = 0;
+	out[0] = 0;
+	if (w && w->simulated > 1 && isfinite(w->whole_error))
+		k += (size_t)snprintf(out + k, len - k, "; the run's time per %s from %zu windows: ±%.1f %% (one standard "
+				      "error)", w->per_iteration ? "iteration" : "instruction", w->simulated,
+				      100 * w->whole_error);
+	double e = top_error(an);
+	if (isfinite(e) && an->nweights && k < len)
+		k += (size_t)snprintf(out + k, len - k, "; the speedups at +%.0f %%: ±%.1f points at most (one standard error "
+				      "over the windows)", 100 * (an->weights[an->nweights - 1] - 1), 100 * e);
+	if (an->pruned && an->nweights && k < len)
+		snprintf(out + k, len - k, "; %zu of the %zu resources swept changed nothing unlimited: not simulated at "
+			 "+%.0f..+%.0f %% (0 there)", an->pruned, an->nsens, 100 * (an->weights[0] - 1),
+			 100 * (an->weights[an->nweights - 1] - 1));
+}
+
+/* the threads of region job J's, from their jobs (simulate_threads' lines) */
+static void fill_threads(struct sim_plan *pl, struct sim_job *rj)
+{
+	struct report *rp = pl->rp;
+	struct region_view *v = rj->v;
+	const struct report_callers *c = rp->callers ? &rp->callers[v - rp->rv] : NULL;
+	v->nthreads = 0;
+	if (!c || c->nthreads < 2)
+		return;
+	for (size_t k = 0; k < c->nthreads && v->nthreads < REPORT_MAX_THREADS_SHOWN; k++) {
+		struct merge_report_thread *t = &v->threads[v->nthreads];
+		char *model = v->thread_model[v->nthreads];
+		size_t len = sizeof v->thread_model[0];
+		v->nthreads++;
+		*t = (struct merge_report_thread){ .pid = c->threads[k].pid, .tid = c->threads[k].tid,
+						   .share = c->threads[k].share, .model = model };
+		snprintf(model, len, "under %.0f %% of the region's samples: not simulated apart", 100 * REPORT_THREAD_SHARE);
+		if (c->threads[k].share < REPORT_THREAD_SHARE)
+			continue;
+		if (v->r.share < REPORT_THREAD_REGION_SHARE) {
+			snprintf(model, len, "not simulated apart: the region has under %.0f %% of all samples",
+				 100 * REPORT_THREAD_REGION_SHARE);
+			continue;
+		}
+		struct sim_job *j = NULL;
+		for (size_t i = 0; i < pl->n && !j; i++)
+			if (pl->jobs[i]->kind == JOB_THREAD && pl->jobs[i]->region == rj && pl->jobs[i]->slot == k)
+				j = pl->jobs[i];
+		if (!j) {
+			snprintf(model, len, "no thread of the trace matches it");
+			continue;
+		}
+		if (j->err[0] && !j->ok) {
+			snprintf(model, len, j->tc.n < 16 ? "%.190s" : "the simulation failed: %.150s", j->err);
+			continue;
+		}
+		if (!j->ok)
+			continue;
+		t->simulated = true;
+		t->cycles_per_unit = isfinite(j->w.whole) && j->w.per_iteration == v->win.per_iteration
+					     ? j->w.whole
+					     : j->an.cycles_per_unit;
+		struct merge_verdict vd;
+		merge_verdict(NULL, "", rp->m, &j->an, NULL, &vd);
+		/* the verdict's speedup's standard error, where the sweep has one */
+		double e = NAN;
+		for (size_t i = 0; i < j->an.nsens && j->an.nweights; i++)
+			if (j->an.sens[i].error && j->an.sens[i].speedup[j->an.nweights - 1] == vd.speedup_top)
+				e = j->an.sens[i].error[j->an.nweights - 1];
+		if (vd.resource[0] && isfinite(e))
+			snprintf(model, len, "%s (%+.1f ± %.1f %% at +15 %%)", vd.resource, 100 * vd.speedup_top, 100 * e);
+		else if (vd.resource[0])
+			snprintf(model, len, "%s (%+.1f %% at +15 %%)", vd.resource, 100 * vd.speedup_top);
+		else
+			snprintf(model, len, "no single resource limits it");
+	}
+}
+
+/* a region's job done: its simulation into the model, cached */
+static void finish_region(struct sim_plan *pl, struct sim_job *j)
+{
+	struct report *rp = pl->rp;
+	struct region_view *v = j->v;
+	char key[256];
+	cache_key(rp, v, key, sizeof key);
+	if (j->kind == JOB_STATIC) {
+		if (!j->ok)
+			return;
+		v->an = j->an;
+		j->ok = false;
+		v->stream = j->static_stream;
+		j->static_stream = NULL;
+		char note[400];
+		sweep_note(&v->an, NULL, note, sizeof note);
+		if (note[0] && v->stream) {
+			char *s;
+			if (asprintf(&s, "%s%s", v->stream, note) >= 0) {
+				free(v->stream);
+				v->stream = s;
+			}
+		}
+		v->why_no_model[0] = 0;
+		v->code = j->code;
+		j->code = NULL;
+		v->simulated = true;
+		cache_result(rp, v, key);
+		return;
+	}
+	if (!j->ok) {
+		snprintf(v->why_no_model, sizeof v->why_no_model, "the simulation failed: %s", j->err);
+		return;
+	}
+	v->an = j->an;
+	j->ok = false;
 	if (v->win.n) {
-		report_windows_simulate(rp->m, &tc, v->r.head + v->bias, &v->win);
 		windows_to_model(v);
 		/* the base time of the whole run: each window (timed in the
 		 * concatenated stream) as often as the sample hit it; the
 		 * concatenated stream gives the sensitivities */
 		report_run_estimate_apply(&v->win.run, &v->an);
-		simulate_threads(rp, v);
+		fill_threads(pl, j);
 	}
-	char stream[sizeof v->cover.over + sizeof v->cover.cut + 256];
-	report_stream_line(rp->d, rp->tracer, NULL, tc.n, true, -1, &v->cover, stream, sizeof stream);
-	if (v->stream_note[0] && asprintf(&v->stream, "%s; %s", stream, v->stream_note) < 0)
+	char stream[sizeof v->cover.over + sizeof v->cover.cut + 256], note[800];
+	report_stream_line(rp->d, rp->tracer, NULL, j->tc.n, true, -1, &v->cover, stream, sizeof stream);
+	sweep_note(&v->an, v->win.n ? &v->win : NULL, note, sizeof note);
+	if (asprintf(&v->stream, "%s%s%s%s", stream, v->stream_note[0] ? "; " : "", v->stream_note, note) < 0)
 		v->stream = NULL;
-	if (!v->stream)
-		v->stream = strdup(stream);
-	v->code = tc.code;
-	tc.code = NULL;
+	v->code = j->tc.code;
+	j->tc.code = NULL;
 	v->simulated = true;
 	cache_result(rp, v, key);
 	if (rp->writable) {
@@ -1193,9 +1529,243 @@ static void simulate_region(struct report *rp, struct region_view *v)
 			free(text);
 		}
 	}
-out:
-	simrun_collect_free(&tc);
-	sim_code_free(tc.code);
+}
+
+/* progress while the pool runs a batch: what, how far, how long */
+static void tick(void *ctx, size_t done, size_t n)
+{
+	struct sim_plan *pl = ctx;
+	char batch[48] = "";
+	if (pl->nbatches > 1)
+		snprintf(batch, sizeof batch, " (batch %zu of %zu)", pl->batch + 1, pl->nbatches);
+	report_progress(pl->rp, "%.1f s: simulating%s, %zu of %zu done (%zu region(s), %zu thread(s)), on %u thread(s)",
+			now_seconds() - pl->started, batch, done, n, pl->regions, n - pl->regions, pl->rp->threads);
+}
+
+/* progress while the trace is read */
+static void reading(void *ctx, uint64_t records)
+{
+	struct sim_plan *pl = ctx;
+	char batch[48] = "";
+	if (pl->nbatches > 1)
+		snprintf(batch, sizeof batch, " (batch %zu of %zu)", pl->batch + 1, pl->nbatches);
+	report_progress(pl->rp, "%.1f s: reading the trace%s, %.1f of %.1f M records (%s)", now_seconds() - pl->started,
+			batch, (double)records / 1e6, (double)pl->reading / 1e6, pl->doing);
+}
+
+/* the gather failed: every region and thread it was for says why */
+static void gather_failed(struct sim_plan *pl, size_t batch, bool all, const char *err)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (!j->gathered || j->dropped || (!all && j->batch != batch))
+			continue;
+		j->dropped = true;
+		if (j->kind == JOB_REGION)
+			snprintf(j->v->why_no_model, sizeof j->v->why_no_model, "%s", err);
+		else
+			snprintf(j->err, sizeof j->err, "%s", err);
+	}
+}
+
+/* what reading the trace found wrong, said once per report and noted in
+ * each region's stream line */
+static void gather_said(struct sim_plan *pl, uint64_t damaged, const char *err)
+{
+	struct report *rp = pl->rp;
+	if (damaged && !rp->damage_said) {
+		report_warn(rp, "%llu damaged chunk(s) of the trace (first: %s): each is read up to the damage, "
+			    "the rest of it is skipped", (unsigned long long)damaged, err);
+		rp->damage_said = true;
+	}
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->kind != JOB_REGION || !j->gathered || j->dropped || j->batch != pl->batch)
+			continue;
+		if (pl->src.pt_gaps)
+			report_warn(rp, "%s: %llu gap(s) in the Intel PT trace; the stream resumed after each", j->v->name,
+				    (unsigned long long)pl->src.pt_gaps);
+		if (damaged)
+			snprintf(j->v->stream_note, sizeof j->v->stream_note,
+				 "%llu damaged trace chunk(s), read up to the damage", (unsigned long long)damaged);
+	}
+}
+
+/* Batches of region jobs (each with its threads) whose streams together
+ * hold at most REPORT_BATCH_RECORDS records; jobs without a gathered
+ * stream go with the first */
+static void plan_batches(struct sim_plan *pl)
+{
+	size_t batch = 0;
+	uint64_t held = 0;
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		j->batch = 0;
+		if (j->kind != JOB_REGION || !j->gathered || j->dropped)
+			continue;
+		uint64_t records = report_gather_records(pl->g, j->stream);
+		for (size_t k = 0; k < pl->n; k++)
+			if (pl->jobs[k]->region == j)
+				records += report_gather_records(pl->g, pl->jobs[k]->stream);
+		if (held && held + records > REPORT_BATCH_RECORDS) {
+			batch++;
+			held = 0;
+		}
+		held += records;
+		j->batch = batch;
+	}
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->jobs[i]->region)
+			pl->jobs[i]->batch = pl->jobs[i]->region->batch;
+	pl->nbatches = batch + 1;
+}
+
+/* one batch: its streams collected, its jobs run, their results taken */
+static void run_batch(struct sim_plan *pl)
+{
+	struct report *rp = pl->rp;
+	size_t b = pl->batch;
+	if (pl->g) {
+		size_t *which = calloc(pl->n + 1, sizeof *which);
+		size_t nw = 0;
+		pl->reading = rp->trace_records;
+		if (!which)
+			abort();
+		for (size_t i = 0; i < pl->n; i++)
+			if (pl->jobs[i]->gathered && !pl->jobs[i]->dropped && pl->jobs[i]->batch == b)
+				which[nw++] = pl->jobs[i]->stream;
+		char err[1024] = "";
+		uint64_t damaged = 0;
+		pl->doing = "collecting the windows picked";
+		if (nw && report_gather_collect(pl->g, which, nw, &damaged, err, sizeof err))
+			gather_failed(pl, b, false, err);
+		else if (nw)
+			gather_said(pl, damaged, err);
+		free(which);
+	}
+	/* a stream too short or missing: said, maybe a static view (a job
+	 * of this batch) */
+	size_t n = pl->n;
+	for (size_t i = 0; i < n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch != b || j->dropped || j->kind == JOB_STATIC)
+			continue;
+		if (j->kind == JOB_REGION) {
+			check_stream(pl, j);
+		} else if (j->region->dropped) {
+			j->dropped = true;
+		} else if (j->tc.n < 16) {
+			snprintf(j->err, sizeof j->err, "%zu instruction(s) of it in the trace: too few", j->tc.n);
+			j->dropped = true;
+		}
+		if (!j->dropped)
+			j->cost = (double)j->tc.n;
+	}
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->jobs[i]->region && pl->jobs[i]->region->dropped)
+			pl->jobs[i]->dropped = true;
+	find_twins(pl, b);
+	struct report_pool_task *tasks = calloc(pl->n + 1, sizeof *tasks);
+	size_t nt = 0;
+	if (!tasks)
+		abort();
+	pl->regions = 0;
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && !j->dropped) {
+			tasks[nt++] = (struct report_pool_task){ .run = run_job, .arg = j, .cost = j->cost };
+			pl->regions += j->kind != JOB_THREAD;
+		}
+	}
+	report_pool_run(tasks, nt, rp->threads, tick, pl);
+	free(tasks);
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && !j->dropped && j->twin)
+			copy_sweep(j);
+	}
+	/* the batch's results cached in one transaction: a commit each
+	 * would wait for the disk twice per region */
+	bool tx = rp->writable && !gusdata_begin(rp->d);
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && !j->dropped && j->kind != JOB_THREAD)
+			finish_region(pl, j);
+	}
+	if (tx && gusdata_commit(rp->d))
+		report_warn(rp, "%s: cannot cache the results: %s", rp->o->input, gusdata_errmsg(rp->d));
+	/* the batch's streams are done with */
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && j->kind == JOB_THREAD) {
+			simrun_collect_free(&j->tc);
+			sim_code_free(j->tc.code);
+			j->tc.code = NULL;
+		}
+	}
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && j->kind != JOB_THREAD) {
+			free_job(j);
+			pl->jobs[i] = NULL;
+		}
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->jobs[i])
+			pl->jobs[k++] = pl->jobs[i];
+	pl->n = k;
+}
+
+/* Every selected region's simulation: cached, or simulated with the
+ * others */
+static void simulate_regions(struct report *rp)
+{
+	struct sim_plan pl = { .rp = rp, .started = now_seconds() };
+	for (size_t i = 0; i < rp->nrv; i++)
+		if (region_selected(rp, &rp->rv[i]))
+			plan_region(&pl, &rp->rv[i]);
+	if (pl.g) {
+		char err[1024] = "";
+		uint64_t damaged = 0;
+		size_t regions = 0;
+		for (size_t i = 0; i < pl.n; i++)
+			regions += pl.jobs[i]->gathered;
+		char doing[96];
+		snprintf(doing, sizeof doing, "counting the windows of %zu region(s)", regions);
+		pl.doing = doing;
+		pl.reading = rp->trace_records;
+		report_gather_progress(pl.g, reading, &pl);
+		if (report_gather_count(pl.g, &damaged, err, sizeof err)) {
+			gather_failed(&pl, 0, true, err);
+		} else {
+			size_t n = pl.n;
+			for (size_t i = 0; i < n; i++)
+				if (pl.jobs[i]->kind == JOB_REGION && pl.jobs[i]->gathered && !pl.jobs[i]->dropped)
+					plan_threads(&pl, pl.jobs[i]);
+		}
+		plan_batches(&pl);
+	}
+	/* the threads' jobs stay until their region's batch is done: the
+	 * region's lines name them */
+	for (pl.batch = 0; pl.batch < (pl.nbatches ? pl.nbatches : 1); pl.batch++) {
+		run_batch(&pl);
+		for (size_t i = 0; i < pl.n; i++) {
+			if (pl.jobs[i]->kind == JOB_THREAD && pl.jobs[i]->batch == pl.batch) {
+				free_job(pl.jobs[i]);
+				pl.jobs[i] = NULL;
+			}
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < pl.n; i++)
+			if (pl.jobs[i])
+				pl.jobs[k++] = pl.jobs[i];
+		pl.n = k;
+	}
+	for (size_t i = 0; i < pl.n; i++)
+		free_job(pl.jobs[i]);
+	free(pl.jobs);
+	report_gather_free(pl.g);
 }
 
 /* the first sentence of a reason, for the verdict line */
@@ -1591,6 +2161,16 @@ static int fill_model(struct report *rp)
 	return 0;
 }
 
+/* the CPUs this process may run on */
+static unsigned available_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
 /* ---------------------------------------------------------------- build --- */
 enum recording_status report_build(const struct report_request *o, struct report **out)
 {
@@ -1658,6 +2238,7 @@ enum recording_status report_build(const struct report_request *o, struct report
 	static const double weights[] = { 1.01, 1.05, 1.10, 1.15 };
 	memcpy(rp->weights, weights, sizeof weights);
 	rp->nweights = 4;
+	rp->threads = o->threads > 0 ? (unsigned)o->threads : available_cpus();
 
 	load_measured(rp);
 	if (o->spire_model && load_spire(rp))
@@ -1695,8 +2276,10 @@ enum recording_status report_build(const struct report_request *o, struct report
 		rv->rp = rp;
 		region_source_line(rp, rv);
 		region_cover(rp, rv);
-		if (region_selected(rp, rv))
-			simulate_region(rp, rv);
+	}
+	simulate_regions(rp);
+	for (size_t i = 0; i < rp->nrv; i++) {
+		struct region_view *rv = &rp->rv[i];
 		char why_model[200], why_measure[200];
 		short_reason(rv->why_no_model, why_model, sizeof why_model);
 		short_reason(rp->why_no_measure, why_measure, sizeof why_measure);

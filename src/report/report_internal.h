@@ -175,9 +175,22 @@ struct report_phase {
 #define REPORT_PT_WINDOWS_PER_LEVEL 32
 #define REPORT_MAX_THREADS_SHOWN 8	/* threads listed per region */
 #define REPORT_THREAD_SHARE 0.10	/* of a region's samples: simulated apart */
+/* ... in a region with this share of all samples or more: each thread
+ * costs as much as its region, and a thread of a region with less of the
+ * run weighs little in it */
+#define REPORT_THREAD_REGION_SHARE 0.05
+
+/* a run of a window's records in a collected stream: a window's records
+ * are one run, or several where other threads' records came between */
+struct report_run {
+	size_t off, n;		/* in the stream */
+	uint32_t thread, index;	/* the window's */
+};
 
 struct report_windows {
 	int64_t thread;		/* the thread they were read for, -1: all */
+	struct report_run *runs;	/* the collected stream's runs, in its order */
+	size_t nruns;
 	uint32_t thread_ids[REPORT_MAX_TRACE_THREADS];	/* threads that ran the region, ascending */
 	size_t nthread_ids;
 	struct report_window *v;	/* the picked windows; in run order after simulating */
@@ -189,6 +202,10 @@ struct report_windows {
 	size_t simulated;	/* windows with a cycles_per_unit */
 	double min, median, max;
 	double whole;		/* cycles per unit of the run, the windows weighed by their hits */
+	/* WHOLE's relative standard error as an estimate from the windows
+	 * simulated (the spread of their cycles per unit, a ratio estimator;
+	 * NAN: fewer than two) */
+	double whole_error;
 	struct report_run_estimate run;	/* WHOLE with the weighed counts */
 	struct report_phase phases[REPORT_MAX_PHASES];
 	size_t nphases;
@@ -221,12 +238,58 @@ struct report_trace_source {
 int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
 			  size_t budget, struct simrun_collect *tc, struct report_windows *out, uint64_t *damaged,
 			  char *err, size_t errlen);
+
+/* The same for many streams at once (every region of a report and its
+ * threads), from two readings of SRC's trace in all: one counts the
+ * windows of every stream added before it, one collects the picked
+ * windows of the streams named (each record filed into every stream whose
+ * [lo, hi) holds it). Intel PT is decoded once for all the regions'
+ * ranges. */
+struct report_gather;
+struct report_gather *report_gather_new(struct report_trace_source *src);
+/* a stream as report_gather_windows takes it; its number */
+size_t report_gather_add(struct report_gather *g, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
+			 size_t budget, struct simrun_collect *tc, struct report_windows *out);
+/* the reading that counts the windows of the streams added since the
+ * last one, and picks theirs (OUT's total and thread_ids set); -1 with
+ * ERR */
+int report_gather_count(struct report_gather *g, uint64_t *damaged, char *err, size_t errlen);
+/* after PARENT's count: a stream of THREAD's windows of PARENT, picked
+ * from the parent's count (no reading) */
+size_t report_gather_add_thread(struct report_gather *g, size_t parent, uint32_t thread, size_t budget,
+				struct simrun_collect *tc, struct report_windows *out);
+/* the records stream I's picked windows hold (at most its budget) */
+uint64_t report_gather_records(const struct report_gather *g, size_t i);
+/* the reading that collects the picked windows of the N streams WHICH
+ * into their TC and OUT; -1 with ERR */
+int report_gather_collect(struct report_gather *g, const size_t *which, size_t n, uint64_t *damaged, char *err,
+			  size_t errlen);
+void report_gather_free(struct report_gather *g);
+/* FN(CTX, records read so far) every million records of a reading */
+void report_gather_progress(struct report_gather *g, void (*fn)(void *ctx, uint64_t records), void *ctx);
 /* Each window timed (cycles per iteration of HEAD, or per instruction
  * when a window does not run it twice) in one simulation of the collected
- * stream, their spread, the run's estimate and the phases of the run. */
+ * stream, their spread, the run's estimate and the phases of the run.
+ * TAPE (NULL: none): the prepass of the stream, when it holds it, from
+ * the analysis of the same stream (sim_analysis_opts.tape). */
 void report_windows_simulate(const struct sim_machine *m, const struct simrun_collect *tc, uint64_t head,
-			     struct report_windows *w);
+			     const struct sim_tape *tape, struct report_windows *w);
 void report_windows_free(struct report_windows *w);
+
+/* --------------------------------------------------------------- pool --- */
+/* Tasks run side by side (pool.c). */
+struct report_pool_task {
+	void (*run)(void *arg, unsigned threads);	/* THREADS: what its own work may use */
+	void *arg;
+	double cost;		/* its share of the work, in any unit */
+};
+/* Runs the N TASKS on THREADS threads, the costliest first (a task of a
+ * quarter of the costliest's cost or more gets THREADS / such tasks
+ * threads of its own when they are fewer than THREADS), and calls TICK
+ * (NULL: none) from the calling thread as they end and every quarter of
+ * a second, with how many ended. */
+void report_pool_run(const struct report_pool_task *tasks, size_t n, unsigned threads,
+		     void (*tick)(void *ctx, size_t done, size_t n), void *ctx);
 
 /* ------------------------------------------------------------- stream --- */
 /* A region's stream as the report takes it (stream.c). */

@@ -249,7 +249,7 @@ enum recording_status report_region_stream(const struct report_stream_request *r
 	out->picked = w.n;
 	out->total = w.total;
 	if (w.n && rq->m) {
-		report_windows_simulate(rq->m, tc, rq->head, &w);
+		report_windows_simulate(rq->m, tc, rq->head, NULL, &w);
 		out->whole = w.whole;
 		out->per_iteration = w.per_iteration;
 		out->run = w.run;

@@ -115,6 +115,7 @@ struct sim_session {
 	 * line the caches lack comes from DATA_LEVEL at most */
 	bool addresses_followed;
 	struct annot *ann;
+	const struct annot *chunk_ann;	/* the chunk's annotations: ANN, or the tape's */
 	const struct sim_rec *chunk;
 	size_t chunk_n;
 	uint64_t chunk_fused, chunk_uops;	/* the chunk's fused-domain and executed µops */
@@ -127,7 +128,84 @@ struct sim_session {
 	/* the predictor's counts and model 0's mispredictions where the
 	 * counting started (sim_session_count_from_here) */
 	struct sim_events ev0;
+	/* the annotations kept (RECORD) or replayed (REPLAY, from record
+	 * AT on) instead of the prepass */
+	struct sim_tape *record;
+	const struct sim_tape *replay;
+	size_t at;
 };
+
+/* What the prepass made of a stream's records: the annotations in feed
+ * order, and the instruction of each (sim.h) */
+struct sim_tape {
+	struct annot *ann;
+	uint32_t *insn;
+	size_t n, cap;
+};
+
+struct sim_tape *sim_tape_new(void)
+{
+	struct sim_tape *t = calloc(1, sizeof *t);
+	if (!t)
+		abort();
+	return t;
+}
+
+void sim_tape_free(struct sim_tape *t)
+{
+	if (!t)
+		return;
+	free(t->ann);
+	free(t->insn);
+	free(t);
+}
+
+void sim_tape_reserve(struct sim_tape *t, size_t n)
+{
+	if (n <= t->cap)
+		return;
+	struct annot *a = realloc(t->ann, n * sizeof *t->ann);
+	uint32_t *in = a ? realloc(t->insn, n * sizeof *t->insn) : NULL;
+	if (a)
+		t->ann = a;
+	if (in) {
+		t->insn = in;
+		t->cap = n;
+	}
+}
+
+size_t sim_tape_records(const struct sim_tape *t)
+{
+	return t ? t->n : 0;
+}
+
+bool sim_tape_holds(const struct sim_tape *t, const struct sim_rec *recs, size_t n)
+{
+	if (!t || t->n < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (t->insn[i] != recs[i].insn)
+			return false;
+	return true;
+}
+
+static void tape_add(struct sim_tape *t, const struct annot *ann, const struct sim_rec *recs, size_t n)
+{
+	if (t->n + n > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : CHUNK;
+		while (cap < t->n + n)
+			cap *= 2;
+		t->ann = realloc(t->ann, cap * sizeof *t->ann);
+		t->insn = realloc(t->insn, cap * sizeof *t->insn);
+		if (!t->ann || !t->insn)
+			abort();
+		t->cap = cap;
+	}
+	memcpy(t->ann + t->n, ann, n * sizeof *ann);
+	for (size_t i = 0; i < n; i++)
+		t->insn[t->n + i] = recs[i].insn;
+	t->n += n;
+}
 
 static inline double dmax(double a, double b)
 {
@@ -877,13 +955,13 @@ static void run_models(struct sim_session *s, size_t lo, size_t hi)
 			for (size_t i = 0; i < s->chunk_n; i++) {
 				const struct sim_rec *rec = &s->chunk[i];
 				double before = md->last_retire;
-				model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
+				model_step(md, s->m, &insn[rec->insn], &s->chunk_ann[i]);
 				s->ev.insn_cycles[rec->insn] += md->last_retire - before;
 			}
 		} else {
 			for (size_t i = 0; i < s->chunk_n; i++) {
 				const struct sim_rec *rec = &s->chunk[i];
-				model_step(md, s->m, &insn[rec->insn], &s->ann[i]);
+				model_step(md, s->m, &insn[rec->insn], &s->chunk_ann[i]);
 			}
 		}
 		/* the same for every configuration: counted once, in the prepass */
@@ -979,7 +1057,24 @@ void sim_session_feed(struct sim_session *s, const struct sim_rec *recs, size_t 
 {
 	while (n) {
 		size_t k = n > CHUNK ? CHUNK : n;
-		prepass(s, recs, k);
+		if (s->replay && s->at + k <= s->replay->n) {
+			/* what the prepass gave these records before */
+			s->chunk_ann = s->replay->ann + s->at;
+			s->chunk_fused = s->chunk_uops = 0;
+			for (size_t i = 0; i < k; i++) {
+				const struct sim_insn *in = sim_code_insn(s->code, recs[i].insn);
+				s->chunk_fused += in->fused;
+				s->chunk_uops += in->uops;
+			}
+			s->at += k;
+		} else {
+			if (s->replay)
+				abort();	/* sim_session_replay: fed other records than the tape's */
+			prepass(s, recs, k);
+			s->chunk_ann = s->ann;
+			if (s->record)
+				tape_add(s->record, s->ann, recs, k);
+		}
 		s->chunk = recs;
 		s->chunk_n = k;
 		if (s->threads > 1) {
@@ -1012,6 +1107,12 @@ void sim_session_peek(const struct sim_session *s, struct sim_stats *out)
 	out->cycles = s->models[0].last_retire;
 }
 
+void sim_session_times(const struct sim_session *s, double *out)
+{
+	for (size_t c = 0; c < s->ncfg; c++)
+		out[c] = s->models[c].last_retire;
+}
+
 void sim_session_count_from_here(struct sim_session *s)
 {
 	free(s->ev.insn_count);
@@ -1022,8 +1123,22 @@ void sim_session_count_from_here(struct sim_session *s)
 				      .btb_miss = s->bp.btb_miss, .mispredicts = s->models[0].st.mispredicts };
 }
 
+void sim_session_record(struct sim_session *s, struct sim_tape *t)
+{
+	s->record = t;
+}
+
+void sim_session_replay(struct sim_session *s, const struct sim_tape *t)
+{
+	s->replay = t;
+	s->at = 0;
+}
+
 void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
+	/* a replay has the predictor's training in its annotations */
+	if (s->replay)
+		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_rec *rec = &recs[i];
 		const struct sim_insn *in = sim_code_insn(s->code, rec->insn);

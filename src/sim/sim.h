@@ -240,9 +240,29 @@ void sim_session_mark(struct sim_session *s);
  * of one stream timed in one simulation: the differences between two
  * peeks are a stretch's cycles, instructions and µops) */
 void sim_session_peek(const struct sim_session *s, struct sim_stats *out);
+/* every configuration's last retirement so far, into OUT[NCFG] */
+void sim_session_times(const struct sim_session *s, double *out);
 /* the events sim_session_finish returns are counted from here on (by
  * default from the start, sim_session_warm's predictor training apart) */
 void sim_session_count_from_here(struct sim_session *s);
+/* The configuration-independent part of a session's work (the caches,
+ * the predictor, the pointers: the prepass of each record), kept on a
+ * tape by one session and replayed by others fed the same records in the
+ * same order, from the same settings (data level, addresses followed,
+ * warm-up), which then only run their timing models: the sweep's
+ * sessions over one stream. A replaying session's events are not
+ * counted (sim_session_finish's EV is for the recording one), and its
+ * feeds must be the tape's records from the first on. */
+struct sim_tape;
+struct sim_tape *sim_tape_new(void);
+void sim_tape_free(struct sim_tape *t);
+size_t sim_tape_records(const struct sim_tape *t);
+/* room for N records at once (a stream's records and its warm-up's) */
+void sim_tape_reserve(struct sim_tape *t, size_t n);
+/* the tape starts with RECS' N records */
+bool sim_tape_holds(const struct sim_tape *t, const struct sim_rec *recs, size_t n);
+void sim_session_record(struct sim_session *s, struct sim_tape *t);
+void sim_session_replay(struct sim_session *s, const struct sim_tape *t);
 /* results: NCFG stats, and the configuration-independent events */
 void sim_session_finish(struct sim_session *s, struct sim_stats *out, struct sim_events *ev);
 void sim_session_free(struct sim_session *s);
@@ -268,6 +288,16 @@ struct sim_analysis_opts {
 	double threshold;	/* speedup at the top weight that makes a bottleneck (0.01) */
 	bool search;		/* search a balanced set when no single resource pays */
 	unsigned threads;
+	/* the weights simulated only for the resources (and sets) with an
+	 * effect when unlimited: the others are taken as 0 at every weight,
+	 * which misses only what a discrete model gives where it is not
+	 * monotonic, a speedup at a weight above nothing unlimited
+	 * (sim_analysis.pruned counts them) */
+	bool prune;
+	/* an empty tape (sim_tape_new): the base's session records its
+	 * prepass there and the sweep's replay it; kept for the caller (the
+	 * windows of the same stream timed without a prepass). NULL: none */
+	struct sim_tape *tape;
 };
 
 struct sim_sensitivity {
@@ -282,6 +312,11 @@ struct sim_sensitivity {
 	 * at or below each capacity, and DIP the most it raised a figure */
 	bool envelope;
 	double dip;
+	/* with the source's cuts: each speedup's standard error (per weight,
+	 * then unlimited) as a ratio of the units' times, the units taken as
+	 * a sample of the stream's; NULL: none (no cuts, or not simulated at
+	 * the weights: sim_analysis_opts.prune) */
+	double *error;
 };
 
 struct sim_analysis {
@@ -308,6 +343,9 @@ struct sim_analysis {
 	unsigned passes;
 	bool warm_pass;
 	size_t measured_records;
+	/* sim_analysis_opts.prune: the sensitivities without an effect when
+	 * unlimited, not simulated at the weights */
+	size_t pruned;
 };
 
 /* A stream source the analysis can replay as often as it needs. */
@@ -328,6 +366,13 @@ struct sim_source {
 	 * too short to measure alone is measured (sim_source_fit) */
 	unsigned passes;
 	bool warm_pass;
+	/* the measured records cut into units at these offsets (ascending,
+	 * inside (mark, n); the windows of a real stream): each speedup of
+	 * the sweep gets a standard error over the units
+	 * (sim_sensitivity.error), with one pass and no warm pass. NULL:
+	 * none */
+	const size_t *cuts;
+	size_t ncuts;
 };
 
 /* The records a measurement needs after the mark on machine M: at fewer,

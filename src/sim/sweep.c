@@ -608,13 +608,40 @@ static void set_config(const struct sim_machine *m, struct sim_config *c, const 
 		c->w[set->res[i]] = unlimited ? unlimited_weight(sim_res_kind(m, set->res[i])) : w;
 }
 
+/* The configurations CFG over SRC. With the analysis' tape, the first
+ * session over SRC records its prepass there and the others replay it. */
+/* the units SRC's cuts make of its measured records (0: it has none, or
+ * it is measured otherwise than in one pass) */
+static size_t source_units(const struct sim_source *src)
+{
+	if (!src->cuts || !src->ncuts || src->passes > 1 || src->warm_pass)
+		return 0;
+	return src->ncuts + 1;
+}
+
+/* The configurations CFG over SRC. With the analysis' tape, the first
+ * session over SRC records its prepass there and the others replay it.
+ * UNIT (NULL: not wanted), with source_units(SRC) units: the cycles of
+ * each configuration in each unit, UNIT[c * units + u]. */
 static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 		       const struct sim_source *src, const struct sim_config *cfg, size_t ncfg,
-		       unsigned threads, struct sim_stats *st, struct sim_events *ev, char *err, size_t errlen)
+		       unsigned threads, struct sim_tape *tape, struct sim_stats *st, struct sim_events *ev,
+		       double *unit, char *err, size_t errlen)
 {
 	struct sim_session *s = sim_session_new(m, code, cfg, ncfg, threads, err, errlen);
 	if (!s)
 		return -1;
+	if (tape && sim_tape_records(tape)) {
+		sim_session_replay(s, tape);
+	} else if (tape) {
+		/* what run_configs feeds: a warm pass, the records, the
+		 * settling passes and the measured ones */
+		size_t mark = src->mark <= src->n ? src->mark : src->n, per = src->n - mark;
+		size_t passes = src->passes > 1 ? src->passes : 1;
+		size_t settle = passes > 1 && per ? (4 * (size_t)m->window + per - 1) / per : 0;
+		sim_tape_reserve(tape, (src->warm_pass ? src->n : 0) + mark + (settle + passes) * per);
+		sim_session_record(s, tape);
+	}
 	size_t mark = src->mark <= src->n ? src->mark : src->n;
 	if (src->focus_hi > src->focus_lo)
 		sim_session_focus(s, src->focus_lo, src->focus_hi);
@@ -644,11 +671,37 @@ static int run_configs(const struct sim_machine *m, const struct sim_code *code,
 			sim_session_feed(s, src->recs + mark, per);
 	}
 	sim_session_mark(s);
-	for (unsigned p = 0; p < passes; p++) {
-		/* the events of one pass: what the stream holds */
-		if (p && p + 1 == passes)
-			sim_session_count_from_here(s);
-		sim_session_feed(s, src->recs + mark, src->n - mark);
+	size_t nu = unit ? source_units(src) : 0;
+	if (nu) {
+		/* one pass, unit by unit */
+		double *last = calloc(ncfg, sizeof *last), *now = calloc(ncfg, sizeof *now);
+		if (!last || !now)
+			abort();
+		sim_session_times(s, last);
+		size_t from = mark;
+		for (size_t u = 0; u < nu; u++) {
+			size_t to = u < src->ncuts ? src->cuts[u] : src->n;
+			if (to > src->n)
+				to = src->n;
+			if (to < from)
+				to = from;
+			sim_session_feed(s, src->recs + from, to - from);
+			sim_session_times(s, now);
+			for (size_t c = 0; c < ncfg; c++) {
+				unit[c * nu + u] = now[c] - last[c];
+				last[c] = now[c];
+			}
+			from = to;
+		}
+		free(last);
+		free(now);
+	} else {
+		for (unsigned p = 0; p < passes; p++) {
+			/* the events of one pass: what the stream holds */
+			if (p && p + 1 == passes)
+				sim_session_count_from_here(s);
+			sim_session_feed(s, src->recs + mark, src->n - mark);
+		}
 	}
 	sim_session_finish(s, st, ev);
 	sim_session_free(s);
@@ -767,34 +820,104 @@ static void envelope(const double *weights, size_t nw, struct sim_sensitivity *s
 	se->dip = dip;
 }
 
-static int sens_run(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
-		    const struct sim_analysis_opts *o, double base, struct sim_sensitivity *sens, size_t nsens,
-		    char *err, size_t errlen)
+/* a figure that moved: the model gave another time than the base's */
+#define NO_EFFECT 1e-9
+
+/* the standard error of sum(B) / sum(D) - 1 over N units, as a ratio
+ * estimator: sqrt(n / (n - 1) * sum (b - R d)^2) / sum d */
+static double ratio_error(const double *b, const double *d, size_t n)
 {
-	size_t per = o->nweights + 1;
-	size_t ncfg = nsens * per;
-	struct sim_config *cfg = calloc(ncfg, sizeof *cfg);
-	struct sim_stats *st = calloc(ncfg, sizeof *st);
-	if (!cfg || !st)
+	double sb = 0, sd = 0;
+	for (size_t u = 0; u < n; u++) {
+		sb += b[u];
+		sd += d[u];
+	}
+	if (n < 2 || !(sd > 0))
+		return NAN;
+	double r = sb / sd, ss = 0;
+	for (size_t u = 0; u < n; u++)
+		ss += (b[u] - r * d[u]) * (b[u] - r * d[u]);
+	return sqrt((double)n / (double)(n - 1) * ss) / sd;
+}
+
+/* BASE_UNIT: the base's cycles per unit of SRC's cuts (NULL: no errors) */
+static int sens_run(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+		    const struct sim_analysis_opts *o, double base, const double *base_unit,
+		    struct sim_sensitivity *sens, size_t nsens, size_t *pruned, char *err, size_t errlen)
+{
+	size_t nu = base_unit ? source_units(src) : 0;
+	double *unit = nu ? calloc(nsens * (o->nweights + 1) * nu, sizeof *unit) : NULL;
+	double *err_of = calloc(nsens * (o->nweights + 1) + 1, sizeof *err_of);
+	if ((nu && !unit) || !err_of)
 		abort();
-	for (size_t i = 0; i < nsens; i++)
-		sens_configs(m, &sens[i].set, o->weights, o->nweights, cfg + i * per);
-	int rc = run_configs(m, code, src, cfg, ncfg, o->threads, st, NULL, err, errlen);
+	size_t nw = o->nweights, per = nw + 1;
+	/* the raw speedups, per sensitivity: one per weight, then unlimited */
+	double *raw = calloc(nsens * per, sizeof *raw);
+	bool *lower = calloc(nsens, sizeof *lower);
+	struct sim_config *cfg = calloc(nsens * per, sizeof *cfg);
+	struct sim_stats *st = calloc(nsens * per, sizeof *st);
+	size_t *at = calloc(nsens * per, sizeof *at);
+	struct sim_config *all = calloc(per, sizeof *all);
+	if (!raw || !lower || !cfg || !st || !at || !all)
+		abort();
+	bool two_stages = o->prune && nw > 0;
+	/* first each unlimited (all weights when not pruning), then the
+	 * weights of those that moved */
+	int rc = 0;
+	for (int stage = 0; stage < (two_stages ? 2 : 1) && !rc; stage++) {
+		size_t ncfg = 0;
+		for (size_t i = 0; i < nsens; i++) {
+			sens_configs(m, &sens[i].set, o->weights, nw, all);
+			for (size_t w = 0; w < per; w++) {
+				bool unlimited = w == nw;
+				if (two_stages && (stage == 0 ? !unlimited : unlimited || !lower[i]))
+					continue;
+				cfg[ncfg] = all[w];
+				at[ncfg++] = i * per + w;
+			}
+		}
+		if (!ncfg)
+			break;
+		rc = run_configs(m, code, src, cfg, ncfg, o->threads, o->tape, st, NULL, unit, err, errlen);
+		for (size_t c = 0; c < ncfg && !rc; c++) {
+			raw[at[c]] = speedup(base, time_of(&st[c], src));
+			err_of[at[c]] = nu ? ratio_error(base_unit, unit + c * nu, nu) : NAN;
+		}
+		if (stage == 0 && two_stages) {
+			for (size_t i = 0; i < nsens; i++) {
+				lower[i] = fabs(raw[i * per + nw]) > NO_EFFECT;
+				if (!lower[i] && pruned)
+					++*pruned;
+			}
+		}
+	}
 	if (!rc) {
 		for (size_t i = 0; i < nsens; i++) {
 			struct sim_sensitivity *se = &sens[i];
-			se->speedup = calloc(o->nweights, sizeof *se->speedup);
+			se->speedup = calloc(nw, sizeof *se->speedup);
 			if (!se->speedup)
 				abort();
-			for (size_t w = 0; w < o->nweights; w++)
-				se->speedup[w] = speedup(base, time_of(&st[i * per + w], src));
-			se->upper = speedup(base, time_of(&st[i * per + o->nweights], src));
-			envelope(o->weights, o->nweights, se);
-			se->bottleneck = o->nweights && se->speedup[o->nweights - 1] >= o->threshold;
+			for (size_t w = 0; w < nw; w++)
+				se->speedup[w] = raw[i * per + w];
+			se->upper = raw[i * per + nw];
+			if (nu && (!two_stages || lower[i])) {
+				se->error = calloc(per, sizeof *se->error);
+				if (!se->error)
+					abort();
+				memcpy(se->error, err_of + i * per, per * sizeof *se->error);
+			}
+			envelope(o->weights, nw, se);
+			se->bottleneck = nw && se->speedup[nw - 1] >= o->threshold;
 		}
 	}
+	free(raw);
+	free(lower);
 	free(cfg);
 	free(st);
+	free(at);
+	free(all);
+	free(unit);
+	free(err_of);
 	return rc;
 }
 
@@ -838,7 +961,7 @@ static int search_set(const struct sim_machine *m, const struct sim_code *code, 
 	for (;;) {
 		if (!nc)
 			break;
-		if (run_configs(m, code, src, cfg, nc, o->threads, st, NULL, err, errlen)) {
+		if (run_configs(m, code, src, cfg, nc, o->threads, o->tape, st, NULL, NULL, err, errlen)) {
 			rc = -1;
 			break;
 		}
@@ -879,14 +1002,34 @@ static int search_set(const struct sim_machine *m, const struct sim_code *code, 
 	return rc;
 }
 
+static int analyze_sweep(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+			 const struct sim_analysis_opts *o, const double *base_unit, struct sim_analysis *a, char *err,
+			 size_t errlen);
+
 int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
 		const struct sim_analysis_opts *o, struct sim_analysis *a, char *err, size_t errlen)
 {
 	memset(a, 0, sizeof *a);
 	struct sim_config base_cfg;
 	set_config(m, &base_cfg, NULL, 1, false);
-	if (run_configs(m, code, src, &base_cfg, 1, 1, &a->base, &a->events, err, errlen))
+	size_t nu = source_units(src);
+	double *base_unit = nu ? calloc(nu, sizeof *base_unit) : NULL;
+	if (nu && !base_unit)
+		abort();
+	if (run_configs(m, code, src, &base_cfg, 1, 1, o->tape, &a->base, &a->events, base_unit, err, errlen)) {
+		free(base_unit);
 		return -1;
+	}
+	int rc = analyze_sweep(m, code, src, o, base_unit, a, err, errlen);
+	free(base_unit);
+	return rc;
+}
+
+/* sim_analyze after the base: the sweep, and the search */
+static int analyze_sweep(const struct sim_machine *m, const struct sim_code *code, const struct sim_source *src,
+			 const struct sim_analysis_opts *o, const double *base_unit, struct sim_analysis *a, char *err,
+			 size_t errlen)
+{
 	double base = time_of(&a->base, src);
 	a->units = src->units;
 	a->cycles_per_unit = base;
@@ -920,7 +1063,7 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 	a->nsens = nsens;
 	if (!o->nweights)
 		return 0;
-	if (nsens && sens_run(m, code, src, o, base, a->sens, nsens, err, errlen))
+	if (nsens && sens_run(m, code, src, o, base, base_unit, a->sens, nsens, &a->pruned, err, errlen))
 		return -1;
 	bool any = false;
 	for (size_t i = 0; i < o->nresources; i++)
@@ -934,7 +1077,7 @@ int sim_analyze(const struct sim_machine *m, const struct sim_code *code, const 
 			struct sim_sensitivity *se = &a->sens[a->nsens];
 			se->set = found;
 			se->searched = true;
-			if (sens_run(m, code, src, o, base, se, 1, err, errlen))
+			if (sens_run(m, code, src, o, base, base_unit, se, 1, &a->pruned, err, errlen))
 				return -1;
 			a->nsens++;
 		}
@@ -961,8 +1104,10 @@ static double insn_uses(const struct sim_machine *m, const struct sim_insn *in, 
 
 void sim_analysis_free(struct sim_analysis *a)
 {
-	for (size_t i = 0; i < a->nsens; i++)
+	for (size_t i = 0; i < a->nsens; i++) {
 		free(a->sens[i].speedup);
+		free(a->sens[i].error);
+	}
 	free(a->sens);
 	free(a->weights);
 	sim_events_free(&a->events);

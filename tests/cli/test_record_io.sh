@@ -39,6 +39,7 @@ test "$(count "$out" '^hash ')" -eq 1; ok $? "a pipe: and its last line once"
 test "$(count "$err" 'readsum: input read')" -eq 1; ok $? "a pipe: the program's stderr line is on gus's stderr once"
 test "$(count "$err" 'runs twice')" -eq 1; ok $? "a pipe: the terminal says once that the program runs twice"
 check_contains "$err" "its output goes into the recording" "a pipe: and where run 2's output went"
+check_lacks "$err" "run 2 (QEMU)" "a pipe: no progress of run 2 (a terminal's alone)"
 s1=$(stored pipe.data stdout | head -1)
 test "$s1" = "$(head -1 out)"; ok $? "a pipe: run 2's stdout is in the recording, as run 1 printed it"
 printf '#   run 1: %s | run 2: %s\n' "$(head -1 out)" "$s1"
@@ -112,6 +113,11 @@ if command -v script >/dev/null 2>&1; then
 	check_contains "$(meta tty.data trace.stdin)" "/dev/null (the standard input is a terminal)" "a terminal: run 2 read /dev/null"
 	check_contains "$(cat tty.out)" "run 2 reads /dev/null (the standard input is a terminal)" "a terminal: the terminal says so"
 	test "$(records tty.data)" -gt 0; ok $? "a terminal: run 2 traced the hot region"
+	# run 2's progress, redrawn in place: how long, how many records of --max-insns
+	printf '%s\n' "$(cat tty.out)" | grep -Eq "$(printf '\r\033')\\[K\\[ gus record: run 2 \\(QEMU\\) [0-9.]+ s \\(run 1 [0-9.]+ s\\): [0-9.]+( k| M)? of 20 k records stored"
+	ok $? "a terminal: run 2's progress: how long beside run 1, the records stored of --max-insns"
+	script -qec "'$GUS' record -q --max-insns $MAXI -o ttyq.data -- '$R' --none $WORK" /dev/null < /dev/null > ttyq.out 2>&1
+	check_lacks "$(cat ttyq.out)" "[ gus record:" "a terminal with -q: no progress"
 else
 	ok 0 "# SKIP script(1) missing: no terminal to test"
 fi

@@ -97,6 +97,28 @@ if [ "${rows:-0}" -ge 1 ]; then ok 0 "results are stored in gus.data"; else ok 1
 # (the first region is enough to see it: --region 1)
 "$GUS" report -q -i "$TMP/divide.data" --no-cache --region 1 --json -o "$TMP/nocache.json" 2>/dev/null
 check_contains "$(json "$TMP/nocache.json" '$.regions[0].cached')" "0" "--no-cache simulates again"
+# the regions simulated side by side give what one after the other gives
+"$GUS" report -q -i "$TMP/divide.data" --no-cache -j 1 --json -o "$TMP/j1.json" 2>/dev/null
+"$GUS" report -q -i "$TMP/divide.data" --no-cache -j 3 --json -o "$TMP/j3.json" 2>/dev/null
+if [ -s "$TMP/j1.json" ] && cmp -s "$TMP/j1.json" "$TMP/j3.json"; then ok 0 "-j 1 and -j 3: the same report"; else ok 1 "-j 1 and -j 3: the same report"; fi
+check_contains "$(json "$TMP/j1.json" '$.regions[0].simulated.stream')" "(one standard error over the windows)" \
+	"the stream line says the speedups' standard error over the windows"
+
+# progress: on a terminal, what is simulated, how far, how long; nothing
+# in a pipe or with -q
+"$GUS" report -i "$TMP/divide.data" --no-cache -o "$TMP/pipe.txt" 2>"$TMP/e"
+check_lacks "$(cat "$TMP/e")" "simulating" "a pipe: no progress"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$GUS' report -i '$TMP/divide.data' --no-cache -o '$TMP/tty.txt'" /dev/null </dev/null >"$TMP/tty.err" 2>&1
+	printf '%s\n' "$(cat "$TMP/tty.err")" |
+		grep -Eq "\\[ gus report: [0-9.]+ s: simulating, [0-9]+ of [0-9]+ done \\([0-9]+ region\\(s\\), [0-9]+ thread\\(s\\)\\), on [0-9]+ thread\\(s\\)"
+	ok $? "a terminal: the simulations' progress (how long, how many of how many, on how many threads)"
+	script -qec "'$GUS' report -q -i '$TMP/divide.data' --no-cache -o '$TMP/ttyq.txt'" /dev/null </dev/null >"$TMP/ttyq.err" 2>&1
+	check_lacks "$(cat "$TMP/ttyq.err")" "[ gus report:" "a terminal with -q: no progress"
+else
+	ok 0 "# SKIP script(1) missing: no terminal to test"
+	ok 0 "# SKIP script(1) missing: no terminal to test"
+fi
 
 # CSV carries the same content
 "$GUS" report -q -i "$TMP/divide.data" --csv -o "$TMP/divide.csv" 2>/dev/null; st=$?

@@ -238,6 +238,71 @@ static void test_windows(struct fixture *f, const struct sim_machine *m)
 	sim_code_free(tc.code);
 }
 
+/* the addresses of TC's records, in order, the same in both */
+static bool same_records(const struct simrun_collect *a, const struct simrun_collect *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (sim_code_insn(a->code, a->recs[i].insn)->addr != sim_code_insn(b->code, b->recs[i].insn)->addr ||
+		    memcmp(a->recs[i].mem, b->recs[i].mem, sizeof a->recs[i].mem))
+			return false;
+	return true;
+}
+
+/* Streams gathered together (one decoding counts them all, one collects
+ * them all) give what each gathers alone: the whole code, its first
+ * half, and thread B's windows of the whole, picked from its count */
+static void test_together(struct fixture *f, const struct sim_machine *m)
+{
+	struct report_trace_source src = { .d = f->d, .pt = true, .window_records = WINDOW, .per_level = PER_LEVEL };
+	const uint64_t lo[3] = { BASE, BASE, BASE };
+	const uint64_t hi[3] = { BASE + f->csize, BASE + f->csize / 2, BASE + f->csize };
+	const int64_t thread[3] = { -1, -1, STREAM_THREAD(0, 1) };
+	struct simrun_collect apart[3], together[3];
+	struct report_windows wa[3], wt[3];
+	uint64_t damaged = 0;
+	int rc = 0;
+	for (size_t k = 0; k < 3; k++) {
+		apart[k] = (struct simrun_collect){ .code = sim_code_new(m), .lo = lo[k], .hi = hi[k], .max = 60000 };
+		together[k] = (struct simrun_collect){ .code = sim_code_new(m), .lo = lo[k], .hi = hi[k], .max = 60000 };
+		rc |= report_gather_windows(&src, lo[k], hi[k], 0, thread[k], 60000, &apart[k], &wa[k], &damaged, err,
+					    sizeof err);
+	}
+	tap_ok(rc == 0, "three streams gathered one by one%s%s", rc ? ": " : "", rc ? err : "");
+	struct report_gather *g = report_gather_new(&src);
+	size_t which[3];
+	which[0] = report_gather_add(g, lo[0], hi[0], 0, -1, 60000, &together[0], &wt[0]);
+	which[1] = report_gather_add(g, lo[1], hi[1], 0, -1, 60000, &together[1], &wt[1]);
+	rc = report_gather_count(g, &damaged, err, sizeof err);
+	which[2] = report_gather_add_thread(g, which[0], STREAM_THREAD(0, 1), 60000, &together[2], &wt[2]);
+	tap_ok(report_gather_records(g, which[0]) > 0 && report_gather_records(g, which[0]) <= 60000,
+	       "the records the whole's picks hold, within its budget: %llu",
+	       (unsigned long long)report_gather_records(g, which[0]));
+	if (!rc)
+		rc = report_gather_collect(g, which, 3, &damaged, err, sizeof err);
+	report_gather_free(g);
+	tap_ok(rc == 0, "... and together, from two decodings%s%s", rc ? ": " : "", rc ? err : "");
+	static const char *what[3] = { "the whole code", "its first half", "thread B" };
+	for (size_t k = 0; k < 3 && !rc; k++) {
+		bool windows = wa[k].total == wt[k].total && wa[k].n == wt[k].n && wa[k].nthread_ids == wt[k].nthread_ids;
+		for (size_t i = 0; windows && i < wa[k].n; i++)
+			windows = wa[k].v[i].thread == wt[k].v[i].thread && wa[k].v[i].index == wt[k].v[i].index &&
+				  wa[k].v[i].n == wt[k].v[i].n && wa[k].v[i].hits == wt[k].v[i].hits;
+		tap_ok(windows && apart[k].n > 0 && same_records(&apart[k], &together[k]) && wt[k].nruns >= wt[k].n,
+		       "%s: the same windows (%zu of %zu) and records (%zu) together as alone", what[k], wt[k].n,
+		       wt[k].total, together[k].n);
+	}
+	for (size_t k = 0; k < 3; k++) {
+		report_windows_free(&wa[k]);
+		report_windows_free(&wt[k]);
+		simrun_collect_free(&apart[k]);
+		simrun_collect_free(&together[k]);
+		sim_code_free(apart[k].code);
+		sim_code_free(together[k].code);
+	}
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/gus-test-ptwin-XXXXXX");
@@ -257,6 +322,7 @@ int main(void)
 	if (made && m) {
 		test_threads(&f);
 		test_windows(&f, m);
+		test_together(&f, m);
 	}
 	fixture_free(&f);
 	sim_machine_free(m);
