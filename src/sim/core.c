@@ -948,15 +948,17 @@ static void run_models(struct sim_session *s, size_t lo, size_t hi)
 	const struct sim_insn *insn = sim_code_insns(s->code);
 	for (size_t c = lo; c < hi; c++) {
 		struct model *md = &s->models[c];
-		if (c == 0) {
+		if (c == 0 && s->ev.insn_cycles) {
 			/* configuration 0 charges each retirement's time to its
 			 * instruction (the prepass sized the array; no other
-			 * thread runs model 0) */
+			 * thread runs model 0). A replay of the tape has no
+			 * prepass and counts no events. */
 			for (size_t i = 0; i < s->chunk_n; i++) {
 				const struct sim_rec *rec = &s->chunk[i];
 				double before = md->last_retire;
 				model_step(md, s->m, &insn[rec->insn], &s->chunk_ann[i]);
-				s->ev.insn_cycles[rec->insn] += md->last_retire - before;
+				if (rec->insn < s->ev.ninsn)
+					s->ev.insn_cycles[rec->insn] += md->last_retire - before;
 			}
 		} else {
 			for (size_t i = 0; i < s->chunk_n; i++) {
