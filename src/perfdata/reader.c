@@ -67,6 +67,8 @@ int pd_read_at(struct perfdata *pd, uint64_t off, void *buf, size_t len)
 {
 	if (off > pd->src.size || len > pd->src.size - off)
 		return -1;
+	if (!len)	/* a piece of no bytes: BUF may be NULL */
+		return 0;
 	if (pd->src.mem) {
 		memcpy(buf, pd->src.mem + off, len);
 		return 0;
