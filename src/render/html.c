@@ -20,6 +20,7 @@
 #include "html_assets.h"
 #include "merge.h"
 #include "render.h"
+#include "render_internal.h"
 #include "sim.h"
 #include "topdown.h"
 
@@ -42,27 +43,6 @@ static void bar(FILE *out, double fraction, const char *cls)
 {
 	fprintf(out, "<span class=\"bar%s%s\"><i style=\"width:%.1f%%\"></i></span>", cls ? " " : "", cls ? cls : "",
 		100 * clamp01(fraction));
-}
-
-/* "0.4M", "12.3k": records of a run */
-static void records_text(double v, char *buf, size_t n)
-{
-	if (v >= 1e9)
-		snprintf(buf, n, "%.1fG", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, n, "%.1fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, n, "%.1fk", v / 1e3);
-	else
-		snprintf(buf, n, "%.0f", v);
-}
-
-static void set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
-{
-	size_t o = 0;
-	buf[0] = 0;
-	for (unsigned i = 0; i < s->n && o < n; i++)
-		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "+" : "", sim_res_name(m, s->res[i]));
 }
 
 static const char *fact(const struct merge_report *r, const char *key)
@@ -518,7 +498,7 @@ static void sens_chart(FILE *out, const struct sim_machine *m, const struct sim_
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_sensitivity *se = rows[i].se;
 		char name[128];
-		set_name(m, &se->set, name, sizeof name);
+		rd_set_name(m, &se->set, name, sizeof name);
 		double y = top + row_h * (double)i;
 		const char *fill = se->bottleneck ? "#c0392b" : "#6b9bd6", *fill2 = se->bottleneck ? "#e08277" : "#a9c4e6";
 		fprintf(out, "<g class=\"sens-row%s\"><title>", se->bottleneck ? " bn" : "");
@@ -622,7 +602,7 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 	}
 	for (int k = 0; k <= 4; k++) {
 		char lab[32];
-		records_text(xmax * k / 4, lab, sizeof lab);
+		rd_records_text(xmax * k / 4, lab, sizeof lab);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#5b6570\">%s</text>\n",
 			left + plot_w * k / 4, top + plot_h + 16, lab);
 	}
@@ -677,8 +657,8 @@ static void phases_chart(FILE *out, const struct merge_report_region *rv)
 		for (size_t i = 0; i < rv->nphases; i++) {
 			const struct merge_report_phase *p = &rv->phases[i];
 			char from[32], to[32];
-			records_text(p->from, from, sizeof from);
-			records_text(p->to, to, sizeof to);
+			rd_records_text(p->from, from, sizeof from);
+			rd_records_text(p->to, to, sizeof to);
 			fprintf(out, "<tr><td>%zu</td><td class=\"num\">%s-%s</td><td class=\"num\">%.1f %%</td>"
 				     "<td class=\"num\">%.2f</td><td class=\"num\">%zu</td></tr>\n",
 				i + 1, from, to, 100 * p->share, p->cycles_per_unit, p->windows);

@@ -13,6 +13,10 @@
 const char *rd_unit_label(enum td_unit u);
 /* "ok", "not-computable", "mismeasured", "not-selected" */
 const char *rd_status_name(enum td_status s);
+/* "0.4M", "12.3k": records of a run, into BUF (N bytes) */
+void rd_records_text(double v, char *buf, size_t n);
+/* a set of resources as "p0+p1", into BUF (N bytes) */
+void rd_set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n);
 
 /* Text for SVG element content and attribute values (escape.c, with
  * the other escapings): '<', '>', '&', '"' and '\'' as entities, tab and

@@ -8,7 +8,7 @@
 
 #include "render_internal.h"
 
-static void set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
+void rd_set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n)
 {
 	size_t o = 0;
 	buf[0] = 0;
@@ -178,7 +178,7 @@ void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim
 		if (effect_only && !has_effect(a, se))
 			continue;
 		char name[128];
-		set_name(m, &se->set, name, sizeof name);
+		rd_set_name(m, &se->set, name, sizeof name);
 		fprintf(out, "  %-20s %c", name, se->bottleneck ? '*' : ' ');
 		for (size_t k = 0; k < nw; k++)
 			fprintf(out, " %7.1f%%", 100 * shown(se->speedup[idx[k]]));
@@ -200,7 +200,7 @@ void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim
 			if (!se->bottleneck)
 				continue;
 			char name[128];
-			set_name(m, &se->set, name, sizeof name);
+			rd_set_name(m, &se->set, name, sizeof name);
 			fprintf(out, "%s %s: %.1f %% faster with %.0f %% more capacity; at most %.1f %% if unlimited\n",
 				any ? "           " : "Bottleneck:", name, 100 * se->speedup[a->nweights - 1],
 				100 * (a->weights[a->nweights - 1] - 1), 100 * se->upper);
@@ -598,7 +598,7 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		if (!a->sens[i].bottleneck)
 			continue;
 		char name[128];
-		set_name(m, &a->sens[i].set, name, sizeof name);
+		rd_set_name(m, &a->sens[i].set, name, sizeof name);
 		fprintf(out, "%s", first ? "" : ", ");
 		render_json_string(out, name);
 		first = false;
@@ -681,7 +681,7 @@ static void render_csv(FILE *out, const struct sim_machine *m, const struct sim_
 	for (size_t i = 0; i < a->nsens; i++) {
 		const struct sim_sensitivity *se = &a->sens[i];
 		char name[128], field[32];
-		set_name(m, &se->set, name, sizeof name);
+		rd_set_name(m, &se->set, name, sizeof name);
 		for (size_t w = 0; w < a->nweights; w++) {
 			snprintf(field, sizeof field, "speedup@%.2f", a->weights[w]);
 			csv_row(out, "sensitivity", name, field, se->speedup[w]);
@@ -801,7 +801,7 @@ void render_sim_svg(FILE *out, const struct sim_machine *m, const struct sim_ana
 		fprintf(out, "<text x=\"%.1f\" y=\"%.2f\" text-anchor=\"middle\">%.1f%%</text>\n", x + bar_w / 2,
 			top + plot_h - h - 6, 100 * top_sp);
 		char name[128];
-		set_name(m, &se->set, name, sizeof name);
+		rd_set_name(m, &se->set, name, sizeof name);
 		fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(45)\"%s>", x + bar_w / 2 - 4, top + plot_h + 14,
 			se->bottleneck ? " font-weight=\"bold\" fill=\"#b00\"" : "");
 		rd_xml_text(out, name);

@@ -32,19 +32,6 @@ static void heading(FILE *out, const char *text)
 	fprintf(out, "\n%s== %s ==%s\n", col("\033[1m"), text, col("\033[0m"));
 }
 
-/* "0.4M", "12.3k": records of a run */
-static void records_text(double v, char *buf, size_t n)
-{
-	if (v >= 1e9)
-		snprintf(buf, n, "%.1fG", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, n, "%.1fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, n, "%.1fk", v / 1e3);
-	else
-		snprintf(buf, n, "%.0f", v);
-}
-
 /* ------------------------------------------------------------ heading --- */
 static void write_header(const struct merge_report *r, FILE *out)
 {
@@ -319,8 +306,8 @@ static void write_windows(const struct merge_report_region *rv, FILE *out)
 	for (size_t k = 0; k < rv->nphases; k++) {
 		const struct merge_report_phase *p = &rv->phases[k];
 		char from[32], to[32];
-		records_text(p->from, from, sizeof from);
-		records_text(p->to, to, sizeof to);
+		rd_records_text(p->from, from, sizeof from);
+		rd_records_text(p->to, to, sizeof to);
 		fprintf(out, "  records %s-%s of the thread's run  %5.1f%% of the time  %8.2f cycles per %s  (%zu window(s))\n",
 			from, to, 100 * p->share, p->cycles_per_unit, rv->window_unit, p->windows);
 	}

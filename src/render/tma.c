@@ -15,6 +15,19 @@ const char *rd_status_name(enum td_status s)
 	}
 }
 
+/* "0.4M", "12.3k": records of a run */
+void rd_records_text(double v, char *buf, size_t n)
+{
+	if (v >= 1e9)
+		snprintf(buf, n, "%.1fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, n, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
+
 const char *rd_unit_label(enum td_unit u)
 {
 	switch (u) {
