@@ -32,6 +32,8 @@
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
+/* line tables of objects kept open at once */
+#define LINE_TABLES 8
 
 /* ------------------------------------------------------------ the data --- */
 struct region_view {
@@ -52,6 +54,9 @@ struct region_view {
 	uint64_t bias;
 	bool have_bias;
 	bool changed;			/* its file is not the one recorded (build-id): no lines from it */
+	/* WHY_NO_MODEL is what its stream gives (too few records, none),
+	 * the same at every report of this model: cached too */
+	bool why_final;
 	/* the windows its stream came from (gus record --window), their
 	 * spread and the phases of the run; what the model shows of them */
 	struct report_windows win;
@@ -111,9 +116,14 @@ struct report {
 	uint64_t samples;	/* stored, whatever the meta says */
 	bool damage_said;
 	char stage[16];		/* record.stage of a recording gus record did not finish, else "" */
-	/* source lines */
-	struct merge_srclines *lines;
-	char lines_file[PATH_MAX];
+	/* source lines: the line tables of the files asked last (NULL: the
+	 * file has none), kept: a table is read whole, and a file without
+	 * one was read again at each address asked */
+	struct {
+		char *file;
+		struct merge_srclines *lines;
+	} srclines[LINE_TABLES];
+	size_t next_srclines;
 	bool lines_said;
 	/* SPIRE */
 	struct spire_model spire_model;
@@ -558,7 +568,7 @@ static bool region_selected(const struct report *rp, const struct region_view *v
 }
 
 /* ------------------------------------------------------- source lines --- */
-static void open_lines(struct report *rp, const char *file);
+static struct merge_srclines *open_lines(struct report *rp, const char *file);
 
 /* file:line of a runtime address in region CTX's file */
 static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
@@ -567,37 +577,44 @@ static bool srcline_of(void *ctx, uint64_t addr, char *buf, size_t n)
 	struct report *rp = v->rp;
 	if (v->changed || v->file[0] != '/')
 		return false;
-	open_lines(rp, v->file);
-	if (!rp->lines)
+	struct merge_srclines *lines = open_lines(rp, v->file);
+	if (!lines)
 		return false;
 	const char *file;
 	int line;
-	if (!merge_srcline(rp->lines, addr - (v->have_bias && !v->static_code ? v->bias : 0), &file, &line))
+	if (!merge_srcline(lines, addr - (v->have_bias && !v->static_code ? v->bias : 0), &file, &line))
 		return false;
 	const char *base = strrchr(file, '/');
 	snprintf(buf, n, "%s:%d", base ? base + 1 : file, line);
 	return true;
 }
 
-static void open_lines(struct report *rp, const char *file)
+static struct merge_srclines *open_lines(struct report *rp, const char *file)
 {
-	if (rp->lines && !strcmp(rp->lines_file, file))
-		return;
-	merge_srclines_free(rp->lines);
-	rp->lines = NULL;
+	for (size_t i = 0; i < LINE_TABLES; i++)
+		if (rp->srclines[i].file && !strcmp(rp->srclines[i].file, file))
+			return rp->srclines[i].lines;
+	/* the oldest one makes room */
+	size_t at = rp->next_srclines++ % LINE_TABLES;
+	free(rp->srclines[at].file);
+	merge_srclines_free(rp->srclines[at].lines);
 	char err[512];
-	snprintf(rp->lines_file, sizeof rp->lines_file, "%s", file);
-	rp->lines = merge_srclines_open(file, err, sizeof err);
+	struct merge_srclines *lines = merge_srclines_open(file, err, sizeof err);
 	/* libraries usually come without debug information: only the
 	 * program's own lack of it is worth saying */
-	if (!rp->lines_said && !strcmp(file, rp->exe) && (!rp->lines || !merge_srclines_have_lines(rp->lines))) {
-		report_warn(rp, "%s: no debug information: addresses and symbols only", rp->lines ? file : err);
+	if (!rp->lines_said && !strcmp(file, rp->exe) && (!lines || !merge_srclines_have_lines(lines))) {
+		report_warn(rp, "%s: no debug information: addresses and symbols only", lines ? file : err);
 		rp->lines_said = true;
 	}
-	if (rp->lines && !merge_srclines_have_lines(rp->lines)) {
-		merge_srclines_free(rp->lines);
-		rp->lines = NULL;
+	if (lines && !merge_srclines_have_lines(lines)) {
+		merge_srclines_free(lines);
+		lines = NULL;
 	}
+	rp->srclines[at].file = strdup(file);
+	rp->srclines[at].lines = rp->srclines[at].file ? lines : NULL;
+	if (!rp->srclines[at].file)
+		merge_srclines_free(lines);
+	return rp->srclines[at].lines;
 }
 
 /* ---------------------------------------------------------- simulated --- */
@@ -1052,8 +1069,17 @@ static bool load_cached(struct report *rp, struct region_view *v)
 	cache_key(rp, v, key, sizeof key);
 	size_t n;
 	uint8_t *blob = gusdata_get_result(rp->d, key, &n);
-	if (!blob)
-		return false;
+	if (!blob) {
+		/* no simulation, for a reason its stream gives */
+		char nkey[300];
+		snprintf(nkey, sizeof nkey, "%s/none", key);
+		char *why = (char *)gusdata_get_result(rp->d, nkey, &n);
+		if (!why)
+			return false;
+		snprintf(v->why_no_model, sizeof v->why_no_model, "%.*s", (int)(n < sizeof v->why_no_model ? n : sizeof v->why_no_model - 1), why);
+		free(why);
+		return v->why_no_model[0] != 0;
+	}
 	int rc = merge_sim_unpack(rp->m, blob, n, &v->code, &v->an, &v->stream, err, sizeof err);
 	free(blob);
 	if (rc) {
@@ -1220,7 +1246,7 @@ static void check_stream(struct sim_plan *pl, struct sim_job *j)
 	if (tc->n == 0 && v->cover.cut[0] && v->cover.covers == 0) {
 		/* the windows filled before the run reached it */
 		snprintf(v->why_no_model, sizeof v->why_no_model, "not in the trace: %s", v->cover.cut);
-		j->dropped = true;
+		j->dropped = v->why_final = true;
 		plan_static(pl, v);
 	} else if (tc->n == 0 && !strcmp(rp->tracer, "qemu")) {
 		/* sampled natively, never run under QEMU: code chosen for the
@@ -1231,13 +1257,13 @@ static void check_stream(struct sim_plan *pl, struct sim_job *j)
 			 "for the CPU at run time does (QEMU's CPU has no AVX-512%s)%s%s",
 			 strstr(v->name, "evex") || strstr(v->name, "avx512") ? ", which this variant needs" : "",
 			 v->stream_note[0] ? "; " : "", v->stream_note);
-		j->dropped = true;
+		j->dropped = v->why_final = true;
 		plan_static(pl, v);
 	} else if (tc->n < 16) {
 		snprintf(v->why_no_model, sizeof v->why_no_model,
 			 "%zu instruction(s) of the region in the trace: too few to simulate%s%s", tc->n,
 			 v->stream_note[0] ? "; " : "", v->stream_note);
-		j->dropped = true;
+		j->dropped = v->why_final = true;
 	}
 }
 
@@ -1692,6 +1718,15 @@ static void run_batch(struct sim_plan *pl)
 		if (j->batch == b && !j->dropped && j->kind != JOB_THREAD)
 			finish_region(pl, j);
 	}
+	for (size_t i = 0; i < pl->n && rp->writable; i++) {
+		struct region_view *v = pl->jobs[i]->v;
+		if (pl->jobs[i]->batch != b || pl->jobs[i]->kind != JOB_REGION || !v->why_final || v->simulated)
+			continue;
+		char key[256], nkey[300];
+		cache_key(rp, v, key, sizeof key);
+		snprintf(nkey, sizeof nkey, "%s/none", key);
+		gusdata_put_result(rp->d, nkey, (const uint8_t *)v->why_no_model, strlen(v->why_no_model));
+	}
 	if (tx && gusdata_commit(rp->d))
 		report_warn(rp, "%s: cannot cache the results: %s", rp->o->input, gusdata_errmsg(rp->d));
 	/* the batch's streams are done with */
@@ -1795,7 +1830,7 @@ static void annotate_region(struct report *rp, struct region_view *v)
 		snprintf(why, sizeof why, "its file is not the one recorded (another build-id): no lines from it");
 	else if (v->file[0] != '/')
 		snprintf(why, sizeof why, "not code of a file");
-	else if (open_lines(rp, v->file), !(lines = rp->lines))
+	else if (!(lines = open_lines(rp, v->file)))
 		snprintf(why, sizeof why, "%s has no line table (no debug information)", v->file);
 	report_annotate(rp->m, v->code, &v->an, v->r.start + v->bias, v->r.end + v->bias, v->bias, lines, why, &v->ann);
 }
@@ -2346,7 +2381,10 @@ void report_free(struct report *rp)
 	}
 	free(rp->meta);
 	free(rp->argv_store[0]);
-	merge_srclines_free(rp->lines);
+	for (size_t i = 0; i < LINE_TABLES; i++) {
+		free(rp->srclines[i].file);
+		merge_srclines_free(rp->srclines[i].lines);
+	}
 	if (rp->have_tree)
 		td_tree_free(&rp->tree);
 	free(rp->eval_select);

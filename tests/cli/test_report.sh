@@ -97,6 +97,21 @@ if [ "${rows:-0}" -ge 1 ]; then ok 0 "results are stored in gus.data"; else ok 1
 # (the first region is enough to see it: --region 1)
 "$GUS" report -q -i "$TMP/divide.data" --no-cache --region 1 --json -o "$TMP/nocache.json" 2>/dev/null
 check_contains "$(json "$TMP/nocache.json" '$.regions[0].cached')" "0" "--no-cache simulates again"
+# a region whose stream is too short to simulate (divide_loop's first
+# instruction, run once): its reason is cached with the results, and a
+# second report takes it from there (the trace is gone by then)
+cp "$TMP/divide.data" "$TMP/short.data"
+$SQL "$TMP/short.data" "insert into regions (rank, kind, name, file, start, end, head, parent, samples, share, build_id)
+	select 99, 'function', 'divide_loop entry', file, start, start + 1, start, null, 1, 0.001, build_id
+	from regions where rank = 1"
+out=$("$GUS" report -q -i "$TMP/short.data" --region 99 2>&1)
+check_contains "$out" "instruction(s) of the region in the trace: too few to simulate" "a stream too short: said"
+test "$($SQL "$TMP/short.data" "select count(*) from results where key like '%/none'")" -eq 1
+ok $? "... and its reason cached beside the results"
+$SQL "$TMP/short.data" "delete from trace_chunks"
+out=$("$GUS" report -q -i "$TMP/short.data" --region 99 2>&1)
+check_contains "$out" "instruction(s) of the region in the trace: too few to simulate" "... which the next report reads instead of the trace"
+
 # the regions simulated side by side give what one after the other gives
 "$GUS" report -q -i "$TMP/divide.data" --no-cache -j 1 --json -o "$TMP/j1.json" 2>/dev/null
 "$GUS" report -q -i "$TMP/divide.data" --no-cache -j 3 --json -o "$TMP/j3.json" 2>/dev/null
