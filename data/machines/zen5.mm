@@ -63,6 +63,8 @@ load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_c
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8)
 store-uops p67+pEF
+split-load 1                        # a load across two lines takes its load pipe twice: measured 4 zmm (vector) loads at +8 bytes in 4.20 cycles against 2.16 aligned, ymm across a line 4 in 4.00, GPR 4 in 2.25 (zenprobe2.txt: zmm_ld_split4 4.43, ymm_ld_split4, gpr_ld_split4 2.00)
+split-store 1 0                     # a store across two lines commits alone: one per cycle at any width (measured GPR 4 in 4.00, ymm 4 in 4.00 against 2.00 aligned, zmm 4 in 4.00 as aligned: zenprobe2.txt gpr_st_split4, ymm_st_split4, zmm_st_split4)
 
 # ----------------------------------------------------------- caches ---
 cache L1D size=48K ways=12 line=64 latency=0             # 48 KiB 12-way (AMD 58455)
@@ -638,3 +640,15 @@ category prefetch|cldemote|clflushopt|clwb * p6789 lat=0
 category semaphore * p6789+p67+pEF+6p012345 lat=20 serial
 category system|syscall|sysret|interrupt|serialize|io|segop|xsave|xsaveopt|sgx|vtx|tsx_ldtrk|rdpid|rdrand|rdseed|rdwrfsgs|pconfig|uintr|waitpkg * 20p012345 lat=30 serial
 category * * p012345 lat=1
+
+# ------------------------------------------------------- cmov conditions ---
+# A cmov whose condition combines flags (be/nbe: CF and ZF; l/nl: SF and OF;
+# le/nle: ZF, SF and OF) is slower than one testing a single flag: measured
+# cmp rax,r12 + cmovle/cmovl/cmovge/cmova rax,r13 chains 3.0 cycles against
+# 2.0 for cmovb/cmovz/cmovs (the flags reach it a cycle later), and 12
+# independent cmovle or cmova in 6.4 cycles against 3.0 for cmovz: two per
+# cycle (zenprobe2.txt: cmovle_ch, cmova_ind12 6.38, cmovz_ind12; editdist_regs, the -O2 editdist chain, 6.00). The chain
+# from the data operand measured 1 cycle (cmovle_data: 2.0 with an add); the
+# model has one latency per form and takes the flags' 2. The two ports are
+# not known (p12 here).
+form cmovbe|cmovnbe|cmovl|cmovnl|cmovle|cmovnle r,r p12 lat=2

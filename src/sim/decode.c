@@ -549,8 +549,11 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 			}
 			if (wr) {
 				add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, id);
-				/* 8- and 16-bit writes merge into the old value */
-				if ((cls == ZYDIS_REGCLASS_GPR8 || cls == ZYDIS_REGCLASS_GPR16) && !rd)
+				/* 8- and 16-bit writes merge into the old value, and
+				 * a conditional write (cmovcc) keeps it when the
+				 * condition fails: either way the old value is an input */
+				if ((cls == ZYDIS_REGCLASS_GPR8 || cls == ZYDIS_REGCLASS_GPR16 ||
+				     (op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE)) && !rd)
 					add_u8(in->reads, &in->nreads, SIM_MAX_READS, id);
 				if (cls == ZYDIS_REGCLASS_XMM || cls == ZYDIS_REGCLASS_YMM || cls == ZYDIS_REGCLASS_ZMM)
 					in->load_lat_class = cls == ZYDIS_REGCLASS_XMM ? 1 : cls == ZYDIS_REGCLASS_YMM ? 2 : 3;

@@ -491,6 +491,7 @@ struct sim_loop_info {
 	bool after_return;	/* placed after the function's last return, where
 				 * compilers put the paths they expect to be rare */
 	unsigned stores;	/* store instructions in its range */
+	unsigned vector_bits;	/* its widest packed vector operation (0: scalar only) */
 	int parent;		/* the smallest loop around it, -1 none */
 };
 #define SIM_MAX_LOOPS 64

@@ -384,6 +384,27 @@ static double infer_trips(const struct sim_code *code, size_t ninsn, const struc
 	return step > 0 ? (double)(bound / step + (bound % step != 0)) : 0;
 }
 
+/* the width of a packed vector operation in bits (0: not one): a scalar
+ * SSE/AVX operation (addsd, vmulss) and a move of one element (vmovq,
+ * vmovd) use xmm registers without being packed */
+static unsigned packed_bits(const char *text)
+{
+	char mn[24] = "";
+	if (sscanf(text, "%23s", mn) != 1)
+		return 0;
+	if (strstr(text, "zmm"))
+		return 512;
+	if (strstr(text, "ymm"))
+		return 256;
+	if (!strstr(text, "xmm"))
+		return 0;
+	size_t n = strlen(mn);
+	if ((n > 2 && (!strcmp(mn + n - 2, "ss") || !strcmp(mn + n - 2, "sd"))) || strstr(mn, "movq") ||
+	    strstr(mn, "movd") || strstr(mn, "cvtsi") || strstr(mn, "comis"))
+		return 0;
+	return 128;
+}
+
 /* is loop A strictly inside loop B */
 static bool inside(const struct sim_loop *a, const struct sim_loop *b)
 {
@@ -443,6 +464,9 @@ size_t sim_loop_nest(const struct sim_machine *m, uint64_t addr, const uint8_t *
 					o->stores++;
 					break;
 				}
+			unsigned bits = packed_bits(in->text);
+			if (bits > o->vector_bits)
+				o->vector_bits = bits;
 		}
 		o->after_return = last_ret && loops[i].start >= last_ret;
 	}
@@ -486,6 +510,15 @@ static bool hotter(const struct sim_loop_info *a, const struct sim_loop_info *b,
 	    a->stores != b->stores) {
 		*reason = "of two paths back to one loop's top, the one around a store (the likely one)";
 		return a->stores < b->stores;
+	}
+	/* a vectorizer's main loop and its remainder loop, placed after it:
+	 * the remainder runs fewer than a vector's elements per entry, and
+	 * where it sits deeper (inside the branches around it) depth would
+	 * pick it */
+	const struct sim_loop_info *wide = a->vector_bits > b->vector_bits ? a : b, *narrow = wide == a ? b : a;
+	if (wide->vector_bits != narrow->vector_bits && narrow->loop.start > wide->loop.start) {
+		*reason = "the vector loop, not the narrower remainder loop after it";
+		return a->vector_bits > b->vector_bits;
 	}
 	if (a->depth != b->depth) {
 		*reason = "the deepest in the nest";

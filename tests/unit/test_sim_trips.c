@@ -43,6 +43,19 @@ static const uint8_t coldjmp[] = { 0x48, 0x83, 0xec, 0x08, 0x31, 0xc0, 0x48, 0x8
 static const uint8_t tailcall[] = { 0x48, 0x83, 0xec, 0x08, 0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8,
 				    0x05, 0x75, 0xf6, 0x48, 0x83, 0xc4, 0x08, 0xe9, 0xe7, 0x0f, 0x00, 0x00 };
 
+/* a vectorizer's shape: a ymm loop, then its scalar remainder loop inside
+ * a loop of its own (as gcc's multi-latch remainders sit), in an outer
+ * loop; the bounds are registers, so no trip count is known:
+ *   outer: xor ecx,ecx; vec: vmovups ymm0,[rdi+rcx*4]; vaddps; vmovups;
+ *   add rcx,8; cmp rcx,rsi; jb vec; rem_outer: test rdx,rdx; je done;
+ *   rem: vmovss; vaddss; vmovss; inc rcx; cmp rcx,rdx; jb rem; dec rdx;
+ *   jnz rem_outer; done: inc eax; cmp eax,100; jne outer; ret */
+static const uint8_t vecrem[] = { 0x31, 0xc0, 0x31, 0xc9, 0xc5, 0xfc, 0x10, 0x04, 0x8f, 0xc5, 0xfc, 0x58, 0xc1, 0xc5,
+				  0xfc, 0x11, 0x04, 0x8f, 0x48, 0x83, 0xc1, 0x08, 0x48, 0x39, 0xf1, 0x72, 0xe9, 0x48,
+				  0x85, 0xd2, 0x74, 0x1b, 0xc5, 0xfa, 0x10, 0x04, 0x8f, 0xc5, 0xfa, 0x58, 0xc1, 0xc5,
+				  0xfa, 0x11, 0x04, 0x8f, 0x48, 0xff, 0xc1, 0x48, 0x39, 0xd1, 0x72, 0xea, 0x48, 0xff,
+				  0xca, 0x75, 0xe0, 0xff, 0xc0, 0x83, 0xf8, 0x64, 0x75, 0xc0, 0xc3 };
+
 static size_t find(const struct sim_machine *m, const uint8_t *b, size_t len, struct sim_loop *loops)
 {
 	return sim_find_loops(m, BASE, b, len, loops, 8);
@@ -160,6 +173,22 @@ int main(void)
 	rc = sim_follow_path(BASE, load, sizeof load, NULL, 0, BASE, BASE + sizeof load, 100, 100000, &p, &np);
 	tap_ok(rc == -1 && !p && !np, "path: none where the run cannot be followed");
 
+	{
+		/* the static choice takes the vector loop, not the remainder
+		 * that sits deeper in the nest */
+		struct sim_loop_info li[8];
+		size_t nl = sim_loop_nest(m, BASE, vecrem, sizeof vecrem, li, 8);
+		char why[512];
+		int best = sim_hot_loop(li, nl, why, sizeof why);
+		int rem = -1;
+		for (size_t i = 0; i < nl; i++)
+			if (li[i].loop.start == BASE + 0x20)
+				rem = (int)i;
+		tap_ok(rem >= 0 && li[rem].depth > 2 && li[rem].vector_bits == 0,
+		       "vector and remainder: the scalar remainder loop is the deepest (depth %u)", rem >= 0 ? li[rem].depth : 0);
+		tap_ok(best >= 0 && li[best].loop.start == BASE + 4 && li[best].vector_bits == 256,
+		       "vector and remainder: the ymm loop is chosen (%s)", why);
+	}
 	sim_machine_free(m);
 	return tap_done();
 }
