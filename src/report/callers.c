@@ -173,6 +173,16 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 				continue;
 			uint64_t start;
 			report_object_function(s->objs, fo, fl, name, sizeof name, &start, NULL);
+			/* a call made from a function inlined there is that
+			 * function's, as perf report --inline names the frame */
+			char inl[1][256];
+			if (report_object_inlines(s->objs, fo, fl, inl, 1)) {
+				char outer[sizeof name];
+				memcpy(outer, name, sizeof outer);
+				size_t at = (size_t)snprintf(name, sizeof name, "%s (inlined in ", inl[0]);
+				if (at < sizeof name)
+					snprintf(name + at, sizeof name - at, "%.*s)", (int)(sizeof name - at - 2), outer);
+			}
 			caller_object = fo;
 			break;
 		}
@@ -236,7 +246,7 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 	*have_chains = false;
 	if (!(s.counts = calloc(n + 1, sizeof *s.counts)))
 		goto oom;
-	if (gusdata_foreach_sample(d, count_sample, &s)) {
+	if (report_foreach_sample(d, objs, count_sample, &s)) {
 		if (s.failed)
 			goto oom;
 		snprintf(err, errlen, "the samples cannot be read: %s", gusdata_errmsg(d));

@@ -40,6 +40,7 @@ struct report_objects {
 	struct mapping *maps;
 	size_t nmaps, capmaps;
 	bool failed;		/* out of memory */
+	struct report_unwind *unwind;	/* unwind.c's */
 };
 
 static size_t object_index(struct report_objects *o, const char *path, bool pseudo, const char *build_id)
@@ -134,6 +135,7 @@ void report_objects_free(struct report_objects *o)
 {
 	if (!o)
 		return;
+	report_unwind_free(o->unwind);
 	for (size_t i = 0; i < o->nobjects; i++) {
 		free(o->objects[i].path);
 		free(o->objects[i].build_id);
@@ -268,11 +270,36 @@ bool report_object_function(struct report_objects *o, size_t object, uint64_t li
 	return false;
 }
 
+struct report_unwind **report_objects_unwind(struct report_objects *o)
+{
+	return &o->unwind;
+}
+
+bool report_object_usable(struct report_objects *o, size_t object)
+{
+	return object_usable(&o->objects[object]);
+}
+
+static struct merge_srclines *object_lines(struct object *ob);
+
 bool report_object_srcline(struct report_objects *o, size_t object, uint64_t link, const char **file, int *line)
 {
-	struct object *ob = &o->objects[object];
+	struct merge_srclines *lines = object_lines(&o->objects[object]);
+	return lines && merge_srcline(lines, link, file, line);
+}
+
+size_t report_object_inlines(struct report_objects *o, size_t object, uint64_t link, char (*names)[256],
+			     size_t max)
+{
+	struct merge_srclines *lines = object_lines(&o->objects[object]);
+	return lines ? merge_srcline_inlines(lines, link, names, max) : 0;
+}
+
+/* OB's line tables (and DWARF), loaded once; NULL */
+static struct merge_srclines *object_lines(struct object *ob)
+{
 	if (!object_usable(ob))
-		return false;
+		return NULL;
 	if (!ob->lines_loaded) {
 		char err[512];
 		ob->lines_loaded = true;
@@ -282,5 +309,5 @@ bool report_object_srcline(struct report_objects *o, size_t object, uint64_t lin
 			ob->lines = NULL;
 		}
 	}
-	return ob->lines && merge_srcline(ob->lines, link, file, line);
+	return ob->lines;
 }

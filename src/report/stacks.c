@@ -425,7 +425,7 @@ int report_find_stacks(struct gusdata *d, struct report_objects *objs, const str
 {
 	struct stack_search s = { .objs = objs, .spans = spans, .nspans = n };
 	memset(out, 0, sizeof *out);
-	if (gusdata_foreach_sample(d, add_sample, &s)) {
+	if (report_foreach_sample(d, objs, add_sample, &s)) {
 		if (s.failed)
 			snprintf(err, errlen, "out of memory");
 		else
