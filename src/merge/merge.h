@@ -431,6 +431,12 @@ struct merge_report_region {
 	const struct merge_report_caller *callers;
 	size_t ncallers;
 	uint64_t callers_other, chain_samples;
+	/* the functions inlined into it where its samples fell (DWARF's
+	 * inlined subroutines, the innermost at each sampled instruction,
+	 * as perf report --inline names them), most samples first; FILE is
+	 * its object, SHARE of insn_samples_total */
+	const struct merge_report_caller *inlined;
+	size_t ninlined;
 	/* its own measured tree (NULL: the verdict used the whole program's,
 	 * merge_report.why_no_region_measure says why): from the counter
 	 * groups read at MEASURED_SAMPLES of its samples, or imported; the

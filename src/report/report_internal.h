@@ -104,6 +104,10 @@ struct report_callers {
 	/* its samples by instruction (link-time address), by address */
 	struct merge_report_insn_samples *at;
 	size_t nat;
+	/* the functions inlined where they fell, most samples first (names
+	 * and files malloc'ed) */
+	struct merge_report_caller *inlined;
+	size_t ninlined;
 };
 
 /* Where all the samples fell, by their weight (period) and number: in
