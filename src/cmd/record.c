@@ -213,7 +213,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 				return rc;
 			o->freq = (unsigned)v;
 			break;
-		case 'g': o->callgraph = true; break;
+		case 'g': o->callgraph = true; o->dwarf_stack = 0; break;
 		case 'C':
 			if ((rc = parse_call_graph(optarg, o)))
 				return rc;
