@@ -78,8 +78,11 @@ static int give(struct reading *r, const struct gusdata_sample *smp, const uint6
 		k++;
 	if (!grow((void **)&uw->chain, &uw->capchain, k + n, sizeof *uw->chain))
 		return -1;
-	memcpy(uw->chain, smp->callchain, k * sizeof *uw->chain);
-	memcpy(uw->chain + k, u, n * sizeof *uw->chain);
+	/* memcpy of nothing from NULL is undefined */
+	if (k)
+		memcpy(uw->chain, smp->callchain, k * sizeof *uw->chain);
+	if (n)
+		memcpy(uw->chain + k, u, n * sizeof *uw->chain);
 	struct gusdata_sample s = *smp;
 	s.callchain = uw->chain;
 	s.ncallchain = k + n;
@@ -110,7 +113,8 @@ static int read_sample(void *ctx, const struct gusdata_sample *smp)
 		    (n && !grow((void **)&uw->pool, &uw->cappool, uw->npool + n, sizeof *uw->pool)))
 			goto oom;
 		uw->kept[i] = (struct kept){ .off = uw->npool, .len = n ? n : SIZE_MAX };
-		memcpy(uw->pool + uw->npool, uw->pcs, n * sizeof *uw->pcs);
+		if (n)
+			memcpy(uw->pool + uw->npool, uw->pcs, n * sizeof *uw->pcs);
 		uw->npool += n;
 		uw->nkept++;
 	}
