@@ -292,8 +292,9 @@ static int frame_of(struct stack_search *s, uint32_t uid, uint64_t address, unsi
 	return 0;
 }
 
-/* ADDR of PID (USER: a user-space address) as the sample's next frame */
-static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user)
+/* ADDR of PID (USER: a user-space address; CALL: a call site, a return
+ * address's call) as the sample's next frame */
+static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user, bool call)
 {
 	struct report_place p = { 0 };
 	uint32_t uid;
@@ -317,7 +318,12 @@ static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user)
 		return 0;
 	if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1 + inlined, sizeof *s->cur))
 		return -1;
-	/* the functions inlined there first, innermost first */
+	/* at a call site (CALL), the functions inlined there first,
+	 * innermost first, as perf report --inline shows a chain; the
+	 * sampled instruction stays its function's, as the regions and
+	 * their shares count it (the region says what is inlined there) */
+	if (!call)
+		inlined = 0;
 	for (unsigned d = 1; d <= inlined; d++) {
 		size_t fi;
 		if (frame_of(s, uid, key, d, &p, &fi, NULL))
@@ -387,7 +393,7 @@ static int add_sample(void *ctx, const struct gusdata_sample *smp)
 	uint64_t weight = smp->period ? smp->period : 1;
 	s->ncur = 0;
 	s->weight += weight;
-	int rc = push_frame(s, smp->pid, smp->ip, smp->user);
+	int rc = push_frame(s, smp->pid, smp->ip, smp->user, false);
 	if (smp->ncallchain)
 		s->chained = true;
 	/* the chain's first entry is the sampled instruction; the others
@@ -399,7 +405,7 @@ static int add_sample(void *ctx, const struct gusdata_sample *smp)
 	bool user = smp->user;
 	for (size_t k = 1; !rc && k < smp->ncallchain; k++) {
 		user |= smp->callchain[k] < KERNEL_START;
-		rc = push_frame(s, smp->pid, smp->callchain[k] - 1, user);
+		rc = push_frame(s, smp->pid, smp->callchain[k] - 1, user, true);
 	}
 	if (rc || add_stack(s, weight)) {
 		s->failed = true;
