@@ -51,7 +51,10 @@ static void record_usage(FILE *out)
 		"      --hot N              hot functions kept, each with up to 3 of its loops\n"
 		"                           (default 5)\n"
 		"  -F, --freq HZ            samples per second (default 4000)\n"
-		"  -g, --call-graph         record call chains with the samples\n"
+		"  -g                       record call chains with the samples (frame pointers)\n"
+		"      --call-graph MODE    fp (as -g), or dwarf[,SIZE]: SIZE bytes of user stack\n"
+		"                           (default 8192) and the registers with each sample,\n"
+		"                           unwound with the DWARF call frames by gus report\n"
 		"  -e, --event EV           sampling event: cycles or cpu-clock (default:\n"
 		"                           precise cycles, cpu-clock without a PMU)\n"
 		"      --max-insns N        QEMU: records stored in all (default 16000000; with\n"
@@ -109,6 +112,23 @@ static int parse_pages(const char *opt, const char *s, size_t *pages)
 	return 0;
 }
 
+/* --call-graph fp | dwarf[,SIZE], as perf record's: SIZE rounded up to 8 bytes */
+static int parse_call_graph(const char *arg, struct recording_request *o)
+{
+	o->callgraph = true;
+	o->dwarf_stack = 0;
+	if (!strcmp(arg, "fp"))
+		return 0;
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return gus_usage_error("record: --call-graph takes fp or dwarf[,SIZE], not '%s'", arg);
+	unsigned long long v = 8192;
+	int rc;
+	if (arg[5] && (rc = gus_parse_uint("--call-graph dwarf,SIZE", arg + 6, 8, 65528, &v)))
+		return rc;
+	o->dwarf_stack = (unsigned)((v + 7) & ~7ULL);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *opts)
 {
 	struct recording_request *o = &opts->rq;
@@ -118,7 +138,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		{ "tracer", required_argument, NULL, 'T' },
 		{ "hot", required_argument, NULL, 'H' },
 		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", required_argument, NULL, 'C' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "max-insns", required_argument, NULL, 'X' },
 		{ "window", required_argument, NULL, 'w' },
@@ -193,7 +213,11 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 				return rc;
 			o->freq = (unsigned)v;
 			break;
-		case 'g': o->callgraph = true; break;
+		case 'g': o->callgraph = true; o->dwarf_stack = 0; break;
+		case 'C':
+			if ((rc = parse_call_graph(optarg, o)))
+				return rc;
+			break;
 		case 'e':
 			if (strcmp(optarg, "cycles") && strcmp(optarg, "cpu-clock"))
 				return gus_usage_error("record: -e takes cycles or cpu-clock, not '%s'", optarg);

@@ -520,6 +520,16 @@ struct collect_sample {
 	 * PERF_CONTEXT_* markers; valid during the sink call only */
 	const uint64_t *callchain;
 	size_t ncallchain;
+	/* --call-graph dwarf (collect_sample_opts.dwarf_stack): the user
+	 * registers (REGS_ABI the kernel's PERF_SAMPLE_REGS_ABI_*, 0 without;
+	 * NREGS values of REGS_MASK's registers, lowest number first) and the
+	 * NSTACK bytes of user stack from the stack pointer up; valid during
+	 * the sink call only */
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	size_t nregs;
+	const uint8_t *stack;
+	size_t nstack;
 	/* a read group's sample (collect_sample_opts.read_groups) when NREAD
 	 * is not 0: the group READ_GROUP whose leader took it, the deltas of
 	 * its NREAD events (in the plan's order) since the thread's previous
@@ -532,6 +542,11 @@ struct collect_sample {
 	const double *read;
 	double read_enabled, read_running;
 };
+
+/* The user registers sampled with --call-graph dwarf: those perf samples
+ * for DWARF unwinding on x86-64 (PERF_REG_X86_*: all but the segment
+ * registers DS, ES, FS and GS) */
+#define COLLECT_DWARF_REGS_MASK 0xff0fffULL
 
 /* Where the records go; non-zero from a callback stops the run with
  * COLLECT_ERROR (the program is killed). Any callback may be NULL. */
@@ -551,6 +566,11 @@ struct collect_sample_opts {
 	const char *event;
 	unsigned freq;		/* samples per second per CPU (default 4000 when 0) */
 	bool callchain;		/* -g: PERF_SAMPLE_CALLCHAIN */
+	/* --call-graph dwarf: DWARF_STACK bytes (a multiple of 8, at most
+	 * 65528) of user stack and the user registers with each sample, to be
+	 * unwound later (perf's --call-graph dwarf); the call chain is then
+	 * the kernel's alone. 0: frame pointers, as CALLCHAIN says */
+	unsigned dwarf_stack;
 	bool user_only;
 	size_t data_pages;	/* ring size per CPU in pages, power of two (0: 128) */
 	/* the program's standard streams; NULL: gus's own */

@@ -113,6 +113,17 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
 	r->sample_type = sample_type;
 	r->sample_id_all = sample_id_all;
 	r->read_format = 0;
+	r->regs_user_mask = 0;
+}
+
+void ptring_reader_set_regs_user(struct ptring_reader *r, uint64_t mask)
+{
+	r->regs_user_mask = mask;
+}
+
+uint64_t ptring_reg_at(const struct ptring_record *rec, uint64_t i)
+{
+	return i < rec->u.sample.regs_nr ? ld64(rec->u.sample.regs + 8 * i) : 0;
 }
 
 void ptring_reader_set_read_format(struct ptring_reader *r, uint64_t read_format)
@@ -143,7 +154,8 @@ uint64_t ptring_callchain_at(const struct ptring_record *rec, uint64_t i)
 
 /* A SAMPLE's fields sit in the order of their PERF_SAMPLE_* bits, each
  * present only when asked for; its size is the record's, with no trailer. */
-static int parse_sample(struct ptring_record *rec, uint64_t st, uint64_t rf, char *err, size_t errlen)
+static int parse_sample(struct ptring_record *rec, uint64_t st, uint64_t rf, uint64_t regs_mask, char *err,
+			size_t errlen)
 {
 	const uint8_t *p = rec->raw;
 	size_t at = 8, end = rec->size;
@@ -258,6 +270,49 @@ static int parse_sample(struct ptring_record *rec, uint64_t st, uint64_t rf, cha
 		}
 		rec->u.sample.nr = nr;
 		rec->u.sample.callchain = p + at;
+		at += (size_t)nr * 8;
+	}
+	/* the user registers and stack (perf record --call-graph dwarf)
+	 * follow RAW and BRANCH_STACK, which gus never asks for */
+	if (!(st & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK))) {
+		if (st & PERF_SAMPLE_REGS_USER) {
+			if (end - at < 8) {
+				why = "too short for its user registers";
+				goto bad;
+			}
+			rec->u.sample.regs_abi = ld64(p + at);
+			at += 8;
+			if (rec->u.sample.regs_abi) {
+				uint64_t n = (uint64_t)__builtin_popcountll(regs_mask);
+				if (n > (end - at) / 8) {
+					why = "user registers longer than the record";
+					goto bad;
+				}
+				rec->u.sample.regs_nr = n;
+				rec->u.sample.regs = p + at;
+				at += (size_t)n * 8;
+			}
+		}
+		if (st & PERF_SAMPLE_STACK_USER) {
+			if (end - at < 8) {
+				why = "too short for its user stack";
+				goto bad;
+			}
+			uint64_t size = ld64(p + at);
+			at += 8;
+			if (size) {
+				/* the bytes, then how many of them are the stack */
+				if (size > end - at || end - at - size < 8) {
+					why = "user stack longer than the record";
+					goto bad;
+				}
+				rec->u.sample.stack_size = size;
+				rec->u.sample.stack = p + at;
+				uint64_t dyn = ld64(p + at + size);
+				rec->u.sample.stack_dyn = dyn < size ? dyn : size;
+				at += (size_t)size + 8;
+			}
+		}
 	}
 	/* the sample_id view of it, so that callers read any record's task
 	 * and time in one place */
@@ -275,13 +330,13 @@ bad:
 }
 
 static int parse_body(struct ptring_record *rec, size_t body_end, uint64_t sample_type, uint64_t read_format,
-		      char *err, size_t errlen)
+		      uint64_t regs_mask, char *err, size_t errlen)
 {
 	const uint8_t *p = rec->raw;
 	size_t need = 0;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
-		return parse_sample(rec, sample_type, read_format, err, errlen);
+		return parse_sample(rec, sample_type, read_format, regs_mask, err, errlen);
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 		need = 8 + 32 + 1;
@@ -484,7 +539,7 @@ int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, s
 			return -1;
 		}
 	}
-	if (parse_body(rec, body_end, r->sample_type, r->read_format, err, errlen))
+	if (parse_body(rec, body_end, r->sample_type, r->read_format, r->regs_user_mask, err, errlen))
 		return -1;
 	r->tail += size;
 	return 1;

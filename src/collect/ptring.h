@@ -74,6 +74,17 @@ struct ptring_record {
 			 * the kernel's PERF_CONTEXT_* markers among them */
 			uint64_t nr;
 			const uint8_t *callchain;
+			/* PERF_SAMPLE_REGS_USER: the ABI (PERF_SAMPLE_REGS_ABI_*;
+			 * 0: no user registers, a kernel thread) and, when not
+			 * 0, regs_nr values of the reader's regs_user_mask
+			 * (ptring_reg_at), lowest register number first */
+			uint64_t regs_abi, regs_nr;
+			const uint8_t *regs;
+			/* PERF_SAMPLE_STACK_USER: the stack_size bytes the kernel
+			 * copied from the user stack pointer up, of which stack_dyn
+			 * (<= stack_size) hold the stack */
+			uint64_t stack_size, stack_dyn;
+			const uint8_t *stack;
 			/* PERF_SAMPLE_READ, laid out by the reader's read_format:
 			 * read_nr values (ptring_read_at; 1 without
 			 * PERF_FORMAT_GROUP), the group's enabled and running
@@ -89,12 +100,14 @@ struct ptring_record {
 };
 
 /* The sample fields ptring parses (in the kernel's order); a SAMPLE record
- * of a sample_type with other bits is read up to its callchain.
+ * of a sample_type with other bits is read up to its callchain (and its
+ * user registers and stack only without RAW or BRANCH_STACK before them).
  * PERF_SAMPLE_READ is laid out by the reader's read_format. */
 #define PTRING_SAMPLE_PARSED                                                                  \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |            \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |              \
+	 PERF_SAMPLE_STACK_USER)
 /* the read_format bits ptring lays out */
 #define PTRING_READ_FORMATS                                                                       \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | PERF_FORMAT_GROUP | \
@@ -108,6 +121,7 @@ struct ptring_reader {
 	uint64_t size, head, tail;
 	uint64_t sample_type;	/* attr.sample_type */
 	uint64_t read_format;	/* attr.read_format, for PERF_SAMPLE_READ (0 unless set) */
+	uint64_t regs_user_mask;	/* attr.sample_regs_user, for PERF_SAMPLE_REGS_USER (0 unless set) */
 	bool sample_id_all;
 	uint8_t bounce[65536] __attribute__((aligned(8)));
 };
@@ -121,6 +135,10 @@ void ptring_reader_init(struct ptring_reader *r, const void *base, uint64_t size
 int ptring_next(struct ptring_reader *r, struct ptring_record *rec, char *err, size_t errlen);
 /* the read_format of the events whose samples carry PERF_SAMPLE_READ */
 void ptring_reader_set_read_format(struct ptring_reader *r, uint64_t read_format);
+/* the sample_regs_user of the events whose samples carry PERF_SAMPLE_REGS_USER */
+void ptring_reader_set_regs_user(struct ptring_reader *r, uint64_t mask);
+/* user register I (< u.sample.regs_nr) of a SAMPLE record */
+uint64_t ptring_reg_at(const struct ptring_record *rec, uint64_t i);
 /* value I (< u.sample.read_nr) of a SAMPLE record's read, and its id (0
  * without PERF_FORMAT_ID) */
 uint64_t ptring_read_at(const struct ptring_record *rec, uint64_t i, uint64_t *id);

@@ -83,6 +83,7 @@ struct smp {
 	bool no_build_id;	/* the kernel predates attr.build_id */
 	struct ptring_reader *reader;
 	uint64_t *chain;
+	uint64_t *regs;		/* a sample's user registers, aligned */
 	bool failed;		/* a sink refused: deliver nothing more */
 	char *err;
 	size_t errlen;
@@ -209,6 +210,13 @@ static void base_attr(struct perf_event_attr *a, const struct smp *s, unsigned f
 	/* wake gus a quarter into the ring, well before it fills */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->data_pages * s->page / 4);
+	if (s->sample_type & PERF_SAMPLE_STACK_USER) {
+		/* perf's --call-graph dwarf: the kernel's chain, the user
+		 * registers and stack for unwinding the user's */
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = COLLECT_DWARF_REGS_MASK;
+		a->sample_stack_user = s->o->dwarf_stack;
+	}
 }
 
 static enum collect_status open_sampling(struct smp *s, pid_t pid, unsigned freq)
@@ -577,6 +585,18 @@ static int deliver_sample(struct smp *s, int ring_cpu, const struct ptring_recor
 		smp.callchain = s->chain;
 		smp.ncallchain = n;
 	}
+	if ((s->sample_type & PERF_SAMPLE_REGS_USER) && rec->u.sample.regs_abi) {
+		smp.regs_abi = rec->u.sample.regs_abi;
+		smp.regs_mask = COLLECT_DWARF_REGS_MASK;
+		smp.nregs = (size_t)rec->u.sample.regs_nr;
+		for (size_t i = 0; i < smp.nregs && i < 64; i++)
+			s->regs[i] = ptring_reg_at(rec, i);
+		smp.regs = s->regs;
+	}
+	if ((s->sample_type & PERF_SAMPLE_STACK_USER) && rec->u.sample.stack_dyn) {
+		smp.stack = rec->u.sample.stack;
+		smp.nstack = (size_t)rec->u.sample.stack_dyn;
+	}
 	return k->sample(k->ctx, &smp);
 }
 
@@ -644,6 +664,7 @@ static void drain_cpu(struct smp *s, struct smp_cpu *c)
 
 	ptring_reader_init(s->reader, c->base + off, size, head, tail, s->sample_type, true);
 	ptring_reader_set_read_format(s->reader, s->read_format);
+	ptring_reader_set_regs_user(s->reader, s->sample_type & PERF_SAMPLE_REGS_USER ? COLLECT_DWARF_REGS_MASK : 0);
 	while (!s->failed && (rc = ptring_next(s->reader, &rec, err, sizeof(err))) > 0) {
 		if (deliver(s, c->cpu, &rec)) {
 			s->failed = true;
@@ -753,7 +774,16 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	s.sink = sink;
 	s.st = st;
 	s.user_only = o->user_only;
-	s.sample_type = SAMPLE_TYPE_BASE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	s.sample_type = SAMPLE_TYPE_BASE | (o->callchain || o->dwarf_stack ? PERF_SAMPLE_CALLCHAIN : 0);
+	if (o->dwarf_stack) {
+		if (o->dwarf_stack % 8 || o->dwarf_stack > 65528) {
+			snprintf(err, errlen, "user stack of %u bytes per sample: must be a multiple of 8 up to 65528",
+				 o->dwarf_stack);
+			status = COLLECT_ERROR;
+			goto out;
+		}
+		s.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	}
 
 	long pg = sysconf(_SC_PAGESIZE);
 	s.page = pg > 0 ? (size_t)pg : 4096;
@@ -787,10 +817,11 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	}
 	s.cpus = calloc((size_t)s.n, sizeof(*s.cpus));
 	s.reader = malloc(sizeof(*s.reader));
-	s.chain = o->callchain ? malloc(CHAIN_MAX * sizeof(*s.chain)) : NULL;
+	s.chain = s.sample_type & PERF_SAMPLE_CALLCHAIN ? malloc(CHAIN_MAX * sizeof(*s.chain)) : NULL;
+	s.regs = malloc(64 * sizeof *s.regs);
 	/* the PT rings of every CPU after the sampling rings */
 	pfd = calloc(2 * (size_t)s.n, sizeof(*pfd));
-	if (!s.cpus || !s.reader || !pfd || (o->callchain && !s.chain)) {
+	if (!s.cpus || !s.reader || !pfd || (s.sample_type & PERF_SAMPLE_CALLCHAIN && !s.chain) || !s.regs) {
 		snprintf(err, errlen, "out of memory");
 		status = COLLECT_ERROR;
 		goto out;
@@ -986,6 +1017,7 @@ out:
 	free(s.cpus);
 	free(s.reader);
 	free(s.chain);
+	free(s.regs);
 	free(pfd);
 	free(cpu_ids);
 	return status;

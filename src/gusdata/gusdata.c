@@ -30,6 +30,8 @@ struct gusdata {
 	int version;		/* schema version of the file */
 	sqlite3_stmt *add_sample;	/* kept: thousands of samples per second */
 	sqlite3_stmt *add_read;
+	sqlite3_stmt *add_stack;
+	int have_stacks;	/* table sample_stacks: -1 not known yet */
 };
 
 static const char gusdata_schema[] =
@@ -93,6 +95,13 @@ static const char gusdata_schema6[] =
 	"CREATE TABLE IF NOT EXISTS region_counts (id INTEGER PRIMARY KEY, region INTEGER NOT NULL,"
 	" event TEXT NOT NULL, value REAL, enabled REAL, running REAL, samples INTEGER, uncounted TEXT);";
 
+/* the user registers and stack of a sample of --call-graph dwarf, for
+ * unwinding at report time: a table of its own (which a reader of a
+ * recording without it does without), so that no schema version moves */
+static const char gusdata_schema_stacks[] =
+	"CREATE TABLE IF NOT EXISTS sample_stacks (sample INTEGER PRIMARY KEY, abi INTEGER NOT NULL,"
+	" regs_mask INTEGER NOT NULL, regs BLOB, stack BLOB);";
+
 /* schema 4's column, which an upgrade adds only once */
 static bool regions_have_build_id(struct gusdata *d)
 {
@@ -129,6 +138,7 @@ static struct gusdata *gusdata_alloc(const char *path)
 	if (!d)
 		return NULL;
 	d->file.fd = -1;
+	d->have_stacks = -1;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);
@@ -307,7 +317,8 @@ int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char 
 	if (gusdata_exec(d, sql) || gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema) ||
 	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) ||
-	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, gusdata_schema6) ||
+	    gusdata_exec(d, gusdata_schema_stacks) || gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
 		gusdata_discard(d);
 		return -1;
@@ -345,6 +356,10 @@ static int close_self_contained(struct gusdata *d, char *err, size_t errlen)
 	if (d->add_read) {
 		sqlite3_finalize(d->add_read);
 		d->add_read = NULL;
+	}
+	if (d->add_stack) {
+		sqlite3_finalize(d->add_stack);
+		d->add_stack = NULL;
 	}
 	if (d->in_tx && gusdata_commit(d)) {
 		gusdata_set_err(err, errlen, "%s: the last writes failed: %s", d->file.tmp, gusdata_errmsg(d));
@@ -466,6 +481,9 @@ void gusdata_discard(struct gusdata *d)
 	if (d->add_read)
 		sqlite3_finalize(d->add_read);
 	d->add_read = NULL;
+	if (d->add_stack)
+		sqlite3_finalize(d->add_stack);
+	d->add_stack = NULL;
 	if (d->db)
 		sqlite3_close_v2(d->db);
 	d->db = NULL;
@@ -718,7 +736,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 		    (!regions_have_build_id(d) && gusdata_exec(d, gusdata_schema4_regions)) ||
 		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, gusdata_schema5) ||
-		    gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, sql) ||
+		    gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, gusdata_schema_stacks) || gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -761,6 +779,8 @@ void gusdata_close(struct gusdata *d)
 		sqlite3_finalize(d->add_sample);
 	if (d->add_read)
 		sqlite3_finalize(d->add_read);
+	if (d->add_stack)
+		sqlite3_finalize(d->add_stack);
 	if (d->in_tx)
 		gusdata_commit(d);
 	if (d->db)
@@ -1191,6 +1211,24 @@ int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s)
 	/* host-order u64s: a recording is read on the machine kind that made it */
 	if (s->ncallchain)
 		sqlite3_bind_blob64(st, 8, s->callchain, s->ncallchain * sizeof(uint64_t), SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	if (!s->regs_abi && !s->nstack)
+		return 0;
+	if (!d->add_stack &&
+	    !(d->add_stack = gusdata_prepare(d, "INSERT INTO sample_stacks (sample, abi, regs_mask, regs, stack)"
+						" VALUES (?,?,?,?,?)")))
+		return -1;
+	st = d->add_stack;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	sqlite3_bind_int64(st, 1, sqlite3_last_insert_rowid(d->db));
+	gusdata_bind_u64(st, 2, s->regs_abi);
+	gusdata_bind_u64(st, 3, s->regs_mask);
+	if (s->nregs)
+		sqlite3_bind_blob64(st, 4, s->regs, s->nregs * sizeof(uint64_t), SQLITE_STATIC);
+	if (s->nstack)
+		sqlite3_bind_blob64(st, 5, s->stack, s->nstack, SQLITE_STATIC);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
@@ -1267,12 +1305,23 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 {
 	if (d->version < 2)
 		return 0;
-	sqlite3_stmt *st = gusdata_prepare(d, "SELECT time, cpu, pid, tid, ip, period, user, callchain"
-					   " FROM samples ORDER BY id");
+	if (d->have_stacks < 0) {
+		sqlite3_stmt *t;
+		d->have_stacks = sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND"
+						     " name='sample_stacks'", -1, &t, NULL) == SQLITE_OK &&
+				 sqlite3_step(t) == SQLITE_ROW;
+		sqlite3_finalize(t);
+	}
+	sqlite3_stmt *st = gusdata_prepare(d, d->have_stacks
+					   ? "SELECT time, cpu, pid, tid, ip, period, user, callchain, abi, regs_mask,"
+					     " regs, stack FROM samples LEFT JOIN sample_stacks ON sample = samples.id"
+					     " ORDER BY samples.id"
+					   : "SELECT time, cpu, pid, tid, ip, period, user, callchain"
+					     " FROM samples ORDER BY id");
 	if (!st)
 		return -1;
 	int rc = 0, step;
-	uint64_t *chain = NULL;
+	uint64_t *chain = NULL, *regs = NULL;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gusdata_sample s = {
 			.time = gusdata_column_u64(st, 0),
@@ -1297,11 +1346,31 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 			s.callchain = chain;
 			s.ncallchain = bytes / sizeof(uint64_t);
 		}
+		if (d->have_stacks && sqlite3_column_type(st, 8) != SQLITE_NULL) {
+			/* untrusted: the unwinder bounds every read by these sizes */
+			s.regs_abi = gusdata_column_u64(st, 8);
+			s.regs_mask = gusdata_column_u64(st, 9);
+			const void *rb = sqlite3_column_blob(st, 10);
+			size_t rbytes = rb ? (size_t)sqlite3_column_bytes(st, 10) : 0;
+			if (rbytes >= sizeof(uint64_t)) {
+				free(regs);
+				if (!(regs = malloc(rbytes))) {
+					rc = -1;
+					break;
+				}
+				memcpy(regs, rb, rbytes);
+				s.regs = regs;
+				s.nregs = rbytes / sizeof(uint64_t);
+			}
+			s.stack = sqlite3_column_blob(st, 11);
+			s.nstack = s.stack ? (size_t)sqlite3_column_bytes(st, 11) : 0;
+		}
 		rc = fn(ctx, &s);
 		if (rc)
 			break;
 	}
 	free(chain);
+	free(regs);
 	if (!rc && step != SQLITE_DONE)
 		rc = -1;
 	sqlite3_finalize(st);

@@ -155,6 +155,15 @@ struct gusdata_sample {
 	bool user;
 	const uint64_t *callchain;	/* innermost first, NULL without -g */
 	size_t ncallchain;
+	/* --call-graph dwarf (table sample_stacks): the user registers
+	 * (REGS_ABI the kernel's PERF_SAMPLE_REGS_ABI_*, 0: none; NREGS values
+	 * of REGS_MASK's registers, lowest PERF_REG_* first) and NSTACK bytes
+	 * of the user stack from the stack pointer up */
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	size_t nregs;
+	const uint8_t *stack;
+	size_t nstack;
 	/* a sample of counter group READ_GROUP's leader (schema 6, table
 	 * sample_reads, gusdata_add_sample_read): its events' deltas since the
 	 * thread's previous sample of the group on that CPU, in the group's
@@ -169,7 +178,7 @@ int gusdata_add_sample(struct gusdata *d, const struct gusdata_sample *s);
 /* a read group's sample (no period, no call chain) */
 int gusdata_add_sample_read(struct gusdata *d, const struct gusdata_sample *s);
 int gusdata_foreach_sample_read(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
-/* in recording order; CALLCHAIN valid during the call */
+/* in recording order; CALLCHAIN, REGS and STACK valid during the call */
 int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
 uint64_t gusdata_sample_count(struct gusdata *d);
 

@@ -127,6 +127,44 @@ bool merge_srcline(struct merge_srclines *s, uint64_t addr, const char **file, i
 bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **file, const char **dir, int *line);
 void merge_srclines_free(struct merge_srclines *s);
 
+/* The functions inlined at link-time ADDR (DW_TAG_inlined_subroutine),
+ * innermost first, not the function holding them: up to MAX names into
+ * NAMES (demangled without parameters, as symbols are shown, cut at 255
+ * bytes); how many. */
+size_t merge_srcline_inlines(struct merge_srclines *s, uint64_t addr, char (*names)[256], size_t max);
+
+/* --------------------------------- DWARF call frames (libdwfl) --- */
+/* A sample's user call chain from its user registers and the copy of
+ * its stack taken with it (gus record --call-graph dwarf, perf record
+ * --call-graph dwarf), unwound with the objects' call frame information
+ * as perf unwinds it with libdw (unwind.c). */
+struct merge_unwinder;
+/* an object mapped in an address space: its file, and its load bias
+ * (runtime address - link-time address) */
+struct merge_unwind_object {
+	const char *path;
+	uint64_t bias;
+};
+/* the object of address space AS holding ADDR into *O; false when none */
+typedef bool (*merge_unwind_find)(void *ctx, int as, uint64_t addr, struct merge_unwind_object *o);
+struct merge_unwinder *merge_unwinder_new(merge_unwind_find find, void *ctx);
+void merge_unwinder_free(struct merge_unwinder *u);
+/* the user registers of a sample: ABI the kernel's PERF_SAMPLE_REGS_ABI_*
+ * (only 64-bit code is unwound), N values of MASK's PERF_REG_X86_*
+ * registers, lowest first */
+struct merge_unwind_regs {
+	uint64_t abi, mask;
+	const uint64_t *v;
+	size_t n;
+};
+/* The chain of a sample of address space AS (a process) into PCS, at
+ * most MAX: the sampled instruction (the registers' ip), then return
+ * addresses, as far as the CFI and the NSTACK bytes of STACK (from the
+ * registers' sp up) lead; how many (0: no 64-bit registers with an ip).
+ * Never reads outside STACK, whatever the sample holds. */
+size_t merge_unwind(struct merge_unwinder *u, int as, const struct merge_unwind_regs *regs, const uint8_t *stack,
+		    size_t nstack, uint64_t *pcs, size_t max);
+
 /* -------------------------------------------- cached simulations --- */
 /* A region's simulation as bytes for gus.data's results table, and back.
  * The code is kept as addresses and bytes and decoded again with the same
@@ -393,6 +431,12 @@ struct merge_report_region {
 	const struct merge_report_caller *callers;
 	size_t ncallers;
 	uint64_t callers_other, chain_samples;
+	/* the functions inlined into it where its samples fell (DWARF's
+	 * inlined subroutines, the innermost at each sampled instruction,
+	 * as perf report --inline names them), most samples first; FILE is
+	 * its object, SHARE of insn_samples_total */
+	const struct merge_report_caller *inlined;
+	size_t ninlined;
 	/* its own measured tree (NULL: the verdict used the whole program's,
 	 * merge_report.why_no_region_measure says why): from the counter
 	 * groups read at MEASURED_SAMPLES of its samples, or imported; the

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,11 @@ struct merge_srclines {
 	struct sl_range *cover;
 	size_t ncover, capcover;
 	bool have_lines;
+	/* the units, for the inlined functions of an address where
+	 * .debug_aranges does not say (loaded on first need) */
+	Dwarf_Die *units;
+	size_t nunits;
+	bool units_loaded;
 };
 
 /* At one address the end of a sequence comes first, so that a sequence
@@ -429,10 +435,79 @@ bool merge_srcline_dir(struct merge_srclines *s, uint64_t addr, const char **fil
 	return true;
 }
 
+/* the unit holding ADDR: .debug_aranges, else each unit's ranges */
+static bool unit_of(struct merge_srclines *s, uint64_t addr, Dwarf_Die *cu)
+{
+	if (dwarf_addrdie(s->dw, addr, cu))
+		return true;
+	if (!s->units_loaded) {
+		s->units_loaded = true;
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		size_t cap = 0;
+		while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die d;
+			if (dwarf_offdie(s->dw, off + hsize, &d)) {
+				if (s->nunits == cap) {
+					size_t c2 = cap ? 2 * cap : 16;
+					Dwarf_Die *v = realloc(s->units, c2 * sizeof *v);
+					if (!v)
+						break;
+					s->units = v;
+					cap = c2;
+				}
+				s->units[s->nunits++] = d;
+			}
+			off = next;
+		}
+	}
+	for (size_t i = 0; i < s->nunits; i++)
+		if (dwarf_haspc(&s->units[i], addr) > 0) {
+			*cu = s->units[i];
+			return true;
+		}
+	return false;
+}
+
+/* an inlined instance's name: its abstract origin's linkage name
+ * demangled, else its name */
+static void inline_name(Dwarf_Die *die, char *buf, size_t n)
+{
+	Dwarf_Attribute a;
+	const char *mangled = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!mangled)
+		mangled = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	char *shown = mangled ? cplus_demangle(mangled, DMGL_AUTO) : NULL;
+	const char *name = shown ? shown : mangled;
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	snprintf(buf, n, "%s", name ? name : "[unknown]");
+	free(shown);
+}
+
+size_t merge_srcline_inlines(struct merge_srclines *s, uint64_t addr, char (*names)[256], size_t max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	if (!s || !s->dw || !max || !unit_of(s, addr, &cu))
+		return 0;
+	int ns = dwarf_getscopes(&cu, addr, &scopes);
+	size_t n = 0;
+	for (int i = 0; i < ns && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine)
+			inline_name(&scopes[i], names[n++], sizeof names[0]);
+	}
+	free(scopes);
+	return n;
+}
+
 void merge_srclines_free(struct merge_srclines *s)
 {
 	if (!s)
 		return;
+	free(s->units);
 	free(s->rows);
 	free(s->cover);
 	if (s->dw)

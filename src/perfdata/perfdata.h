@@ -258,6 +258,15 @@ struct perfdata_sample {
 	 * parts start */
 	size_t ncallchain;
 	const uint64_t *callchain;
+	/* PERF_SAMPLE_REGS_USER: the ABI (PERF_SAMPLE_REGS_ABI_*, 0: none)
+	 * and NREGS values of the attr's sample_regs_user (REGS_MASK),
+	 * lowest register first; PERF_SAMPLE_STACK_USER: the NSTACK bytes
+	 * of it that hold the stack (dyn_size), from the stack pointer up */
+	uint64_t regs_abi, regs_mask;
+	size_t nregs;
+	const uint64_t *regs;
+	size_t nstack;
+	const uint8_t *stack;
 	/* the branch stack: NBRANCH entries of (from, to, flags) */
 	size_t nbranch;
 	const uint64_t *branches;	/* 3 * NBRANCH */

@@ -698,14 +698,29 @@ static int parse_sample(struct perfdata *pd, struct perfdata_record *r, const st
 			skip(&c, 8 * nr);
 	}
 	if (st & PERFDATA_SAMPLE_REGS_USER) {
-		if (r64(&c))
-			skip(&c, 8 * (uint64_t)__builtin_popcountll(a->sample_regs_user));
+		uint64_t abi = r64(&c);
+		if (abi) {
+			/* at most 64 registers: the scratch's fourth quarter */
+			uint64_t nregs = (uint64_t)__builtin_popcountll(a->sample_regs_user);
+			r64n(&c, pd->scratch + 3 * SCRATCH_U64, nregs);
+			if (!c.bad) {
+				s->regs_abi = abi;
+				s->regs_mask = a->sample_regs_user;
+				s->nregs = (size_t)nregs;
+				s->regs = pd->scratch + 3 * SCRATCH_U64;
+			}
+		}
 	}
 	if (st & PERFDATA_SAMPLE_STACK_USER) {
 		uint64_t size = r64(&c);
 		if (size) {
+			size_t at = c.at;
 			skip(&c, size);
-			r64(&c);	/* dyn_size */
+			uint64_t dyn = r64(&c);
+			if (!c.bad) {
+				s->stack = pd->rec + at;
+				s->nstack = (size_t)(dyn < size ? dyn : size);
+			}
 		}
 	}
 	if (st & (PERFDATA_SAMPLE_WEIGHT | PERFDATA_SAMPLE_WEIGHT_STRUCT)) {

@@ -136,6 +136,9 @@ static int store_sample(struct import *im, const struct perfdata_record *r)
 		.pid = r->where.has_tid ? (int)r->where.pid : -1, .tid = r->where.has_tid ? (int)r->where.tid : -1,
 		.ip = s->ip, .period = s->period ? s->period : 1,
 		.user = mode == PERFDATA_MISC_USER || mode == PERFDATA_MISC_GUEST_USER,
+		/* perf record --call-graph dwarf: unwound by gus report */
+		.regs_abi = s->regs_abi, .regs_mask = s->regs_mask, .regs = s->regs, .nregs = s->nregs,
+		.stack = s->stack, .nstack = s->nstack,
 	};
 	/* the chain as gus record stores it: the ip first, then the
 	 * frames, without the kernel's context markers */

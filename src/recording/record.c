@@ -113,7 +113,8 @@ static int store_sample(void *ctx, const struct collect_sample *cs)
 		.time = cs->time, .cpu = cs->cpu, .pid = cs->pid, .tid = cs->tid, .ip = cs->ip,
 		.period = cs->period, .user = cs->user, .callchain = cs->callchain, .ncallchain = cs->ncallchain,
 		.read_group = cs->read_group, .nread = cs->nread, .read = cs->read, .read_enabled = cs->read_enabled,
-		.read_running = cs->read_running,
+		.read_running = cs->read_running, .regs_abi = cs->regs_abi, .regs_mask = cs->regs_mask,
+		.regs = cs->regs, .nregs = cs->nregs, .stack = cs->stack, .nstack = cs->nstack,
 	};
 	/* a read group's sample: its deltas, not a time sample */
 	if (cs->nread ? gusdata_add_sample_read(s->d, &g) : gusdata_add_sample(s->d, &g))
@@ -1763,7 +1764,8 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		.ctx = &store, .sample = store_sample, .mmap = store_mmap, .comm = store_comm, .event = store_event,
 	};
 	struct collect_sample_opts so = {
-		.event = o.event, .freq = o.freq, .callchain = o.callgraph, .user_only = o.user_only,
+		.event = o.event, .freq = o.freq, .callchain = o.callgraph, .dwarf_stack = o.dwarf_stack,
+		.user_only = o.user_only,
 		.progress = sample_progress, .progress_ctx = o.argv[0],
 	};
 	struct collect_sample_stats sst;
@@ -1881,6 +1883,10 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		gusdata_set_meta(d, "missing.kernel_samples", why);
 	}
 	gusdata_set_meta_u64(d, "sample.freq", o.freq);
+	if (o.callgraph || o.dwarf_stack)
+		gusdata_set_meta(d, "sample.call_graph", o.dwarf_stack ? "dwarf" : "fp");
+	if (o.dwarf_stack)
+		gusdata_set_meta_u64(d, "sample.stack_size", o.dwarf_stack);
 	gusdata_set_meta_u64(d, "sample.count", store.n);
 	if (sst.fallback[0])
 		gusdata_set_meta(d, "sample.fallback", sst.fallback);

@@ -463,6 +463,10 @@ struct recording_request {
 	enum recording_tracer tracer;
 	unsigned hot, freq;
 	bool callgraph;
+	/* --call-graph dwarf,SIZE: SIZE bytes of user stack and the user
+	 * registers with each sample, unwound by gus report (0: -g's frame
+	 * pointers, when CALLGRAPH) */
+	unsigned dwarf_stack;
 	const char *event;	/* cycles, cpu-clock, NULL: the best there is */
 	/* QEMU: records stored in all with windows, per range without; 0:
 	 * the default of the mode (16000000, 500000) */

@@ -734,6 +734,24 @@ static void callers_html(FILE *out, const struct merge_report *r, const struct m
 		(unsigned long long)rv->chain_samples, rv->chain_samples == 1 ? "" : "s");
 }
 
+/* the functions inlined into it where its samples fell */
+static void inlined_html(FILE *out, const struct merge_report_region *rv)
+{
+	if (!rv->ninlined)
+		return;
+	fputs("<h3>Inlined into it</h3>\n<table class=\"sortable callers\"><thead><tr><th class=\"num\">share</th>"
+	      "<th class=\"num\">samples</th><th>function (DWARF)</th></tr></thead><tbody>\n", out);
+	for (size_t k = 0; k < rv->ninlined; k++) {
+		const struct merge_report_caller *c = &rv->inlined[k];
+		fprintf(out, "<tr><td class=\"num\" data-v=\"%.6f\">%.1f %% ", c->share, 100 * c->share);
+		bar(out, c->share, "small");
+		fprintf(out, "</td><td class=\"num\">%llu</td><td>", (unsigned long long)c->samples);
+		esc(out, c->name);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
 /* a per-instruction table longer than this lists only the instructions
  * with TRIM_SHARE of the cycles or more, and the bottleneck ones */
 #define MAX_FULL_TABLE 300
@@ -1022,6 +1040,7 @@ static void region_html(FILE *out, const struct merge_report *r, const struct me
 	threads_html(out, rv);
 	fputs("</div>\n<div>\n", out);
 	callers_html(out, r, rv);
+	inlined_html(out, rv);
 	fputs("</div>\n</div>\n", out);
 	if (rv->simulated)
 		annotated_html(out, r, rv);

@@ -209,6 +209,16 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	}
 	fprintf(out, ",\n     \"callers\": ");
 	write_json_callers(r, out, rv);
+	/* the functions inlined where its samples fell */
+	fputs(",\n     \"inlined\": [", out);
+	for (size_t k = 0; k < rv->ninlined; k++) {
+		fprintf(out, "%s{\"name\": ", k ? ", " : "");
+		render_json_string(out, rv->inlined[k].name);
+		fprintf(out, ", \"samples\": %llu, \"share\": ", (unsigned long long)rv->inlined[k].samples);
+		render_json_number(out, rv->inlined[k].share);
+		fputs("}", out);
+	}
+	fputs("]", out);
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
 	fprintf(out, ",\n     \"stream_covers\": ");

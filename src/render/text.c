@@ -361,6 +361,21 @@ static void write_callers(const struct merge_report *r, const struct merge_repor
 			100 * (double)rv->callers_other / (double)rv->chain_samples, (unsigned long long)rv->callers_other);
 }
 
+/* the functions inlined into it where its samples fell (perf report
+ * --inline's innermost frames) */
+static void write_inlined(const struct merge_report_region *rv, FILE *out)
+{
+	if (!rv->ninlined)
+		return;
+	fprintf(out, "Inlined into it (DWARF), where its %llu samples fell:\n",
+		(unsigned long long)rv->insn_samples_total);
+	for (size_t k = 0; k < rv->ninlined; k++) {
+		fprintf(out, "  %6.1f%% %8llu  ", 100 * rv->inlined[k].share, (unsigned long long)rv->inlined[k].samples);
+		render_text_string(out, rv->inlined[k].name);
+		fputc('\n', out);
+	}
+}
+
 static void write_measured(const struct merge_report *r, const struct merge_report_region *rv, const char *who,
 			   FILE *out)
 {
@@ -432,6 +447,7 @@ static void write_region(const struct merge_report *r, const struct merge_report
 	if (loop && (loop->measured || loop->counts) && !loop->measured_of_function)
 		write_measured(r, loop, "its loop", out);
 	write_callers(r, rv, out);
+	write_inlined(rv, out);
 	if (loop && loop->simulated) {
 		fprintf(out, "Loop: %.1f %% of the time, %.1f %% of its function's", 100 * loop->share,
 			rv->share > 0 ? 100 * loop->share / rv->share : 0.0);

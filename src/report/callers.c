@@ -28,9 +28,10 @@ struct region_count {
 	struct report_thread *threads;
 	size_t nthreads, capthreads;
 	uint64_t samples;
-	/* the link-time address of each of its samples */
+	/* the link-time address of each of its samples, in OBJECT */
 	uint64_t *addrs;
 	size_t naddrs, capaddrs;
+	size_t object;
 };
 
 struct caller_search {
@@ -152,6 +153,7 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 		const struct report_span *sp = &s->spans[i];
 		if (!in_span(sp, s, object, link))
 			continue;
+		s->counts[i].object = object;
 		if (count_thread(&s->counts[i], smp->pid, smp->tid) || add_address(&s->counts[i], link)) {
 			s->failed = true;
 			return -1;
@@ -173,6 +175,16 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 				continue;
 			uint64_t start;
 			report_object_function(s->objs, fo, fl, name, sizeof name, &start, NULL);
+			/* a call made from a function inlined there is that
+			 * function's, as perf report --inline names the frame */
+			char inl[1][256];
+			if (report_object_inlines(s->objs, fo, fl, inl, 1)) {
+				char outer[sizeof name];
+				memcpy(outer, name, sizeof outer);
+				size_t at = (size_t)snprintf(name, sizeof name, "%s (inlined in ", inl[0]);
+				if (at < sizeof name)
+					snprintf(name + at, sizeof name - at, "%.*s)", (int)(sizeof name - at - 2), outer);
+			}
 			caller_object = fo;
 			break;
 		}
@@ -225,6 +237,46 @@ static int address_counts(struct region_count *rc, struct report_callers *out)
 	return 0;
 }
 
+/* the functions inlined where OUT's samples fell (OUT->at), by the
+ * innermost at each address, most samples first */
+static int inlined_counts(struct report_objects *objs, size_t object, struct report_callers *out)
+{
+	struct region_count rc = { 0 };
+	int ret = 0;
+	for (size_t k = 0; k < out->nat && !ret; k++) {
+		char names[1][256];
+		if (!report_object_inlines(objs, object, out->at[k].addr, names, 1))
+			continue;
+		ret = count_caller(&rc, names[0], object);
+		/* count_caller counted one: the address's samples are its */
+		if (!ret)
+			for (size_t j = 0; j < rc.n; j++)
+				if (!strcmp(rc.v[j].name, names[0]))
+					rc.v[j].samples += out->at[k].samples - 1;
+	}
+	if (!ret && rc.n) {
+		qsort(rc.v, rc.n, sizeof *rc.v, by_samples);
+		if (!(out->inlined = calloc(rc.n, sizeof *out->inlined)))
+			ret = -1;
+		const char *file = report_object_path(objs, object);
+		for (size_t k = 0; !ret && k < rc.n; k++) {
+			struct merge_report_caller *mc = &out->inlined[out->ninlined];
+			*mc = (struct merge_report_caller){ .name = rc.v[k].name, .file = strdup(file),
+							    .samples = rc.v[k].samples,
+							    .share = out->samples ? (double)rc.v[k].samples /
+										    (double)out->samples : 0 };
+			rc.v[k].name = NULL;
+			out->ninlined++;
+			if (!mc->file)
+				ret = -1;
+		}
+	}
+	for (size_t k = 0; k < rc.n; k++)
+		free(rc.v[k].name);
+	free(rc.v);
+	return ret;
+}
+
 int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
 			size_t top, struct report_callers *out, bool *have_chains, struct report_sample_totals *totals,
 			char *err, size_t errlen)
@@ -236,7 +288,7 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 	*have_chains = false;
 	if (!(s.counts = calloc(n + 1, sizeof *s.counts)))
 		goto oom;
-	if (gusdata_foreach_sample(d, count_sample, &s)) {
+	if (report_foreach_sample(d, objs, count_sample, &s)) {
 		if (s.failed)
 			goto oom;
 		snprintf(err, errlen, "the samples cannot be read: %s", gusdata_errmsg(d));
@@ -257,7 +309,7 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 		if (c->n)	/* qsort of no array is undefined */
 			qsort(c->v, c->n, sizeof *c->v, by_samples);
 		out[i].with_chain = c->with_chain;
-		if (address_counts(c, &out[i]))
+		if (address_counts(c, &out[i]) || (c->naddrs && inlined_counts(objs, c->object, &out[i])))
 			goto oom;
 		size_t keep = c->n < top ? c->n : top;
 		if (keep && !(out[i].v = calloc(keep, sizeof *out[i].v)))
@@ -304,6 +356,11 @@ void report_callers_free(struct report_callers *c, size_t n)
 			free((char *)c[i].v[k].file);
 		}
 		free(c[i].v);
+		for (size_t k = 0; k < c[i].ninlined; k++) {
+			free((char *)c[i].inlined[k].name);
+			free((char *)c[i].inlined[k].file);
+		}
+		free(c[i].inlined);
 		free(c[i].threads);
 		free(c[i].at);
 		c[i] = (struct report_callers){ 0 };

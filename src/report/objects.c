@@ -40,6 +40,18 @@ struct report_objects {
 	struct mapping *maps;
 	size_t nmaps, capmaps;
 	bool failed;		/* out of memory */
+	struct report_unwind *unwind;	/* unwind.c's */
+	/* the functions inlined at each address asked for: DWARF's scopes
+	 * are a walk of the unit's tree, which thousands of samples at a
+	 * few addresses must not each repeat */
+	struct inline_entry {
+		size_t object;
+		uint64_t link;
+		size_t n;
+		char *names;	/* N names, each NUL-terminated */
+		bool used;
+	} *inl;
+	size_t ninl, capinl;
 };
 
 static size_t object_index(struct report_objects *o, const char *path, bool pseudo, const char *build_id)
@@ -134,6 +146,10 @@ void report_objects_free(struct report_objects *o)
 {
 	if (!o)
 		return;
+	report_unwind_free(o->unwind);
+	for (size_t i = 0; i < o->capinl; i++)
+		free(o->inl[i].names);
+	free(o->inl);
 	for (size_t i = 0; i < o->nobjects; i++) {
 		free(o->objects[i].path);
 		free(o->objects[i].build_id);
@@ -268,11 +284,83 @@ bool report_object_function(struct report_objects *o, size_t object, uint64_t li
 	return false;
 }
 
+struct report_unwind **report_objects_unwind(struct report_objects *o)
+{
+	return &o->unwind;
+}
+
+bool report_object_usable(struct report_objects *o, size_t object)
+{
+	return object_usable(&o->objects[object]);
+}
+
+static struct merge_srclines *object_lines(struct object *ob);
+
 bool report_object_srcline(struct report_objects *o, size_t object, uint64_t link, const char **file, int *line)
 {
-	struct object *ob = &o->objects[object];
+	struct merge_srclines *lines = object_lines(&o->objects[object]);
+	return lines && merge_srcline(lines, link, file, line);
+}
+
+#define MAX_INLINES 8
+
+static size_t inline_slot(size_t cap, size_t object, uint64_t link)
+{
+	uint64_t h = (link ^ ((uint64_t)object << 48)) * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+size_t report_object_inlines(struct report_objects *o, size_t object, uint64_t link, char (*names)[256],
+			     size_t max)
+{
+	if (2 * (o->ninl + 1) > o->capinl) {
+		size_t cap = o->capinl ? 2 * o->capinl : 256;
+		struct inline_entry *v = calloc(cap, sizeof *v);
+		if (!v)
+			return 0;
+		for (size_t i = 0; i < o->capinl; i++) {
+			if (!o->inl[i].used)
+				continue;
+			size_t k = inline_slot(cap, o->inl[i].object, o->inl[i].link);
+			while (v[k].used)
+				k = (k + 1) & (cap - 1);
+			v[k] = o->inl[i];
+		}
+		free(o->inl);
+		o->inl = v;
+		o->capinl = cap;
+	}
+	size_t k = inline_slot(o->capinl, object, link);
+	for (; o->inl[k].used; k = (k + 1) & (o->capinl - 1))
+		if (o->inl[k].object == object && o->inl[k].link == link)
+			break;
+	struct inline_entry *e = &o->inl[k];
+	if (!e->used) {
+		char found[MAX_INLINES][256];
+		struct merge_srclines *lines = object_lines(&o->objects[object]);
+		size_t n = lines ? merge_srcline_inlines(lines, link, found, MAX_INLINES) : 0, len = 0;
+		for (size_t i = 0; i < n; i++)
+			len += strlen(found[i]) + 1;
+		*e = (struct inline_entry){ .object = object, .link = link, .used = true };
+		if (n && (e->names = malloc(len))) {
+			char *at = e->names;
+			for (size_t i = 0; i < n; i++)
+				at = stpcpy(at, found[i]) + 1;
+			e->n = n;
+		}
+		o->ninl++;
+	}
+	size_t n = 0;
+	for (const char *at = e->names; n < e->n && n < max; at += strlen(at) + 1)
+		snprintf(names[n++], sizeof names[0], "%s", at);
+	return n;
+}
+
+/* OB's line tables (and DWARF), loaded once; NULL */
+static struct merge_srclines *object_lines(struct object *ob)
+{
 	if (!object_usable(ob))
-		return false;
+		return NULL;
 	if (!ob->lines_loaded) {
 		char err[512];
 		ob->lines_loaded = true;
@@ -282,5 +370,5 @@ bool report_object_srcline(struct report_objects *o, size_t object, uint64_t lin
 			ob->lines = NULL;
 		}
 	}
-	return ob->lines && merge_srcline(ob->lines, link, file, line);
+	return ob->lines;
 }

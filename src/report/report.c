@@ -2172,6 +2172,8 @@ static int fill_model(struct report *rp)
 			rp->mr[i].insn_samples = rp->callers[i].at;
 			rp->mr[i].ninsn_samples = rp->callers[i].nat;
 			rp->mr[i].insn_samples_total = rp->callers[i].samples;
+			rp->mr[i].inlined = rp->callers[i].inlined;
+			rp->mr[i].ninlined = rp->callers[i].ninlined;
 		}
 	}
 	m->regions = rp->mr;

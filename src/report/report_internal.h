@@ -11,6 +11,7 @@
 #include "report.h"
 
 struct gusdata;
+struct gusdata_sample;
 
 /* ------------------------------------------------------------ objects --- */
 /* The sample run's executable mappings and their objects (objects.c):
@@ -53,6 +54,26 @@ bool report_object_function(struct report_objects *o, size_t object, uint64_t li
 /* file:line of LINK in OBJECT (the name as DWARF has it, valid while O
  * lives); false when unknown */
 bool report_object_srcline(struct report_objects *o, size_t object, uint64_t link, const char **file, int *line);
+/* Whether OBJECT's file is here and the recorded build (not a pseudo-object) */
+bool report_object_usable(struct report_objects *o, size_t object);
+/* The functions inlined at LINK of OBJECT (its DWARF), innermost first,
+ * up to MAX into NAMES; how many */
+size_t report_object_inlines(struct report_objects *o, size_t object, uint64_t link, char (*names)[256],
+			     size_t max);
+
+/* ------------------------------------------------------------ samples --- */
+/* The samples in recording order as gusdata_foreach_sample gives them,
+ * but that a sample with user registers and stack (--call-graph dwarf)
+ * has its user call chain unwound (merge_unwind, one address space per
+ * process, through O's mappings) after the kernel's part of its stored
+ * chain. The chains unwound are kept in O: a second reading of the
+ * samples (the callers, then the stacks) unwinds nothing again. */
+int report_foreach_sample(struct gusdata *d, struct report_objects *o,
+			  int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
+/* what O keeps for report_foreach_sample (unwind.c), freed with O */
+struct report_unwind;
+struct report_unwind **report_objects_unwind(struct report_objects *o);
+void report_unwind_free(struct report_unwind *u);
 
 /* ------------------------------------------------------------ callers --- */
 /* A hot region as the callers are counted for it: link-time [start, end)
@@ -83,6 +104,10 @@ struct report_callers {
 	/* its samples by instruction (link-time address), by address */
 	struct merge_report_insn_samples *at;
 	size_t nat;
+	/* the functions inlined where they fell, most samples first (names
+	 * and files malloc'ed) */
+	struct merge_report_caller *inlined;
+	size_t ninlined;
 };
 
 /* Where all the samples fell, by their weight (period) and number: in

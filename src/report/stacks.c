@@ -85,9 +85,15 @@ static void strset_free(struct strset *s)
 struct frame_key {
 	uint32_t uid;		/* the model's mapping, or UID_KERNEL, UID_UNKNOWN */
 	uint64_t address;
+	/* 0: the function at ADDRESS; D > 0: the Dth function inlined
+	 * there, from the innermost (perf report --inline's frames) */
+	uint8_t depth;
+	uint8_t inlined;	/* depth 0: how many functions are inlined at ADDRESS */
 	size_t frame;
 	bool used;
 };
+/* inlined functions kept per address */
+#define MAX_INLINED 8
 
 struct stack_slot {
 	uint64_t hash;
@@ -190,9 +196,11 @@ static long region_of(const struct stack_search *s, const char *object, uint64_t
 	return best;
 }
 
-/* a new frame: named, placed in its source and its region */
-static int new_frame(struct stack_search *s, uint32_t uid, uint64_t address, const struct report_place *p,
-		     size_t *index)
+/* a new frame: named, placed in its source and its region; DEPTH > 0:
+ * the function inlined there DEPTH levels from the innermost, named from
+ * DWARF; depth 0 sets *INLINED to how many are */
+static int new_frame(struct stack_search *s, uint32_t uid, uint64_t address, unsigned depth,
+		     const struct report_place *p, size_t *index, uint8_t *inlined)
 {
 	if (!grow((void **)&s->frames, &s->capframes, s->nframes + 1, sizeof *s->frames))
 		return -1;
@@ -221,6 +229,14 @@ static int new_frame(struct stack_search *s, uint32_t uid, uint64_t address, con
 				ffile = NULL, fline = 0;
 		}
 		f.region = region_of(s, m->object, p->link);
+		if (!p->pseudo) {
+			char names[MAX_INLINED][256];
+			size_t n = report_object_inlines(s->objs, p->object, p->link, names, MAX_INLINED);
+			if (!depth)
+				*inlined = (uint8_t)n;
+			else if (depth <= n)
+				snprintf(name, sizeof name, "%s (inlined)", names[depth - 1]);
+		}
 	}
 	f.function = strset_get(&s->strings, name);
 	f.mangled = strset_get(&s->strings, mangled);
@@ -235,9 +251,10 @@ static int new_frame(struct stack_search *s, uint32_t uid, uint64_t address, con
 	return 0;
 }
 
-/* the frame of (UID, ADDRESS), made on first sight */
-static int frame_of(struct stack_search *s, uint32_t uid, uint64_t address, const struct report_place *p,
-		    size_t *index)
+/* the frame of (UID, ADDRESS, DEPTH), made on first sight; depth 0 gives
+ * *INLINED too */
+static int frame_of(struct stack_search *s, uint32_t uid, uint64_t address, unsigned depth,
+		    const struct report_place *p, size_t *index, uint8_t *inlined)
 {
 	if (2 * (s->nframes + 1) > s->capfkeys) {
 		size_t cap = s->capfkeys ? 2 * s->capfkeys : 1024;
@@ -247,7 +264,8 @@ static int frame_of(struct stack_search *s, uint32_t uid, uint64_t address, cons
 		for (size_t i = 0; i < s->capfkeys; i++) {
 			if (!s->fkeys[i].used)
 				continue;
-			size_t k = mix(s->fkeys[i].address ^ ((uint64_t)s->fkeys[i].uid << 32)) & (cap - 1);
+			size_t k = mix(s->fkeys[i].address ^ ((uint64_t)s->fkeys[i].uid << 32) ^
+				       ((uint64_t)s->fkeys[i].depth << 56)) & (cap - 1);
 			while (v[k].used)
 				k = (k + 1) & (cap - 1);
 			v[k] = s->fkeys[i];
@@ -256,20 +274,27 @@ static int frame_of(struct stack_search *s, uint32_t uid, uint64_t address, cons
 		s->fkeys = v;
 		s->capfkeys = cap;
 	}
-	size_t k = mix(address ^ ((uint64_t)uid << 32)) & (s->capfkeys - 1);
+	size_t k = mix(address ^ ((uint64_t)uid << 32) ^ ((uint64_t)depth << 56)) & (s->capfkeys - 1);
 	for (; s->fkeys[k].used; k = (k + 1) & (s->capfkeys - 1))
-		if (s->fkeys[k].uid == uid && s->fkeys[k].address == address) {
+		if (s->fkeys[k].uid == uid && s->fkeys[k].address == address && s->fkeys[k].depth == depth) {
 			*index = s->fkeys[k].frame;
+			if (inlined)
+				*inlined = s->fkeys[k].inlined;
 			return 0;
 		}
-	if (new_frame(s, uid, address, p, index))
+	uint8_t n = 0;
+	if (new_frame(s, uid, address, depth, p, index, &n))
 		return -1;
-	s->fkeys[k] = (struct frame_key){ .uid = uid, .address = address, .frame = *index, .used = true };
+	s->fkeys[k] = (struct frame_key){ .uid = uid, .address = address, .depth = (uint8_t)depth, .inlined = n,
+					   .frame = *index, .used = true };
+	if (inlined)
+		*inlined = n;
 	return 0;
 }
 
-/* ADDR of PID (USER: a user-space address) as the sample's next frame */
-static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user)
+/* ADDR of PID (USER: a user-space address; CALL: a call site, a return
+ * address's call) as the sample's next frame */
+static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user, bool call)
 {
 	struct report_place p = { 0 };
 	uint32_t uid;
@@ -285,13 +310,26 @@ static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user)
 		key = 0;
 	}
 	size_t f;
-	if (frame_of(s, uid, key, &p, &f))
+	uint8_t inlined = 0;
+	if (frame_of(s, uid, key, 0, &p, &f, &inlined))
 		return -1;
 	/* kernel code is one frame, however deep the kernel's own chain */
 	if (uid == UID_KERNEL && s->ncur && s->cur[s->ncur - 1] == f)
 		return 0;
-	if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1, sizeof *s->cur))
+	if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1 + inlined, sizeof *s->cur))
 		return -1;
+	/* at a call site (CALL), the functions inlined there first,
+	 * innermost first, as perf report --inline shows a chain; the
+	 * sampled instruction stays its function's, as the regions and
+	 * their shares count it (the region says what is inlined there) */
+	if (!call)
+		inlined = 0;
+	for (unsigned d = 1; d <= inlined; d++) {
+		size_t fi;
+		if (frame_of(s, uid, key, d, &p, &fi, NULL))
+			return -1;
+		s->cur[s->ncur++] = fi;
+	}
 	s->cur[s->ncur++] = f;
 	return 0;
 }
@@ -355,7 +393,7 @@ static int add_sample(void *ctx, const struct gusdata_sample *smp)
 	uint64_t weight = smp->period ? smp->period : 1;
 	s->ncur = 0;
 	s->weight += weight;
-	int rc = push_frame(s, smp->pid, smp->ip, smp->user);
+	int rc = push_frame(s, smp->pid, smp->ip, smp->user, false);
 	if (smp->ncallchain)
 		s->chained = true;
 	/* the chain's first entry is the sampled instruction; the others
@@ -367,7 +405,7 @@ static int add_sample(void *ctx, const struct gusdata_sample *smp)
 	bool user = smp->user;
 	for (size_t k = 1; !rc && k < smp->ncallchain; k++) {
 		user |= smp->callchain[k] < KERNEL_START;
-		rc = push_frame(s, smp->pid, smp->callchain[k] - 1, user);
+		rc = push_frame(s, smp->pid, smp->callchain[k] - 1, user, true);
 	}
 	if (rc || add_stack(s, weight)) {
 		s->failed = true;
@@ -425,7 +463,7 @@ int report_find_stacks(struct gusdata *d, struct report_objects *objs, const str
 {
 	struct stack_search s = { .objs = objs, .spans = spans, .nspans = n };
 	memset(out, 0, sizeof *out);
-	if (gusdata_foreach_sample(d, add_sample, &s)) {
+	if (report_foreach_sample(d, objs, add_sample, &s)) {
 		if (s.failed)
 			snprintf(err, errlen, "out of memory");
 		else

@@ -3,7 +3,8 @@
  * header, then the ring's bytes.
  *   [0]     bits 0-1: sample_type (PT sideband's, the sampler's, the
  *           sampler's with callchains, every parsed field, PERF_SAMPLE_READ
- *           among them); bit 2: sample_id_all; bit 3: AUX snapshot mode;
+ *           and --call-graph dwarf's user registers (gus record's mask)
+ *           and stack among them); bit 2: sample_id_all; bit 3: AUX snapshot mode;
  *           bits 4-7: read_format TOTAL_TIME_ENABLED, TOTAL_TIME_RUNNING,
  *           ID, GROUP
  *   [1]     log2 of the ring size (6..16), bit 7: read_format LOST
@@ -100,12 +101,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ptring_reader_init(r, ring, rsize, head, tail, sample_type, id_all);
 	ptring_reader_set_read_format(r, read_format);
+	ptring_reader_set_regs_user(r, 0xff0fffULL);
 	struct ptring_record rec;
 	for (int i = 0; i < 100000 && ptring_next(r, &rec, err, sizeof err) > 0; i++) {
 		ptring_type_name(rec.type);
 		if (rec.type == PERF_RECORD_SAMPLE)
 			for (uint64_t k = 0; k < rec.u.sample.nr; k++)
 				touched += ptring_callchain_at(&rec, k) & 1;
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			for (uint64_t k = 0; k < rec.u.sample.regs_nr; k++)
+				touched += ptring_reg_at(&rec, k) & 1;
+			for (uint64_t k = 0; k < rec.u.sample.stack_dyn; k++)
+				touched += rec.u.sample.stack[k] & 1;
+		}
 		if (rec.type == PERF_RECORD_SAMPLE)
 			for (uint64_t k = 0; k < rec.u.sample.read_nr; k++) {
 				uint64_t id;

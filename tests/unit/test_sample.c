@@ -830,6 +830,87 @@ static void test_callchain(void)
 	obs_free(&o);
 }
 
+/* PERF_SAMPLE_REGS_USER and STACK_USER after the callchain: the ABI, the
+ * mask's registers, the stack's bytes and its dyn_size; cut short anywhere,
+ * the record is refused, never read past */
+static void test_regs_stack(void)
+{
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			    PERF_SAMPLE_STACK_USER;
+	const uint64_t mask = COLLECT_DWARF_REGS_MASK;
+	uint8_t body[8 + 20 * 8 + 8 + 64 + 8];
+	size_t n = 0;
+	uint64_t v = 2;		/* PERF_SAMPLE_REGS_ABI_64 */
+	memcpy(body + n, &v, 8), n += 8;
+	for (uint64_t i = 0; i < 20; i++, n += 8)
+		memcpy(body + n, &(uint64_t){ 0x1000 + i }, 8);
+	v = 64;
+	memcpy(body + n, &v, 8), n += 8;
+	for (size_t i = 0; i < 64; i++)
+		body[n++] = (uint8_t)i;
+	v = 40;			/* dyn_size: what of the 64 bytes is stack */
+	memcpy(body + n, &v, 8), n += 8;
+	static uint8_t mem[4096] __attribute__((aligned(8)));
+	struct ring r = { .buf = mem, .size = sizeof mem };
+	struct ptring_reader rd;
+	struct ptring_record rec;
+	uint64_t chain[1] = { F.ip };
+	bool refused_all = true;
+	for (size_t cut = 0; cut <= n; cut += 4) {
+		memset(mem, 0, sizeof mem);
+		r.head = 0;
+		/* the callchain's entry, then CUT bytes of registers and stack
+		 * (a multiple of 8 in the header: the record's size) */
+		put_sample(&r, st, PERF_RECORD_MISC_USER, &F, chain, 1, 1, (int)((cut + 7) / 8));
+		r.head -= 8 * ((cut + 7) / 8);
+		ring_put(&r, body, cut);
+		r.head = (r.head + 7) & ~7ULL;
+		ptring_reader_init(&rd, r.buf, r.size, r.head, 0, st, true);
+		ptring_reader_set_regs_user(&rd, mask);
+		int got = ptring_next(&rd, &rec, err, sizeof err);
+		if (cut < n && (cut + 7) / 8 * 8 < n)
+			refused_all &= got < 0;
+		if (cut == n) {
+			tap_ok(got == 1 && rec.u.sample.regs_abi == 2 && rec.u.sample.regs_nr == 20 &&
+				       ptring_reg_at(&rec, 19) == 0x1013 && rec.u.sample.stack_size == 64 &&
+				       rec.u.sample.stack_dyn == 40 && rec.u.sample.stack[39] == 39,
+			       "REGS_USER and STACK_USER: the 20 registers of gus's mask, 40 of 64 bytes of stack %s",
+			       got == 1 ? "" : err);
+		}
+	}
+	tap_ok(refused_all, "REGS_USER and STACK_USER cut short at any point: refused");
+}
+
+/* --call-graph dwarf on the workload: registers and stack with each sample */
+static int d_sample(void *ctx, const struct collect_sample *s)
+{
+	size_t *c = ctx;
+	c[0]++;
+	c[1] += s->user && s->regs_abi == 2 && s->nregs == 20 && s->nstack > 0 && s->nstack <= 4096 &&
+		s->regs[8] == s->ip && s->ncallchain >= 1;
+	return 0;
+}
+
+static void test_dwarf(void)
+{
+	struct collect_sample_opts opts = { .freq = 1000, .callchain = true, .dwarf_stack = 4096, .user_only = true };
+	size_t c[2] = { 0, 0 };
+	struct collect_sample_sink k = { .ctx = c, .sample = d_sample };
+	struct collect_sample_stats st;
+	struct collect_result res;
+	char *argv[] = { workload, "spin", "0.3", NULL };
+	enum collect_status rc = collect_sample_run(argv, &opts, NULL, NULL, NULL, NULL, 0, &k, &st, &res, err,
+						     sizeof(err));
+	tap_ok(rc == COLLECT_OK && c[0] > 0 && c[1] == c[0],
+	       "--call-graph dwarf,4096: every user sample with its 20 registers (ip the sample's) and stack (%zu of %zu) %s",
+	       c[1], c[0], rc ? err : "");
+	opts.dwarf_stack = 4100;
+	rc = collect_sample_run(argv, &opts, NULL, NULL, NULL, NULL, 0, &k, &st, &res, err, sizeof(err));
+	tap_ok(rc == COLLECT_ERROR && strstr(err, "multiple of 8"), "a stack size not a multiple of 8: refused (%s)",
+	       err);
+}
+
 static void test_fork(void)
 {
 	struct collect_sample_opts opts = { .freq = 1000 };
@@ -1057,6 +1138,7 @@ int main(void)
 	test_read_layouts();
 	test_wrap();
 	test_corrupt();
+	test_regs_stack();
 	if (access(workload, X_OK)) {
 		printf("# %s: %s; live runs skipped\n", workload, strerror(errno));
 		tap_ok(0, "the test workload exists (set WORKLOADS)");
@@ -1067,6 +1149,7 @@ int main(void)
 	test_counting();
 	test_tma_plan();
 	test_callchain();
+	test_dwarf();
 	test_fork();
 	test_failures();
 	test_read_groups();
