@@ -56,6 +56,38 @@ struct object {
 	uint64_t samples;		/* user samples in it */
 };
 
+/* counter groups read at the samples (below) */
+#define READ_GROUP_MAX 64	/* events in a group gus takes */
+#define READ_GROUPS_MAX 64
+
+struct read_group {
+	size_t n;
+	size_t attr[READ_GROUP_MAX];	/* the attribute of each value */
+};
+
+/* a counter's last reading: KEY its id (the event's attribute, thread
+ * and CPU where the file has no ids), SLOT its place in GROUP
+ * (READ_GROUP_MAX: the group's enabled and running times) */
+struct counter {
+	uint64_t id;
+	uint32_t attr, tid, cpu;
+	uint32_t group, slot;
+	uint64_t value, enabled, running;
+	bool used;
+};
+
+struct reads {
+	struct read_group group[READ_GROUPS_MAX];
+	size_t ngroups;
+	struct counter *tab;
+	size_t cap, n;
+	uint64_t samples;		/* stored in sample_reads */
+	uint64_t ignored;		/* not read: --import-counts gives the counts */
+	bool times;			/* the reads carry enabled and running times */
+	bool dropped_group;		/* a group beyond the limits, left out */
+	double delta[READ_GROUP_MAX];
+};
+
 struct import {
 	const struct recording_import_request *rq;
 	struct perfdata *pd;
@@ -75,6 +107,7 @@ struct import {
 	char damage[1100];
 	struct td_region_rows rows;	/* --import-counts per region */
 	bool counted;			/* --import-counts landed */
+	struct reads reads;		/* counter groups read at the samples */
 };
 
 static void import_fail(struct import *im, const char *what)
@@ -166,6 +199,272 @@ static int store_sample(struct import *im, const struct perfdata_record *r)
 	return 0;
 }
 
+/* ------------------------------------- counter groups read at samples --- */
+/* A sample of an event with PERF_SAMPLE_READ carries its group's values
+ * (PERF_FORMAT_GROUP: the leader's first, then the members', each with its
+ * id) as the counters stood then. As gus record stores its own group
+ * reads, each such sample lands in sample_reads with the deltas since the
+ * previous sample of the same counter (the same id: one event on one CPU
+ * or thread, as perf report --group takes them), and the whole run's
+ * count set is each counter's last value. The groups are told apart by
+ * the events of their values, in order. */
+static uint64_t counter_hash(const struct counter *k)
+{
+	uint64_t h = k->id * 0x9e3779b97f4a7c15ull ^ ((uint64_t)k->attr << 40 | (uint64_t)k->slot << 32) ^
+		     ((uint64_t)k->tid << 12 | k->cpu);
+	h ^= h >> 29;
+	return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static bool counter_same(const struct counter *a, const struct counter *b)
+{
+	return a->id == b->id && a->attr == b->attr && a->tid == b->tid && a->cpu == b->cpu && a->slot == b->slot &&
+	       a->group == b->group;
+}
+
+/* the counter K in the table (added at 0 when new); NULL out of memory */
+static struct counter *counter_of(struct reads *rd, const struct counter *k)
+{
+	if ((rd->n + 1) * 2 > rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 256;
+		struct counter *t = calloc(cap, sizeof *t);
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < rd->cap; i++) {
+			if (!rd->tab[i].used)
+				continue;
+			size_t j = counter_hash(&rd->tab[i]) & (cap - 1);
+			while (t[j].used)
+				j = (j + 1) & (cap - 1);
+			t[j] = rd->tab[i];
+		}
+		free(rd->tab);
+		rd->tab = t;
+		rd->cap = cap;
+	}
+	size_t j = counter_hash(k) & (rd->cap - 1);
+	while (rd->tab[j].used && !counter_same(&rd->tab[j], k))
+		j = (j + 1) & (rd->cap - 1);
+	if (!rd->tab[j].used) {
+		rd->tab[j] = *k;
+		rd->tab[j].value = rd->tab[j].enabled = rd->tab[j].running = 0;
+		rd->tab[j].used = true;
+		rd->n++;
+	}
+	return &rd->tab[j];
+}
+
+/* the group of a read of N values of attributes ATTR, added when new; -1
+ * beyond the limits */
+static long read_group_of(struct reads *rd, const size_t *attr, size_t n)
+{
+	for (size_t g = 0; g < rd->ngroups; g++)
+		if (rd->group[g].n == n && !memcmp(rd->group[g].attr, attr, n * sizeof *attr))
+			return (long)g;
+	if (rd->ngroups == READ_GROUPS_MAX || n > READ_GROUP_MAX || !n)
+		return -1;
+	struct read_group *g = &rd->group[rd->ngroups];
+	g->n = n;
+	memcpy(g->attr, attr, n * sizeof *attr);
+	return (long)rd->ngroups++;
+}
+
+/* the delta of a counter since its last reading, which V becomes (a
+ * counter read lower than before was reset: V is its delta) */
+static uint64_t advance(uint64_t *last, uint64_t v)
+{
+	uint64_t d = v >= *last ? v - *last : v;
+	*last = v;
+	return d;
+}
+
+static int store_read(struct import *im, const struct perfdata_record *r)
+{
+	const struct perfdata_sample *s = &r->u.sample;
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	struct reads *rd = &im->reads;
+	size_t attr[READ_GROUP_MAX];
+	if (!s->nread || s->nread > READ_GROUP_MAX) {
+		rd->dropped_group |= s->nread > 0;
+		return 0;
+	}
+	/* each value's event: by its id, else (no ids) the group's events
+	 * in the order of the attributes from the sampled one */
+	size_t self = (size_t)(r->attr - in->attrs);
+	for (size_t k = 0; k < s->nread; k++) {
+		const struct perfdata_attr *a = s->read_ids[k] ? perfdata_attr_of_id(im->pd, s->read_ids[k]) : NULL;
+		if (a)
+			attr[k] = (size_t)(a - in->attrs);
+		else if (!s->read_ids[k] && self + k < in->nattrs)
+			attr[k] = self + k;
+		else
+			return 0;	/* a value of no event the header has */
+	}
+	long g = read_group_of(rd, attr, s->nread);
+	if (g < 0) {
+		rd->dropped_group = true;
+		return 0;
+	}
+	uint32_t tid = r->where.has_tid ? r->where.tid : 0, cpu = r->where.has_cpu ? r->where.cpu : 0;
+	struct counter *c;
+	for (size_t k = 0; k < s->nread; k++) {
+		struct counter key = { .id = s->read_ids[k], .attr = (uint32_t)attr[k], .group = (uint32_t)g,
+				       .slot = (uint32_t)k };
+		if (!key.id)
+			key.tid = tid, key.cpu = cpu;
+		if (!(c = counter_of(rd, &key)))
+			return import_fail(im, "out of memory"), -1;
+		rd->delta[k] = (double)advance(&c->value, s->read_values[k]);
+	}
+	/* the group's times: the first value's counter's */
+	struct counter key = { .id = s->read_ids[0], .attr = (uint32_t)attr[0], .group = (uint32_t)g,
+			       .slot = READ_GROUP_MAX };
+	if (!key.id)
+		key.tid = tid, key.cpu = cpu;
+	if (!(c = counter_of(rd, &key)))
+		return import_fail(im, "out of memory"), -1;
+	const uint64_t want = PERFDATA_FORMAT_TOTAL_TIME_ENABLED | PERFDATA_FORMAT_TOTAL_TIME_RUNNING;
+	bool times = (r->attr->read_format & want) == want;
+	rd->times |= times;
+	uint16_t mode = r->misc & PERFDATA_MISC_CPUMODE_MASK;
+	struct gusdata_sample gs = {
+		.time = r->where.time, .cpu = r->where.has_cpu ? (int)r->where.cpu : -1,
+		.pid = r->where.has_tid ? (int)r->where.pid : -1, .tid = r->where.has_tid ? (int)r->where.tid : -1,
+		.ip = s->ip, .user = mode == PERFDATA_MISC_USER || mode == PERFDATA_MISC_GUEST_USER,
+		.read_group = (int)g, .read = rd->delta, .nread = s->nread,
+		/* without times (perf record asks for none) a read stands for
+		 * the same time as any other: the groups are taken as counted
+		 * all along, not multiplexed */
+		.read_enabled = times ? (double)advance(&c->enabled, s->time_enabled) : 1,
+		.read_running = times ? (double)advance(&c->running, s->time_running) : 1,
+	};
+	if (!im->pending && gusdata_begin(im->d))
+		return import_fail(im, "the samples cannot be stored"), -1;
+	if (gusdata_add_sample_read(im->d, &gs))
+		return import_fail(im, "the samples cannot be stored"), -1;
+	rd->samples++;
+	if (++im->pending >= 2048) {
+		im->pending = 0;
+		if (gusdata_commit(im->d))
+			return import_fail(im, "the samples cannot be stored"), -1;
+	}
+	return 0;
+}
+
+/* the name the count set gives attribute A: the TMA table's for the event
+ * where the table knows it (by perf's name, or by its encoding: a generic
+ * hardware event's name, a raw config of the core PMU), else perf's */
+static void counted_name(const struct import *im, const struct td_table *t, const struct perfdata_attr *a,
+			 char *out, size_t n)
+{
+	snprintf(out, n, "%s", a->name);
+	if (!t)
+		return;
+	int i = td_table_find_event(t, a->name);
+	static const char *const generic[] = { "cycles", "instructions", "cache-references", "cache-misses",
+					       "branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+					       "stalled-cycles-backend", "ref-cycles" };
+	char enc[64];
+	long cpu_pmu = perfdata_pmu_type(im->pd, "cpu"), core_pmu = perfdata_pmu_type(im->pd, "cpu_core");
+	if (i < 0 && a->type == PERFDATA_TYPE_HARDWARE && a->config < sizeof generic / sizeof *generic)
+		i = td_table_find_event(t, generic[a->config]);
+	if (i < 0 && (a->type == PERFDATA_TYPE_RAW || (cpu_pmu >= 0 && a->type == (uint32_t)cpu_pmu) ||
+		      (core_pmu >= 0 && a->type == (uint32_t)core_pmu))) {
+		snprintf(enc, sizeof enc, "r%llx", (unsigned long long)a->config);
+		i = td_table_find_event(t, enc);
+	}
+	if (i >= 0)
+		snprintf(out, n, "%s", t->events[i].name);
+}
+
+/* The groups as gus record's plan of read groups (each value's event
+ * named for the count set), and the whole run's count set: each event's
+ * counters at their last reading, added up (an event in several groups
+ * counted in its first). -1 out of memory or on a write error. */
+static int store_read_groups(struct import *im, const struct td_table *t, struct collect_plan *plan)
+{
+	struct reads *rd = &im->reads;
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	memset(plan, 0, sizeof *plan);
+	size_t total = 0;
+	for (size_t g = 0; g < rd->ngroups; g++)
+		total += rd->group[g].n;
+	if (!total)
+		return 0;
+	if (!(plan->ev = calloc(total, sizeof *plan->ev)))
+		return -1;
+	double *value = calloc(total, sizeof *value), *enabled = calloc(rd->ngroups, sizeof *enabled),
+	       *running = calloc(rd->ngroups, sizeof *running);
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	int rc = -1;
+	if (!value || !enabled || !running || !f)
+		goto out;
+	for (size_t g = 0, k = 0; g < rd->ngroups; g++)
+		for (size_t e = 0; e < rd->group[g].n; e++, k++) {
+			char name[160];
+			counted_name(im, t, &in->attrs[rd->group[g].attr[e]], name, sizeof name);
+			if (!(plan->ev[k].name = strdup(name)))
+				goto out;
+			plan->ev[k].group = (int)g;
+			plan->n++;
+			fprintf(f, "%s%s", e ? "," : g ? "\n" : "", name);
+		}
+	plan->n_groups = (int)rd->ngroups;
+	/* each counter's last reading */
+	for (size_t i = 0; i < rd->cap; i++) {
+		const struct counter *c = &rd->tab[i];
+		if (!c->used)
+			continue;
+		if (c->slot == READ_GROUP_MAX) {
+			enabled[c->group] += (double)c->enabled;
+			running[c->group] += (double)c->running;
+			continue;
+		}
+		size_t k = c->slot;
+		for (size_t g = 0; g < c->group; g++)
+			k += rd->group[g].n;
+		value[k] += (double)c->value;
+	}
+	if (fclose(f)) {
+		f = NULL;
+		goto out;
+	}
+	f = NULL;
+	if (gusdata_begin(im->d))
+		goto out;
+	for (size_t k = 0; k < plan->n; k++) {
+		bool seen = false;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(plan->ev[j].name, plan->ev[k].name);
+		size_t g = (size_t)plan->ev[k].group;
+		struct gusdata_count c = { .event = plan->ev[k].name, .value = value[k],
+					   .enabled = rd->times ? enabled[g] : 1, .running = rd->times ? running[g] : 1 };
+		if (!seen && gusdata_add_count(im->d, &c)) {
+			gusdata_commit(im->d);
+			goto out;
+		}
+	}
+	if (gusdata_commit(im->d))
+		goto out;
+	gusdata_set_meta(im->d, "sample.read_groups", list);
+	gusdata_set_meta(im->d, "counts.source", rd->times ? "the perf.data's groups read at the samples"
+							   : "the perf.data's groups read at the samples (without "
+							     "enabled and running times: taken as not multiplexed)");
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	free(list);
+	free(value);
+	free(enabled);
+	free(running);
+	if (rc)
+		collect_plan_free(plan);
+	return rc;
+}
+
 /* the event whose samples gus takes: the first that samples code (not
  * Intel PT's, not a dummy event for the sideband) */
 static bool samples_code(const struct perfdata *pd, const struct perfdata_attr *a)
@@ -206,6 +505,12 @@ static int take_record(struct import *im, const struct perfdata_record *r)
 					im->sampled_index = (long)i;
 			im->chosen = true;
 		}
+		/* the groups read at it, whichever event it is of (--import-counts
+		 * gives the counts instead) */
+		if (r->u.sample.nread && im->rq->import_counts)
+			im->reads.ignored++;
+		else if (r->u.sample.nread && store_read(im, r))
+			return -1;
 		if (r->attr != sampled_attr(im)) {
 			im->other_samples++;
 			return 0;
@@ -456,6 +761,13 @@ static void store_facts(struct import *im, const struct collect_host_cpu *cpu, b
 		gusdata_set_meta(d, "cpu.taken_for", buf);
 		if (cpu->tma[0])
 			gusdata_set_meta(d, "tma.table", cpu->tma);
+		/* SMT from the CPU topology: a core whose thread siblings are
+		 * more than one CPU (TMA's formulas differ with it) */
+		bool smt = false;
+		for (size_t i = 0; i < in->nthread_siblings; i++)
+			smt |= in->thread_siblings[i] && strpbrk(in->thread_siblings[i], ",-") != NULL;
+		if (in->nthread_siblings)
+			gusdata_set_meta(d, "tma.smt", smt ? "on" : "off");
 	} else {
 		gusdata_set_meta(d, "cpu.taken_for", "unknown: the perf.data has no cpuid feature gus reads");
 	}
@@ -547,11 +859,19 @@ static void store_missing(struct import *im)
 		gusdata_set_meta_u64(d, "perf.aux_bytes", st->aux_bytes);
 
 	k = 0;
-	ADD("perf record sampled %s and counted nothing gus imports (groups read at samples are not imported yet; "
-	    "gus import --import-counts takes a perf stat -x, of the same run)",
+	ADD("perf record sampled %s and read no counter groups at its samples (perf record -e '{EVENTS}:S' reads "
+	    "them; gus import --import-counts takes a perf stat -x, of the same run)",
 	    sampled_attr(im) ? sampled_attr(im)->name : "no event of code");
-	if (!im->counted)
+	if (!im->counted && !im->reads.samples) {
 		gusdata_set_meta(d, "missing.counts", buf);
+		gusdata_set_meta(d, "missing.region_counts", buf);
+	}
+	if (im->reads.dropped_group) {
+		k = 0;
+		ADD("some samples read groups gus does not take (more than %d events, or more than %d groups): "
+		    "their reads are left out", READ_GROUP_MAX, READ_GROUPS_MAX);
+		rec_warn(log, "%s: %s", im->rq->input, buf);
+	}
 
 	/* the objects not here, with how to get them */
 	size_t nmissing = 0, nsampled = 0;
@@ -705,18 +1025,38 @@ static enum recording_status convert(struct import *im)
 		}
 	}
 	store_missing(im);
+	/* the groups read at the samples: the count set, and the plan the
+	 * regions' counts are added up by */
+	struct collect_plan read_plan = { 0 };
+	if (im->reads.samples) {
+		char tw[TD_ERRLEN];
+		struct td_table *t =
+			have_cpu && cpu.tma[0] ? td_table_load_arch(rq->tma_dir, cpu.tma, tw, sizeof tw) : NULL;
+		rc = store_read_groups(im, t, &read_plan);
+		td_table_free(t);
+		if (rc) {
+			import_fail(im, "the counts cannot be stored");
+			return RECORDING_ERROR;
+		}
+	} else if (rq->import_counts && im->reads.ignored) {
+		rec_warn(&rq->log, "%s: the counter groups read at its samples are left out: --import-counts gives the "
+			 "counts", rq->input);
+	}
 
 	/* the hot regions, as gus record ranks its samples */
 	struct sim_machine *m = sim_machine_find(rq->machines_dir, machine, err, sizeof err);
 	if (!m) {
 		rec_error(&rq->log, "%s", err);
+		collect_plan_free(&read_plan);
 		return rq->arch ? RECORDING_USAGE : RECORDING_ERROR;
 	}
 	recording_progress(&rq->log, true, "ranking the hot regions of %llu samples", (unsigned long long)im->samples);
 	size_t nregions = 0;
-	rc = rec_rank_regions(im->d, m, rq->hot ? rq->hot : 5, &rq->log, &nregions);
+	rc = rec_rank_regions(im->d, m, rq->hot ? rq->hot : 5, read_plan.n ? &read_plan : NULL, &rq->log,
+			      &nregions);
 	recording_progress_end(&rq->log);
 	sim_machine_free(m);
+	collect_plan_free(&read_plan);
 	if (rc || (nregions && im->rows.n && rec_store_region_rows(im->d, &im->rows, rq->import_counts, &rq->log))) {
 		import_fail(im, "the hot regions cannot be stored");
 		return RECORDING_ERROR;
@@ -740,6 +1080,7 @@ static void import_free(struct import *im)
 	}
 	free(im->objs);
 	free(im->chain);
+	free(im->reads.tab);
 	perfdata_close(im->pd);
 }
 
