@@ -219,6 +219,44 @@ compare_callers() {	# compare_callers PERF.DATA GUS-INPUT WHAT
 	else ok 1 "$3: hot_chain's callers as perf report -g caller"; echo "#   perf: $(tr '\n' '|' <"$TMP/perf.callers") gus: $(tr '\n' '|' <"$TMP/gus.callers")"; fi
 }
 
+# the shares of each event of a group read at the samples that perf report
+# --group gives a symbol: "event share" lines, in the group's order
+perf_group_shares() {	# perf_group_shares FILE SYMBOL EVENTS...
+	f=$1 sym=$2
+	shift 2
+	perf report -i "$f" --stdio --group --sort sym 2>/dev/null |
+		awk -v sym="$sym" '$0 ~ "\\] " sym "$" { for (i = 1; i <= NF && $i ~ /%$/; i++) print substr($i, 1, length($i) - 1) }' |
+		paste -d' ' - /dev/null | head -n $# | { for e in "$@"; do read -r v rest; echo "$e $v"; done; }
+}
+# the same from gus: a region's count of each event over the whole run's
+gus_group_shares() {	# gus_group_shares GUS.DATA REGION
+	"$GUS" report -q -i "$1" --json 2>/dev/null | python3 -c '
+import json, sqlite3, sys
+total = dict(sqlite3.connect(sys.argv[1]).execute("select event, value from counts"))
+for r in json.load(sys.stdin)["regions"]:
+    if r["kind"] == "function" and r["name"] == sys.argv[2]:
+        for c in r["counts"] or []:
+            print(c["event"], round(100 * c["raw"] / total[c["event"]], 2))' "$1" "$2"
+}
+
+if [ -n "$why" ]; then
+	skip "groups read at samples: each event's share of hot_chain as perf report --group" "$why"
+	skip "groups read at samples: the count set" "$why"
+else
+	perf record -q -e '{cpu-clock,task-clock,page-faults}:S' -o "$TMP/group.perf" -- "$prog" 100000000 >/dev/null 2>&1
+	"$GUS" import -q -o "$TMP/group.gus" "$TMP/group.perf" 2>/dev/null
+	perf_group_shares "$TMP/group.perf" hot_chain cpu-clock task-clock page-faults >"$TMP/perf.group"
+	gus_group_shares "$TMP/group.gus" hot_chain >"$TMP/gus.group"
+	bad=$(join "$TMP/perf.group" "$TMP/gus.group" | awk '{ d = $2 - $3; if (d > 0.1 || d < -0.1) print }')
+	if [ -z "$bad" ] && [ "$(wc -l <"$TMP/gus.group")" -eq 3 ] && [ "$(join "$TMP/perf.group" "$TMP/gus.group" | wc -l)" -eq 3 ]; then
+		ok 0 "groups read at samples: each event's share of hot_chain as perf report --group ($(tr '\n' ' ' <"$TMP/gus.group"))"
+	else ok 1 "groups read at samples: each event's share of hot_chain as perf report --group"
+		echo "#   perf: $(tr '\n' '|' <"$TMP/perf.group") gus: $(tr '\n' '|' <"$TMP/gus.group")"; fi
+	out=$("$GUS" report -q -i "$TMP/group.perf" 2>&1)
+	check_contains "$out" "Counts (this region, " "groups read at samples: gus report -i perf.data shows the region's counts"
+	check_lacks "$out" "missing counts" "groups read at samples: no counts said missing"
+fi
+
 if [ -n "$why" ]; then
 	for t in "file mode: shares" "file mode: callers" "file mode: --stat" "file mode: gus report -i perf.data" \
 		"pipe mode: shares" "pipe mode: callers" "pipe mode: --stat" "pipe mode: objects by inode"; do
