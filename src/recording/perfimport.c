@@ -88,6 +88,30 @@ struct reads {
 	double delta[READ_GROUP_MAX];
 };
 
+/* Intel PT (below): AUXTRACE_INFO's facts, and each buffer's flags for
+ * its next chunk */
+#define PT_PRIV 17		/* INTEL_PT_AUXTRACE_PRIV_MAX of perf's intel-pt.h */
+#define PT_BUFFERS 1024
+
+struct pt_buffer {
+	int cpu, tid;
+	uint32_t flags;		/* GUSDATA_CHUNK_* for its next chunk */
+};
+
+struct pt_import {
+	bool intel_pt;			/* an AUXTRACE_INFO of Intel PT */
+	uint64_t priv[PT_PRIV];
+	size_t npriv;
+	bool time_conv;			/* a TIME_CONV record */
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t chunks, bytes, other_bytes;	/* stored; of another tracer */
+	struct pt_buffer buf[PT_BUFFERS];
+	size_t nbuf;
+	bool too_many_buffers;
+	struct ipt_packet_counts packets;
+	bool packets_failed;
+};
+
 struct import {
 	const struct recording_import_request *rq;
 	struct perfdata *pd;
@@ -108,6 +132,7 @@ struct import {
 	struct td_region_rows rows;	/* --import-counts per region */
 	bool counted;			/* --import-counts landed */
 	struct reads reads;		/* counter groups read at the samples */
+	struct pt_import pt;		/* Intel PT */
 };
 
 static void import_fail(struct import *im, const char *what)
@@ -465,6 +490,183 @@ out:
 	return rc;
 }
 
+/* -------------------------------------------------------------- Intel PT --- */
+/* perf's auxtrace type of Intel PT, and the fields of its AUXTRACE_INFO
+ * (perf's tools/perf/util/intel-pt.h) */
+#define AUXTRACE_INTEL_PT 1
+enum {
+	PT_PMU_TYPE, PT_TIME_SHIFT, PT_TIME_MULT, PT_TIME_ZERO, PT_CAP_USER_TIME_ZERO, PT_TSC_BIT,
+	PT_NORETCOMP_BIT, PT_HAVE_SCHED_SWITCH, PT_SNAPSHOT_MODE, PT_PER_CPU_MMAPS, PT_MTC_BIT,
+	PT_MTC_FREQ_BITS, PT_TSC_CTC_N, PT_TSC_CTC_D, PT_CYC_BIT, PT_MAX_NONTURBO_RATIO,
+};
+
+static bool pt_priv(const struct pt_import *pt, size_t i, uint64_t *v)
+{
+	if (i >= pt->npriv)
+		return false;
+	*v = pt->priv[i];
+	return true;
+}
+
+/* the buffer of a per-CPU (TID -1) or per-thread (CPU -1) trace; NULL
+ * beyond PT_BUFFERS */
+static struct pt_buffer *pt_buffer(struct pt_import *pt, int cpu, int tid)
+{
+	for (size_t i = 0; i < pt->nbuf; i++)
+		if (pt->buf[i].cpu == cpu && pt->buf[i].tid == tid)
+			return &pt->buf[i];
+	if (pt->nbuf == PT_BUFFERS) {
+		pt->too_many_buffers = true;
+		return NULL;
+	}
+	pt->buf[pt->nbuf] = (struct pt_buffer){ .cpu = cpu, .tid = tid };
+	return &pt->buf[pt->nbuf++];
+}
+
+static bool pt_per_cpu(const struct pt_import *pt, uint32_t cpu, uint32_t tid)
+{
+	uint64_t v;
+	if (pt_priv(pt, PT_PER_CPU_MMAPS, &v))
+		return v != 0;
+	return tid == UINT32_MAX && cpu != UINT32_MAX;
+}
+
+/* an AUXTRACE record's trace as gus record stores its own: a chunk of its
+ * buffer, at its offset in the AUX area's stream */
+static int pt_chunk(struct import *im, const struct perfdata_record *r)
+{
+	struct pt_import *pt = &im->pt;
+	if (!pt->intel_pt) {
+		pt->other_bytes += r->u.auxtrace.size;
+		return 0;
+	}
+	bool per_cpu = pt_per_cpu(pt, r->u.auxtrace.cpu, r->u.auxtrace.tid);
+	int cpu = per_cpu ? (int)r->u.auxtrace.cpu : -1, tid = per_cpu ? -1 : (int)r->u.auxtrace.tid;
+	struct pt_buffer *b = pt_buffer(pt, cpu, tid);
+	if (!b)
+		return 0;
+	uint64_t snapshot = 0;
+	struct gusdata_chunk c = { .cpu = cpu, .tid = tid, .aux_offset = r->u.auxtrace.offset, .flags = b->flags,
+				   .data = r->u.auxtrace.data, .size = (size_t)r->u.auxtrace.size };
+	/* each snapshot is a piece of its own */
+	if (pt_priv(pt, PT_SNAPSHOT_MODE, &snapshot) && snapshot)
+		c.flags |= GUSDATA_CHUNK_OVERWRITE;
+	b->flags = 0;
+	char err[256];
+	if (!pt->packets_failed &&
+	    ipt_count_packets(r->u.auxtrace.data, (size_t)r->u.auxtrace.size, &pt->packets, err, sizeof err))
+		pt->packets_failed = true;
+	if (!im->pending && gusdata_begin(im->d))
+		return import_fail(im, "the trace cannot be stored"), -1;
+	if (gusdata_add_chunk(im->d, &c))
+		return import_fail(im, "the trace cannot be stored"), -1;
+	pt->chunks++;
+	pt->bytes += c.size;
+	if (++im->pending >= 2048) {
+		im->pending = 0;
+		if (gusdata_commit(im->d))
+			return import_fail(im, "the trace cannot be stored"), -1;
+	}
+	return 0;
+}
+
+/* an AUX record that says data was lost (truncated, collided, partial):
+ * its buffer's next chunk is decoded after a gap */
+static void pt_lost(struct import *im, const struct perfdata_record *r)
+{
+	struct pt_import *pt = &im->pt;
+	uint64_t f = r->u.aux.flags;
+	if (!(f & (PERFDATA_AUX_FLAG_TRUNCATED | PERFDATA_AUX_FLAG_COLLISION | PERFDATA_AUX_FLAG_PARTIAL)))
+		return;
+	const struct perfdata_where *w = &r->where;
+	bool per_cpu = pt_per_cpu(pt, w->has_cpu ? w->cpu : UINT32_MAX, w->has_tid ? UINT32_MAX : 0);
+	struct pt_buffer *b = per_cpu && w->has_cpu ? pt_buffer(pt, (int)w->cpu, -1)
+			      : !per_cpu && w->has_tid ? pt_buffer(pt, -1, (int)w->tid) : NULL;
+	if (b)
+		b->flags |= (f & PERFDATA_AUX_FLAG_TRUNCATED) ? GUSDATA_CHUNK_TRUNCATED : GUSDATA_CHUNK_LOST_BEFORE;
+}
+
+static unsigned lowest_bit(uint64_t v)
+{
+	unsigned k = 0;
+	while (v && !(v & 1)) {
+		v >>= 1;
+		k++;
+	}
+	return k;
+}
+
+/* The facts ipt_decode_recording and the report read of a PT recording
+ * (pt.c's pt.* keys), from AUXTRACE_INFO and TIME_CONV; the mappings of
+ * the run as the trace's image, each naming the file found here and the
+ * build-id it must have. */
+static int store_pt(struct import *im)
+{
+	struct pt_import *pt = &im->pt;
+	struct gusdata *d = im->d;
+	uint64_t v;
+	gusdata_set_meta(d, "tracer", "pt");
+	gusdata_set_meta_u64(d, "trace.pt_bytes", pt->bytes);
+	gusdata_set_meta_u64(d, "pt.aux_bytes", pt->bytes);
+	gusdata_set_meta_u64(d, "pt.aux_records", pt->chunks);
+	/* PT holds the whole run: the report cuts it into gus record's windows */
+	gusdata_set_meta_u64(d, "trace.window_records", 5000);
+	gusdata_set_meta_u64(d, "trace.windows_per_level", 32);
+	gusdata_set_meta(d, "pt.mode", pt_priv(pt, PT_SNAPSHOT_MODE, &v) && v ? "snapshot" : "full");
+	if (pt->time_conv) {
+		gusdata_set_meta_u64(d, "pt.time_shift", pt->time_shift);
+		gusdata_set_meta_u64(d, "pt.time_mult", pt->time_mult);
+		gusdata_set_meta_u64(d, "pt.time_zero", pt->time_zero);
+		gusdata_set_meta_u64(d, "pt.cap_user_time_zero", pt->time_mult != 0);
+	} else if (pt_priv(pt, PT_CAP_USER_TIME_ZERO, &v)) {
+		uint64_t shift = 0, mult = 0, zero = 0;
+		pt_priv(pt, PT_TIME_SHIFT, &shift);
+		pt_priv(pt, PT_TIME_MULT, &mult);
+		pt_priv(pt, PT_TIME_ZERO, &zero);
+		gusdata_set_meta_u64(d, "pt.time_shift", shift);
+		gusdata_set_meta_u64(d, "pt.time_mult", mult);
+		gusdata_set_meta_u64(d, "pt.time_zero", zero);
+		gusdata_set_meta_u64(d, "pt.cap_user_time_zero", v != 0);
+	}
+	if (pt_priv(pt, PT_MAX_NONTURBO_RATIO, &v) && v)
+		gusdata_set_meta_u64(d, "pt.nom_freq", v);
+	uint64_t n = 0, dd = 0;
+	if (pt_priv(pt, PT_TSC_CTC_N, &n) && pt_priv(pt, PT_TSC_CTC_D, &dd) && n && dd) {
+		gusdata_set_meta_u64(d, "pt.cpuid_15_eax", dd);
+		gusdata_set_meta_u64(d, "pt.cpuid_15_ebx", n);
+	}
+	/* the MTC period of the intel_pt event's config, where MTC is on */
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	uint64_t type = 0, mtc_bit = 0, mtc_bits = 0;
+	if (pt_priv(pt, PT_PMU_TYPE, &type) && pt_priv(pt, PT_MTC_BIT, &mtc_bit) &&
+	    pt_priv(pt, PT_MTC_FREQ_BITS, &mtc_bits) && mtc_bits)
+		for (size_t i = 0; i < in->nattrs; i++) {
+			const struct perfdata_attr *a = &in->attrs[i];
+			if (a->type != type)
+				continue;
+			char cfg[32];
+			snprintf(cfg, sizeof cfg, "0x%llx", (unsigned long long)a->config);
+			gusdata_set_meta(d, "pt.config", cfg);
+			gusdata_set_meta_u64(d, "pt.type", type);
+			if (a->config & mtc_bit)
+				gusdata_set_meta_u64(d, "pt.mtc_freq", (a->config & mtc_bits) >> lowest_bit(mtc_bits));
+			break;
+		}
+	if (pt->packets.by_kind[IPT_PKT_OVF])
+		gusdata_set_meta_u64(d, "pt.overflows", pt->packets.by_kind[IPT_PKT_OVF]);
+	/* the mappings: the objects found here, the others by their path
+	 * and the build-id they must have (a file there that has another is
+	 * not decoded through) */
+	if (gusdata_begin(d))
+		return -1;
+	for (size_t i = 0; i < im->nmaps; i++)
+		if (gusdata_add_mmap(d, &im->maps[i].m)) {
+			gusdata_commit(d);
+			return -1;
+		}
+	return gusdata_commit(d);
+}
+
 /* the event whose samples gus takes: the first that samples code (not
  * Intel PT's, not a dummy event for the sideband) */
 static bool samples_code(const struct perfdata *pd, const struct perfdata_attr *a)
@@ -542,7 +744,25 @@ static int take_record(struct import *im, const struct perfdata_record *r)
 	case PERFDATA_SWITCH_CPU_WIDE:
 		return event(im, r, r->u.sw.out ? "switch-out" : "switch-in", pid, tid, r->u.sw.preempt,
 			     r->u.sw.next_prev_tid);
+	case PERFDATA_AUXTRACE_INFO:
+		if (r->u.auxtrace_info.type == AUXTRACE_INTEL_PT && !im->pt.intel_pt) {
+			im->pt.intel_pt = true;
+			im->pt.npriv = r->u.auxtrace_info.npriv < PT_PRIV ? r->u.auxtrace_info.npriv : PT_PRIV;
+			memcpy(im->pt.priv, r->u.auxtrace_info.priv, im->pt.npriv * sizeof *im->pt.priv);
+		}
+		return 0;
+	case PERFDATA_TIME_CONV:
+		if (r->u.time_conv.time_mult) {
+			im->pt.time_conv = true;
+			im->pt.time_shift = r->u.time_conv.time_shift;
+			im->pt.time_mult = r->u.time_conv.time_mult;
+			im->pt.time_zero = r->u.time_conv.time_zero;
+		}
+		return 0;
+	case PERFDATA_AUXTRACE:
+		return pt_chunk(im, r);
 	case PERFDATA_AUX:
+		pt_lost(im, r);
 		if (r->u.aux.flags & PERFDATA_AUX_FLAG_TRUNCATED)
 			return event(im, r, "aux-truncated", pid, tid, r->u.aux.size, r->u.aux.offset);
 		if (r->u.aux.flags & PERFDATA_AUX_FLAG_PARTIAL)
@@ -840,21 +1060,62 @@ static void store_missing(struct import *im)
 	if (st->throttles)
 		gusdata_set_meta_u64(d, "perf.throttles", st->throttles);
 
-	/* the trace: Intel PT's AUX data is not decoded by gus import */
+	/* the trace: Intel PT decoded through the objects found here (the
+	 * report does it), or none */
 	k = 0;
-	if (st->auxtrace_bytes)
-		ADD("the perf.data holds %llu bytes of Intel PT in %llu AUXTRACE records, which gus import does not decode "
-		    "yet: the hot regions are simulated statically from their code",
-		    (unsigned long long)st->auxtrace_bytes, (unsigned long long)st->by_type[PERFDATA_AUXTRACE]);
-	else
+	const struct pt_import *pt = &im->pt;
+	if (pt->chunks) {
+		size_t nabsent = 0, nmapped = 0;
+		for (size_t i = 0; i < im->nobjs; i++) {
+			const struct object *o = &im->objs[i];
+			if (o->pseudo)
+				continue;
+			nmapped++;
+			if (o->local)
+				continue;
+			if (!nabsent++)
+				ADD("of the %s's Intel PT (%llu bytes in %llu AUXTRACE records), the code of these objects "
+				    "cannot be decoded, they are not here: ", base_name(im->rq->input),
+				    (unsigned long long)pt->bytes, (unsigned long long)pt->chunks);
+			ADD("%s%s%s%s", nabsent > 1 ? ", " : "", o->file, o->bid[0] ? " build-id " : "", o->bid);
+		}
+		if (nabsent && nabsent == nmapped)
+			ADD(" (none of the objects the program mapped is here: its trace could not be decoded at all)");
+		else if (nabsent)
+			ADD(" (the trace resumes after their code, a gap each time)");
+		if (pt->packets.by_kind[IPT_PKT_OVF])
+			ADD("%sthe processor's trace buffer overflowed %llu times (OVF packets): what ran then is not in "
+			    "the trace", k ? "; " : "", (unsigned long long)pt->packets.by_kind[IPT_PKT_OVF]);
+		if (pt->packets.bad)
+			ADD("%s%llu bytes of the trace are no PT packet", k ? "; " : "",
+			    (unsigned long long)pt->packets.bad);
+		if (pt->too_many_buffers)
+			ADD("%sthe trace of more than %d CPUs or threads is left out", k ? "; " : "", PT_BUFFERS);
+	} else if (st->auxtrace_bytes) {
+		ADD("the perf.data holds %llu bytes of AUX trace in %llu AUXTRACE records%s, which gus does not decode: "
+		    "the hot regions are simulated statically from their code", (unsigned long long)st->auxtrace_bytes,
+		    (unsigned long long)st->by_type[PERFDATA_AUXTRACE],
+		    pt->intel_pt ? "" : " of no Intel PT (no AUXTRACE_INFO of intel_pt)");
+	} else {
 		ADD("perf record traced no instructions (Intel PT: perf record -e intel_pt//u): the hot regions are "
 		    "simulated statically from their code");
+	}
 	if (st->aux_truncated || st->aux_partial || st->aux_collision)
-		ADD("; its AUX data was truncated %llu times, partial %llu, collided %llu",
-		    (unsigned long long)st->aux_truncated, (unsigned long long)st->aux_partial,
+		ADD("%sits AUX data was truncated %llu times, partial %llu, collided %llu: the trace has a gap after each",
+		    k ? "; " : "", (unsigned long long)st->aux_truncated, (unsigned long long)st->aux_partial,
 		    (unsigned long long)st->aux_collision);
-	gusdata_set_meta(d, "missing.trace", buf);
-	gusdata_set_meta(d, "tracer", "none");
+	if (pt->chunks && st->lost_events)
+		ADD("%sperf lost %llu records of the sideband (LOST): the trace's mappings or threads may be incomplete",
+		    k ? "; " : "", (unsigned long long)st->lost_events);
+	if (k >= sizeof buf)
+		memcpy(buf + sizeof buf - 5, "...", 4);
+	if (k) {
+		gusdata_set_meta(d, "missing.trace", buf);
+		if (pt->chunks)
+			rec_warn(log, "%s: %s", im->rq->input, buf);
+	}
+	if (!pt->chunks)
+		gusdata_set_meta(d, "tracer", "none");
 	if (st->aux_bytes)
 		gusdata_set_meta_u64(d, "perf.aux_bytes", st->aux_bytes);
 
@@ -984,6 +1245,10 @@ static enum recording_status convert(struct import *im)
 		}
 	if (gusdata_commit(im->d) || gusdata_foreach_sample(im->d, count_object_samples, im)) {
 		import_fail(im, "the mappings cannot be stored");
+		return RECORDING_ERROR;
+	}
+	if (im->pt.chunks && store_pt(im)) {
+		import_fail(im, "the trace's mappings cannot be stored");
 		return RECORDING_ERROR;
 	}
 
