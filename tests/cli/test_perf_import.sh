@@ -96,7 +96,12 @@ check_contains "$(printf '%s\n' "$out" | grep 'libc-2.23.so+0x12bd80')" "2.1%" "
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "perf buildid-list" "the missing objects said with how to get them"
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "fbfced183a751237f751009c9cecfec1161a427f" "... and their build-ids"
 out=$("$GUS" report -q -i "$TMP/intel_pt-4.14.data" 2>&1)
-check_contains "$out" "149968 bytes of Intel PT in 2 AUXTRACE records" "Intel PT's AUX data said"
+check_contains "$out" "Intel PT (149968 bytes in 2 AUXTRACE records), the code of these objects cannot be decoded, they are not here: /usr/bin/coreutils build-id c0a88cf4408ddef75343a69e41602f4d3de34e68" \
+	"Intel PT's AUX data said, with the objects its code needs"
+check_contains "$out" "(none of the objects the program mapped is here: its trace could not be decoded at all)" \
+	"... none here: its trace not decoded"
+check_contains "$out" "no instruction stream: /lib64/ld-2.23.so is not here (build-id a3f83cd3799ef4149d3763cee54dd18b967b7ddb): its Intel PT cannot be decoded without its code" \
+	"... and each region in them says why it has no stream"
 check_contains "$out" "Skylake (client)" "Skylake's cpuid"
 check_contains "$out" "# model: skx: Intel Skylake-SP" "its core model, the nearest to Skylake"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)
