@@ -20,6 +20,10 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#ifdef HAVE_ELFUTILS_DEBUGINFOD_H
+#include <dlfcn.h>
+#include <elfutils/debuginfod.h>
+#endif
 
 #include "gusdata.h"
 #include "merge.h"
@@ -31,7 +35,43 @@
 
 bool recording_is_perf_data(const char *path)
 {
-	return perfdata_is_perf_data(path);
+	/* "-": a perf.data on the standard input (a gus.data never is) */
+	return !strcmp(path, "-") || perfdata_is_perf_data(path);
+}
+
+/* the perf.data INPUT names: a file, or "-" the standard input (pipe
+ * mode, as perf record -o - writes it) */
+static int open_input(const char *input, struct perfdata **pd, char *err, size_t errlen)
+{
+	if (strcmp(input, "-"))
+		return perfdata_open(input, -1, pd, err, errlen);
+	int fd = dup(STDIN_FILENO);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "the standard input: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* a file given as the standard input is read as a file (either mode) */
+	if (S_ISREG(st.st_mode))
+		return perfdata_open("the standard input", fd, pd, err, errlen);
+	return perfdata_open_stream(fd, "the standard input", pd, err, errlen);
+}
+
+/* how messages name INPUT */
+static const char *input_shown(const char *input)
+{
+	return strcmp(input, "-") ? input : "the standard input";
+}
+
+/* how messages name INPUT's file (perf buildid-list -i ...) */
+static const char *input_file_name(const char *input)
+{
+	if (!strcmp(input, "-"))
+		return "perf.data";
+	const char *s = strrchr(input, '/');
+	return s ? s + 1 : input;
 }
 
 /* ------------------------------------------------------------ mappings --- */
@@ -112,6 +152,17 @@ struct pt_import {
 	bool packets_failed;
 };
 
+/* debuginfod (below): its client, loaded once where an object is missing */
+struct debuginfod_use {
+	bool tried;
+	void *lib, *client;
+	int (*find)(void *client, const unsigned char *id, int len, char **path);
+	void (*end)(void *client);
+	char why_not[256];	/* why no server was asked, "" when one was */
+	size_t asked, found;
+	char first_error[256];
+};
+
 struct import {
 	const struct recording_import_request *rq;
 	struct perfdata *pd;
@@ -133,6 +184,7 @@ struct import {
 	bool counted;			/* --import-counts landed */
 	struct reads reads;		/* counter groups read at the samples */
 	struct pt_import pt;		/* Intel PT */
+	struct debuginfod_use dbg;	/* objects asked of debuginfod */
 };
 
 static void import_fail(struct import *im, const char *what)
@@ -776,17 +828,87 @@ static int take_record(struct import *im, const struct perfdata_record *r)
 }
 
 /* ------------------------------------------------------------- objects --- */
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* whether PATH is an ELF file whose build-id starts with BID */
 static bool has_build_id(const char *path, const char *bid)
 {
 	char now[129], err[512];
 	return !merge_elf_build_id(path, now, sizeof now, err, sizeof err) && !strncmp(now, bid, strlen(bid));
+}
+
+/* The debuginfod servers of DEBUGINFOD_URLS, asked for an object by its
+ * build-id through elfutils' client (libdebuginfod, as libdw uses it:
+ * loaded at run time, so that gus runs where it is not installed); the
+ * file it gives lands in the client's cache and is taken when its
+ * build-id is the one asked for. What could not be asked, or was not
+ * there, is said with the missing objects. */
+static void debuginfod_setup(struct debuginfod_use *u)
+{
+	u->tried = true;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (!urls || !urls[strspn(urls, " \t")]) {
+		snprintf(u->why_not, sizeof u->why_not, "DEBUGINFOD_URLS is not set: no debuginfod server was asked");
+		return;
+	}
+#ifdef HAVE_ELFUTILS_DEBUGINFOD_H
+	void *(*begin)(void) = NULL;
+	if (!(u->lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(u->why_not, sizeof u->why_not, "DEBUGINFOD_URLS is set, but elfutils' debuginfod client "
+			 "(libdebuginfod.so.1) cannot be loaded: no server was asked");
+		return;
+	}
+	*(void **)&begin = dlsym(u->lib, "debuginfod_begin");
+	*(void **)&u->find = dlsym(u->lib, "debuginfod_find_executable");
+	*(void **)&u->end = dlsym(u->lib, "debuginfod_end");
+	if (!begin || !u->find || !u->end || !(u->client = begin())) {
+		snprintf(u->why_not, sizeof u->why_not, "DEBUGINFOD_URLS is set, but elfutils' debuginfod client could not "
+			 "be set up: no server was asked");
+		u->client = NULL;
+	}
+#else
+	snprintf(u->why_not, sizeof u->why_not, "DEBUGINFOD_URLS is set, but this gus was built without debuginfod "
+		 "(elfutils' libdebuginfod-dev): no server was asked");
+#endif
+}
+
+static void ask_debuginfod(struct import *im, struct object *o)
+{
+	struct debuginfod_use *u = &im->dbg;
+	if (!u->tried)
+		debuginfod_setup(u);
+	if (!u->client || !o->bid[0])
+		return;
+	char *path = NULL;
+	u->asked++;
+	/* a length of 0: the build-id as a hex string */
+	int fd = u->find(u->client, (const unsigned char *)o->bid, 0, &path);
+	if (fd < 0) {
+		if (!u->first_error[0])
+			snprintf(u->first_error, sizeof u->first_error, "%s (build-id %s): %s", o->file, o->bid,
+				 strerror(-fd));
+		free(path);
+		return;
+	}
+	close(fd);
+	if (path && has_build_id(path, o->bid)) {
+		o->local = path;
+		o->how = "from debuginfod";
+		u->found++;
+		return;
+	}
+	if (!u->first_error[0])
+		snprintf(u->first_error, sizeof u->first_error, "%s (build-id %s): the server's file has another build-id",
+			 o->file, o->bid);
+	free(path);
+}
+
+static void debuginfod_free(struct debuginfod_use *u)
+{
+	if (u->client)
+		u->end(u->client);
+#ifdef HAVE_ELFUTILS_DEBUGINFOD_H
+	if (u->lib)
+		dlclose(u->lib);
+#endif
 }
 
 /* the object O here: by path, then in perf's build-id cache */
@@ -832,14 +954,12 @@ static void find_object(struct import *im, struct object *o)
 	}
 	/* perf's cache: DIR/.build-id/xx/<rest> a directory holding elf
 	 * (perf 4.x on), or the file itself (older perf) */
-	char dir[PATH_MAX], path[PATH_MAX + 64];
+	char dir[PATH_MAX] = "", path[PATH_MAX + 64];
 	if (im->rq->debug_dir)
 		snprintf(dir, sizeof dir, "%s", im->rq->debug_dir);
 	else if (getenv("HOME"))
 		snprintf(dir, sizeof dir, "%s/.debug", getenv("HOME"));
-	else
-		return;
-	for (int form = 0; form < 2; form++) {
+	for (int form = 0; form < 2 && dir[0]; form++) {
 		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s%s", dir, o->bid, o->bid + 2, form ? "" : "/elf");
 		struct stat st;
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && has_build_id(path, o->bid)) {
@@ -849,6 +969,7 @@ static void find_object(struct import *im, struct object *o)
 			return;
 		}
 	}
+	ask_debuginfod(im, o);
 }
 
 /* the build-id the perf.data names for FILE: the mapping's own, else the
@@ -1054,7 +1175,7 @@ static void store_missing(struct import *im)
 		    (unsigned long long)st->samples_unknown_event);
 	if (k) {
 		gusdata_set_meta(d, "missing.samples", buf);
-		rec_warn(log, "%s: %s", im->rq->input, buf);
+		rec_warn(log, "%s: %s", input_shown(im->rq->input), buf);
 	}
 	gusdata_set_meta_u64(d, "sample.lost", st->lost_samples + st->lost_events);
 	if (st->throttles)
@@ -1075,7 +1196,7 @@ static void store_missing(struct import *im)
 				continue;
 			if (!nabsent++)
 				ADD("of the %s's Intel PT (%llu bytes in %llu AUXTRACE records), the code of these objects "
-				    "cannot be decoded, they are not here: ", base_name(im->rq->input),
+				    "cannot be decoded, they are not here: ", input_file_name(im->rq->input),
 				    (unsigned long long)pt->bytes, (unsigned long long)pt->chunks);
 			ADD("%s%s%s%s", nabsent > 1 ? ", " : "", o->file, o->bid[0] ? " build-id " : "", o->bid);
 		}
@@ -1112,7 +1233,7 @@ static void store_missing(struct import *im)
 	if (k) {
 		gusdata_set_meta(d, "missing.trace", buf);
 		if (pt->chunks)
-			rec_warn(log, "%s: %s", im->rq->input, buf);
+			rec_warn(log, "%s: %s", input_shown(im->rq->input), buf);
 	}
 	if (!pt->chunks)
 		gusdata_set_meta(d, "tracer", "none");
@@ -1131,7 +1252,7 @@ static void store_missing(struct import *im)
 		k = 0;
 		ADD("some samples read groups gus does not take (more than %d events, or more than %d groups): "
 		    "their reads are left out", READ_GROUP_MAX, READ_GROUPS_MAX);
-		rec_warn(log, "%s: %s", im->rq->input, buf);
+		rec_warn(log, "%s: %s", input_shown(im->rq->input), buf);
 	}
 
 	/* the objects not here, with how to get them */
@@ -1153,14 +1274,24 @@ static void store_missing(struct import *im)
 	if (k >= sizeof buf)
 		memcpy(buf + sizeof buf - 5, "...", 4);
 	if (nmissing) {
-		char text[sizeof buf + 512];
+		char text[sizeof buf + 1200];
+		char dbg[600];
+		const struct debuginfod_use *u = &im->dbg;
+		if (u->why_not[0])
+			snprintf(dbg, sizeof dbg, "; %s", u->why_not);
+		else if (u->asked)
+			snprintf(dbg, sizeof dbg, "; the debuginfod servers of DEBUGINFOD_URLS had %zu of the %zu objects "
+				 "asked for%s%s", u->found, u->asked, u->first_error[0] ? ", first missing: " : "",
+				 u->first_error);
+		else
+			dbg[0] = 0;
 		snprintf(text, sizeof text, "%zu of the %zu sampled objects are not here, their samples named by path and "
 			 "file offset ('perf buildid-list -i %s' on the machine that recorded lists them, 'perf archive %s' "
-			 "packs them: unpack it into ~/.debug here): %s", nmissing, nsampled, base_name(im->rq->input),
-			 base_name(im->rq->input), buf);
+			 "packs them: unpack it into ~/.debug here): %s%s", nmissing, nsampled, input_file_name(im->rq->input),
+			 input_file_name(im->rq->input), buf, dbg);
 		gusdata_set_meta(d, "missing.objects", text);
 		gusdata_set_meta_u64(d, "perf.objects_missing", nmissing);
-		rec_warn(log, "%s: %s", im->rq->input, text);
+		rec_warn(log, "%s: %s", input_shown(im->rq->input), text);
 	}
 	/* the objects taken without a build-id to check them by, and those
 	 * found in the cache, in one line each */
@@ -1170,22 +1301,23 @@ static void store_missing(struct import *im)
 		for (size_t i = 0; i < im->nobjs; i++) {
 			const struct object *o = &im->objs[i];
 			if (!o->samples || !o->local || !strcmp(o->how, "by path") || !strcmp(o->how, "by path and inode") ||
-			    cached != !strcmp(o->how, "from the build-id cache"))
+			    cached != (!strcmp(o->how, "from the build-id cache") || !strcmp(o->how, "from debuginfod")))
 				continue;
 			n++;
 			if (cached)
-				ADD("%s%s as %s", n > 1 ? ", " : "", o->file, o->local);
+				ADD("%s%s as %s (%s)", n > 1 ? ", " : "", o->file, o->local, o->how);
 			else
 				ADD("%s%s", n > 1 ? ", " : "", o->file);
 		}
 		if (k >= sizeof buf)
 			memcpy(buf + sizeof buf - 5, "...", 4);
 		if (n && cached)
-			rec_warn(log, "%s: %zu object(s) taken from the build-id cache: %s", im->rq->input, n, buf);
+			rec_warn(log, "%s: %zu object(s) taken by build-id from elsewhere: %s", input_shown(im->rq->input), n,
+				 buf);
 		else if (n) {
 			gusdata_set_meta(d, "perf.objects_unverified", buf);
 			rec_warn(log, "%s: %zu object(s) taken by their path, unverified: the perf.data has neither a "
-				 "build-id nor an inode for them: %s", im->rq->input, n, buf);
+				 "build-id nor an inode for them: %s", input_shown(im->rq->input), n, buf);
 		}
 	}
 #undef ADD
@@ -1216,7 +1348,8 @@ static enum recording_status convert(struct import *im)
 	if (rc < 0) {
 		/* what the reader got before the damage is kept */
 		const char *colon = strstr(err, ": ");
-		snprintf(im->damage, sizeof im->damage, "%s", colon && !strncmp(err, rq->input, (size_t)(colon - err))
+		const char *name = input_shown(rq->input);
+		snprintf(im->damage, sizeof im->damage, "%s", colon && !strncmp(err, name, (size_t)(colon - err))
 								 ? colon + 2 : err);
 	}
 	if (!im->chosen) {
@@ -1346,6 +1479,7 @@ static void import_free(struct import *im)
 	free(im->objs);
 	free(im->chain);
 	free(im->reads.tab);
+	debuginfod_free(&im->dbg);
 	perfdata_close(im->pd);
 }
 
@@ -1358,7 +1492,7 @@ static enum recording_status import_into(const struct recording_import_request *
 	struct import im = { .rq = rq, .sampled_index = -1 };
 	if (sum)
 		memset(sum, 0, sizeof *sum);
-	if (perfdata_open(rq->input, -1, &im.pd, err, sizeof err)) {
+	if (open_input(rq->input, &im.pd, err, sizeof err)) {
 		rec_error(&rq->log, "%s", err);
 		return RECORDING_ERROR;
 	}
@@ -1434,7 +1568,7 @@ enum recording_status recording_import_stat(const char *path, struct recording_i
 	struct perfdata *pd;
 	char err[1024];
 	memset(st, 0, sizeof *st);
-	if (perfdata_open(path, -1, &pd, err, sizeof err)) {
+	if (open_input(path, &pd, err, sizeof err)) {
 		rec_error(log, "%s", err);
 		return RECORDING_ERROR;
 	}

@@ -296,4 +296,86 @@ else
 	if [ "$got" = "$want" ]; then ok 0 "pipe mode: --stat as perf report --stat"; else ok 1 "pipe mode: --stat as perf report --stat"; echo "#   $got / $want"; fi
 	check_lacks "$(cat "$TMP/pipe.err")" "not here" "pipe mode: every object found (by path and inode: no build-ids in pipe mode)"
 fi
+# ------------------------------------------------- the standard input ---
+# perf record -o - | gus report -i -, as perf report -i - reads pipe mode
+out=$(printf 'xx' | "$GUS" report -q -i - 2>&1); st=$?
+check_status $st 1 "stdin: two bytes: exit 1"
+check_contains "$out" "the standard input: not a perf.data" "... said, naming the standard input"
+out=$(cat "$FIX/perf.data.group_desc-4.14" | "$GUS" report -q -i - 2>&1); st=$?
+check_status $st 1 "stdin: a file-mode perf.data through a pipe: exit 1"
+check_contains "$out" "a perf.data in file mode cannot be read from a pipe" "... said"
+"$GUS" report -q -i - <"$FIX/perf.data.group_desc-4.14" >/dev/null 2>&1
+check_status $? 0 "stdin: a file-mode perf.data as a file on the standard input reads"
+out=$(cat "$FIX/perf.data.piped.corrupted.zero_size_sample-3.2" | "$GUS" import -q -o "$TMP/zero-stdin.data" - 2>&1); st=$?
+check_status $st 0 "stdin: the damaged pipe-mode file imports what it holds"
+check_contains "$out" "the perf.data is damaged: a SAMPLE record of size 0 at 0xbfd0" "... its damage said as from a file"
+head -c 5000 "$FIX/perf.data.piped.intel_pt-4.14" | "$GUS" import -q -o "$TMP/cut-stdin.data" - 2>"$TMP/cut-stdin.err"
+check_status $? 0 "stdin: a stream cut inside a record imports what came before"
+check_contains "$(cat "$TMP/cut-stdin.err")" "a MMAP record of 144 bytes at 0x1310 runs past the end of the data (0x1388)" \
+	"... the cut said with its record and offset"
+a=$("$GUS" import --stat "$FIX/perf.data.piped.intel_pt-4.14" | stat_lines)
+b=$(cat "$FIX/perf.data.piped.intel_pt-4.14" | "$GUS" import --stat - | stat_lines)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok 0 "stdin: --stat of a pipe-mode file through a pipe as of the file"
+else ok 1 "stdin: --stat of a pipe-mode file through a pipe as of the file"; echo "#   $a / $b"; fi
+if [ -n "$why" ]; then
+	skip "stdin: perf record -o - | gus report -i -" "$why"
+	skip "stdin: the same regions as the file" "$why"
+else
+	out=$(perf record -q -e cpu-clock -g -o - -- "$prog" 100000000 2>/dev/null | "$GUS" report -q -i - 2>&1); st=$?
+	check_status $st 0 "stdin: perf record -o - | gus report -i -"
+	check_contains "$out" "hot_chain (callers.c" "... reports hot_chain"
+	a=$(gus_regions "$TMP/pipe.perf")
+	b=$(cat "$TMP/pipe.perf" | "$GUS" report -q -i - --json 2>/dev/null | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["regions"]:
+    if r["kind"] == "function" and " " not in r["name"]:
+        print(r["name"], round(100 * r["share"], 4))')
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then ok 0 "stdin: the same regions as the file read by its name"
+	else ok 1 "stdin: the same regions as the file read by its name"; echo "#   $a / $b"; fi
+fi
+
+# ------------------------------------------------------------ debuginfod ---
+# a binary perf sampled that is no longer at its path nor in the build-id
+# cache: asked of the debuginfod servers of DEBUGINFOD_URLS (a local
+# debuginfod serving a directory here), said when unset or unreachable
+if [ -n "$why" ]; then
+	skip "debuginfod" "$why"
+elif ! command -v debuginfod >/dev/null 2>&1; then
+	skip "debuginfod: a local server" "no debuginfod (Debian's debuginfod)"
+else
+	mkdir -p "$TMP/bin" "$TMP/served" "$TMP/nocache"
+	cp "$prog" "$TMP/bin/callers"
+	perf record -q -N -e cpu-clock -o "$TMP/dbg.perf" -- "$TMP/bin/callers" 50000000 >/dev/null 2>&1
+	mv "$TMP/bin/callers" "$TMP/served/callers"
+	bid=$(perf buildid-list -i "$TMP/dbg.perf" 2>/dev/null | awk '/bin\/callers$/ { print $1 }')
+	out=$(env -u DEBUGINFOD_URLS "$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg0.gus" "$TMP/dbg.perf" 2>&1)
+	check_contains "$out" "$TMP/bin/callers (build-id $bid" "debuginfod: the binary gone, said missing with its build-id"
+	check_contains "$out" "DEBUGINFOD_URLS is not set: no debuginfod server was asked" "... and that no server was asked"
+	out=$(DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_CACHE_PATH="$TMP/dcache" DEBUGINFOD_TIMEOUT=5 \
+		"$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg1.gus" "$TMP/dbg.perf" 2>&1)
+	check_contains "$out" "the debuginfod servers of DEBUGINFOD_URLS had 0 of the 1 objects asked for, first missing: $TMP/bin/callers (build-id $bid): " \
+		"debuginfod unreachable: said, with the first object and why"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F -p "$port" -d "$TMP/debuginfod.sqlite" "$TMP/served" >"$TMP/debuginfod.log" 2>&1 &
+	server=$!
+	# until it has indexed the directory (a few seconds)
+	python3 -c '
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=2).read(1)
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)' "http://127.0.0.1:$port/buildid/$bid/executable"
+	check_status $? 0 "debuginfod: a local server serves the binary"
+	out=$(DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH="$TMP/dcache" \
+		"$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg2.gus" "$TMP/dbg.perf" 2>&1)
+	check_status $? 0 "debuginfod: gus import with DEBUGINFOD_URLS"
+	check_contains "$out" "$TMP/bin/callers as $TMP/dcache/$bid/executable (from debuginfod)" "... the binary taken from the server"
+	check_lacks "$out" "not here" "... and nothing said missing"
+	check_contains "$(gus_regions "$TMP/dbg2.gus" | head -n 1)" "hot_chain" "... its hot function named by its symbols"
+	kill "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
+fi
 done_testing
