@@ -179,6 +179,11 @@ static void test_group_reads(const struct merge_code *hot, const struct merge_co
 	snprintf(perf, sizeof perf, "%s/groups.perf", tmpdir);
 	snprintf(gus, sizeof gus, "%s/groups.data", tmpdir);
 	bool ok = pw_write(w, perf) == 0;
+	const char *seeds = getenv("GUS_FUZZ_SEEDS");
+	char seed[PATH_MAX + 64];
+	snprintf(seed, sizeof seed, "%s/perf.data.synth-tma-groups", seeds ? seeds : "");
+	if (seeds && *seeds)
+		pw_write(w, seed);
 	pw_free(w);
 	if (!tap_ok(ok && import(perf, gus), "a perf.data of TMA groups read at %d samples imported", NHOT + NCOLD))
 		return;
@@ -354,10 +359,11 @@ static const char *missing_of(const struct merge_report *m, const char *key)
 #define PT_TYPE 8u
 #define NPT_SAMPLES 100
 
-enum pt_variant { PT_WHOLE, PT_DAMAGED, PT_NO_BINARY };
+enum pt_variant { PT_WHOLE, PT_PIPE, PT_DAMAGED, PT_NO_BINARY };
 
 /* perf record -e intel_pt//u -e cpu-clock of callers, as perf writes it:
- * the trace of one CPU in two AUXTRACE records; DAMAGED: an overflow in
+ * the trace of one CPU in two AUXTRACE records; PIPE: the same in pipe
+ * mode (perf record -o -); DAMAGED: an overflow in
  * the trace and an AUX record truncated; NO_BINARY: the object named by
  * a path and build-id that are not here */
 static bool write_pt(const char *perf, const struct segment *seg, const char *build_id, const struct merge_code *hot,
@@ -401,7 +407,14 @@ static bool write_pt(const char *perf, const struct segment *seg, const char *bu
 		pw_aux(w, pa, &at, half, len - half, 0);
 	pw_auxtrace(w, trace + half, len - half, half, 0, UINT32_MAX, 0);
 	pw_finished_round(w);
-	bool ok = pw_write(w, perf) == 0;
+	bool ok = (variant == PT_PIPE ? pw_write_pipe(w, perf) : pw_write(w, perf)) == 0;
+	/* kept as seeds of the fuzz target (GUS_FUZZ_SEEDS: a directory) */
+	const char *seeds = getenv("GUS_FUZZ_SEEDS");
+	char seed[PATH_MAX + 64];
+	snprintf(seed, sizeof seed, "%s/perf.data.synth-intel_pt%s", seeds ? seeds : "",
+		 variant == PT_PIPE ? "-pipe" : variant == PT_DAMAGED ? "-damaged" : variant == PT_NO_BINARY ? "-gone" : "");
+	if (seeds && *seeds)
+		variant == PT_PIPE ? pw_write_pipe(w, seed) : pw_write(w, seed);
 	pw_free(w);
 	return ok;
 }
@@ -457,6 +470,15 @@ static void test_pt(const struct merge_code *hot, const struct segment *seg, con
 	tap_ok(lp && lp->simulated && lp->stream && strstr(lp->stream, "Intel PT"), "its loop too: '%.160s'",
 	       lp && lp->stream ? lp->stream : lp ? lp->why_no_model : "no loop region");
 	tap_ok(!missing_of(m, "trace")[0], "nothing of the trace said missing ('%s')", missing_of(m, "trace"));
+	report_free(r);
+
+	/* the same in pipe mode: the same windows */
+	ok = write_pt(perf, seg, build_id, hot, trace, len, PT_PIPE) && import(perf, gus);
+	r = ok ? build(gus) : NULL;
+	m = r ? report_model(r) : NULL;
+	f = region(m, "function", "hot_chain");
+	tap_ok(f && f->simulated && f->windows_total == want && !strstr(said, "gap(s) in the Intel PT trace"),
+	       "pipe mode: the same %zu windows, no gaps", f ? f->windows_total : 0);
 	report_free(r);
 
 	/* an overflow in the trace and a truncated AUX record: counted and
