@@ -901,14 +901,12 @@ static void ask_debuginfod(struct import *im, struct object *o)
 	free(path);
 }
 
+/* the client ended; the library stays loaded (libcurl's global state,
+ * which it sets up once, would be lost, not freed, by a dlclose) */
 static void debuginfod_free(struct debuginfod_use *u)
 {
 	if (u->client)
 		u->end(u->client);
-#ifdef HAVE_ELFUTILS_DEBUGINFOD_H
-	if (u->lib)
-		dlclose(u->lib);
-#endif
 }
 
 /* the object O here: by path, then in perf's build-id cache */
