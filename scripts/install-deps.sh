@@ -10,10 +10,12 @@ set -eu
 # linux-source-6.12 and libjson-c-dev: the TMA tables generated from the
 # kernel's metric files (tools/tmagen), and libperf (scripts/build-libperf.sh);
 # linux-perf: perf records and reads perf.data files beside gus import
-# (tests/cli/test_perf_import.sh compares the two)
+# (tests/cli/test_perf_import.sh compares the two);
+# libdebuginfod-dev: gus import asks DEBUGINFOD_URLS for objects not here;
+# debuginfod: a local server that test_perf_import.sh asks
 # libprotobuf-c-dev and protobuf-c-compiler: gus report --pprof (src/render);
 # golang-go: go tool pprof, the reader tests/cli/test_pprof.sh checks it with
-pkgs=(gcc make autoconf automake pkg-config libpfm4-dev libjson-c-dev linux-source-6.12 libzydis-dev libelf-dev libdw-dev zlib1g-dev libiberty-dev libc6-dbg g++ python3 libsqlite3-dev sqlite3 libipt-dev qemu-user xz-utils man-db groff-base clang libclang-rt-14-dev strace chromium libprotobuf-c-dev protobuf-c-compiler golang-go linux-perf)
+pkgs=(gcc make autoconf automake pkg-config libpfm4-dev libjson-c-dev linux-source-6.12 libzydis-dev libelf-dev libdw-dev zlib1g-dev libiberty-dev libc6-dbg g++ python3 libsqlite3-dev sqlite3 libipt-dev qemu-user xz-utils man-db groff-base clang libclang-rt-14-dev strace chromium libprotobuf-c-dev protobuf-c-compiler golang-go linux-perf libdebuginfod-dev debuginfod)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -43,7 +43,11 @@ static void import_usage(FILE *out)
 		"      --stat           only count the records by type and the samples by\n"
 		"                       event, as perf report --stat does; nothing written\n"
 		"  -q, --quiet          no progress on the terminal\n"
-		"  -h, --help           this help; 'gus help import' shows the manual\n");
+		"  -h, --help           this help; 'gus help import' shows the manual\n"
+		"\n"
+		"perf.data '-' is the standard input, in pipe mode (perf record -o - ... |\n"
+		"gus import -). Objects not found by path or in the build-id cache are\n"
+		"asked of the debuginfod servers of DEBUGINFOD_URLS when it is set.\n");
 }
 
 static int parse_args(int argc, char **argv, struct import_opts *o)
@@ -155,7 +159,8 @@ int cmd_import(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? GUS_EXIT_OK : rc;
-	if (gus_check_readable("import", o.rq.input))
+	/* "-": the standard input (perf record -o - | gus import -) */
+	if (strcmp(o.rq.input, "-") && gus_check_readable("import", o.rq.input))
 		return GUS_EXIT_ERROR;
 	if (o.stat)
 		return print_stat(&o);

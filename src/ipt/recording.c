@@ -313,6 +313,14 @@ static int seg_decode(struct seg *s)
 static int on_chunk(void *ctx, const struct gusdata_chunk *c)
 {
 	struct seg *s = ctx;
+	/* perf pads an AUXTRACE record's trace to 8 bytes and the next
+	 * record goes on where the trace, not its padding, ended: the padding
+	 * (zeros, perhaps inside a packet) is dropped */
+	uint64_t pad = s->any && c->aux_offset < s->next_off ? s->next_off - c->aux_offset : 0;
+	if (pad && pad < 8 && pad <= s->len) {
+		s->len -= (size_t)pad;
+		s->next_off = c->aux_offset;
+	}
 	bool lost = (c->flags & (GUSDATA_CHUNK_LOST_BEFORE | GUSDATA_CHUNK_OVERWRITE)) != 0;
 	bool split = lost || s->prev_truncated || (s->any && c->aux_offset != s->next_off);
 	if (split && s->any) {

@@ -395,6 +395,11 @@ bool perfdata_magic(const void *p, size_t n);
  * the other byte order, version 1, a header or section beyond the file,
  * attributes that cannot be told apart. */
 int perfdata_open(const char *path, int fd, struct perfdata **out, char *err, size_t errlen);
+/* The same on a stream read once (FD, a pipe such as the standard input
+ * perf record -o - writes into; owned by the reader): pipe mode only,
+ * each record's bytes held until the next is read. NAME names it in
+ * messages. A file-mode perf.data is refused (its sections need seeks). */
+int perfdata_open_stream(int fd, const char *name, struct perfdata **out, char *err, size_t errlen);
 /* The same on LEN bytes at BUF (not copied: BUF must outlive the reader);
  * NAME names it in messages. */
 int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out, char *err,

@@ -47,11 +47,20 @@ static inline uint16_t pd_u16(const uint8_t *p)
 	return v;
 }
 
-/* The bytes of the file: a descriptor read with pread, or memory. */
+/* The bytes of the file: a descriptor read with pread, or memory; or a
+ * stream (a pipe, read once): the bytes from BASE on that were read and
+ * not dropped yet, a record at a time (its size UINT64_MAX until it
+ * ends) */
+#define PD_MAX_STREAM_BUFFER (PD_MAX_AUXTRACE + 2 * PD_MAX_RECORD)
 struct pd_src {
 	int fd;
 	const uint8_t *mem;
 	uint64_t size;
+	bool stream, eof;
+	uint8_t *buf;
+	uint64_t base;
+	size_t len, cap;
+	int read_errno;		/* a read that failed, 0 none */
 };
 
 struct perfdata {
@@ -90,6 +99,9 @@ struct perfdata {
 
 /* LEN bytes at OFF into BUF: 0, or -1 when the file ends before */
 int pd_read_at(struct perfdata *pd, uint64_t off, void *buf, size_t len);
+/* how many of the WANT bytes at OFF there are (a stream: read until it
+ * has them or ends) */
+uint64_t pd_available(struct perfdata *pd, uint64_t off, uint64_t want);
 
 /* A feature section (file mode) or a HEADER_FEATURE record's data (pipe
  * mode), LEN bytes at P, into PD's info. -1 with WHY (the feature and the

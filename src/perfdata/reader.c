@@ -63,8 +63,75 @@ bool perfdata_is_perf_data(const char *path)
 	return is;
 }
 
+/* a stream's bytes up to END read into its buffer (fewer at its end) */
+static void stream_fill(struct pd_src *s, uint64_t end)
+{
+	while (!s->eof && s->base + s->len < end) {
+		size_t want = (size_t)(end - s->base);
+		if (want > s->cap) {
+			size_t cap = s->cap ? s->cap : 1 << 16;
+			while (cap < want)
+				cap *= 2;
+			uint8_t *b = realloc(s->buf, cap);
+			if (!b) {
+				s->eof = true;
+				s->read_errno = ENOMEM;
+				return;
+			}
+			s->buf = b;
+			s->cap = cap;
+		}
+		/* as much as the buffer takes: fewer calls on a pipe */
+		ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			s->read_errno = r < 0 ? errno : 0;
+			s->eof = true;
+			s->size = s->base + s->len;
+			return;
+		}
+		s->len += (size_t)r;
+	}
+}
+
+/* a stream's bytes before OFF dropped (the records before it are read) */
+static void stream_drop(struct pd_src *s, uint64_t off)
+{
+	if (!s->stream || off <= s->base)
+		return;
+	uint64_t n = off - s->base;
+	if (n > s->len)
+		n = s->len;
+	memmove(s->buf, s->buf + n, s->len - (size_t)n);
+	s->len -= (size_t)n;
+	s->base += n;
+}
+
+uint64_t pd_available(struct perfdata *pd, uint64_t off, uint64_t want)
+{
+	struct pd_src *s = &pd->src;
+	if (s->stream) {
+		if (off < s->base || want > PD_MAX_STREAM_BUFFER)
+			return 0;
+		stream_fill(s, off + want);
+		uint64_t have = s->base + s->len > off ? s->base + s->len - off : 0;
+		return have < want ? have : want;
+	}
+	if (off >= s->size)
+		return 0;
+	return s->size - off < want ? s->size - off : want;
+}
+
 int pd_read_at(struct perfdata *pd, uint64_t off, void *buf, size_t len)
 {
+	if (pd->src.stream) {
+		if (pd_available(pd, off, len) < len)
+			return -1;
+		if (len)
+			memcpy(buf, pd->src.buf + (off - pd->src.base), len);
+		return 0;
+	}
 	if (off > pd->src.size || len > pd->src.size - off)
 		return -1;
 	if (!len)	/* a piece of no bytes: BUF may be NULL */
@@ -336,6 +403,11 @@ static int open_common(struct perfdata *pd, char *err, size_t errlen)
 		pd->sample_id_pos = pd->other_id_pos = -1;
 		return 0;
 	}
+	if (pd->src.stream) {
+		fail(err, errlen, pd, "a perf.data in file mode cannot be read from a pipe (perf record -o - writes pipe "
+				      "mode; give the file's name instead)");
+		return -1;
+	}
 	/* perf_file_header: magic, size, attr_size, attrs, data, event_types
 	 * (sections of offset and size), then the 256 feature bits */
 	if (hsize < 72 || hsize > pd->src.size || pd_read_at(pd, 0, h, hsize < sizeof h ? hsize : sizeof h)) {
@@ -412,6 +484,25 @@ int perfdata_open(const char *path, int fd, struct perfdata **out, char *err, si
 	return 0;
 }
 
+int perfdata_open_stream(int fd, const char *name, struct perfdata **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct perfdata *pd = new_reader(name);
+	if (!pd) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	pd->src.fd = fd;
+	pd->src.stream = true;
+	pd->src.size = UINT64_MAX;
+	if (open_common(pd, err, errlen)) {
+		perfdata_close(pd);
+		return -1;
+	}
+	*out = pd;
+	return 0;
+}
+
 int perfdata_open_mem(const void *buf, size_t len, const char *name, struct perfdata **out, char *err,
 		      size_t errlen)
 {
@@ -473,6 +564,7 @@ void perfdata_close(struct perfdata *pd)
 	free(pd->pending);
 	if (pd->src.fd >= 0)
 		close(pd->src.fd);
+	free(pd->src.buf);
 	free(pd);
 }
 
@@ -1019,6 +1111,20 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 		return 0;
 	}
 	uint8_t h[8];
+	if (pd->src.stream) {
+		/* the records before this one are read: their bytes go; the
+		 * stream's end is the data's */
+		stream_drop(&pd->src, pd->pos);
+		uint64_t have = pd_available(pd, pd->pos, 8);
+		if (pd->src.read_errno) {
+			pd->failed = true;
+			return damaged(pd, err, errlen, "reading the stream at 0x%llx: %s", (unsigned long long)pd->pos,
+				       strerror(pd->src.read_errno));
+		}
+		if (!have)
+			return 0;
+		pd->end = pd->src.eof ? pd->src.size : UINT64_MAX;
+	}
 	if (pd->end - pd->pos < 8 || pd_read_at(pd, pd->pos, h, 8)) {
 		/* its type, when that much of it is there */
 		uint64_t left = pd->end - pd->pos;
@@ -1037,6 +1143,8 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 	if (r->size < 8)
 		return damaged(pd, err, errlen, "%s of size %u at 0x%llx (a record is at least its 8-byte header)",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos);
+	if (pd->src.stream && pd_available(pd, pd->pos, r->size) < r->size)
+		pd->end = pd->src.size;	/* it ended inside the record */
 	if (r->size > pd->end - pd->pos)
 		return damaged(pd, err, errlen, "%s of %u bytes at 0x%llx runs past the end of the data (0x%llx)%s%s",
 			       type_text(r->type, tt, sizeof tt), r->size, (unsigned long long)pd->pos,
@@ -1077,6 +1185,8 @@ int perfdata_next(struct perfdata *pd, struct perfdata_record *r, char *err, siz
 					       (unsigned long long)r->offset);
 			extra = pd_u32(pd->rec + 8);
 		}
+		if (pd->src.stream && extra <= PD_MAX_AUXTRACE && pd_available(pd, next, extra) < extra)
+			pd->end = pd->src.size;
 		if (extra > pd->end - next || extra > PD_MAX_AUXTRACE)
 			return damaged(pd, err, errlen, "%s at 0x%llx says %llu bytes follow it; the data has %llu%s%s",
 				       type_text(r->type, tt, sizeof tt), (unsigned long long)r->offset,

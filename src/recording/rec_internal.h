@@ -16,10 +16,14 @@ enum recording_status rec_usage(const struct recording_log *log, const char *fmt
 	__attribute__((format(printf, 2, 3)));
 /* The hot regions of the samples and sample mappings in D ranked (the
  * TOP hottest functions, their loops by M) and stored, as gus record does
- * after its sampling run; LOG gets the warnings. -1 on a write error. */
+ * after its sampling run; with READ_GROUPS (the events of each group whose
+ * deltas D's sample_reads hold, by group), each region's count set from
+ * the reads at its samples too. LOG gets the warnings. -1 on a write
+ * error. */
 struct gusdata;
-int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top, const struct recording_log *log,
-		     size_t *nregions);
+struct collect_plan;
+int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
+		     const struct collect_plan *read_groups, const struct recording_log *log, size_t *nregions);
 /* gus record --import-counts: the perf stat -x, file PATH (whole
  * program, or per region: ROWS) into D's counts, counts.source set; -1
  * with the message logged. */

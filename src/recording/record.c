@@ -484,14 +484,14 @@ out:
 	return rc;
 }
 
-int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top, const struct recording_log *log,
-		     size_t *nregions)
+int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
+		     const struct collect_plan *read_groups, const struct recording_log *log, size_t *nregions)
 {
 	const struct recording_log *saved = rec_log;
 	struct merge_region *regions = NULL;
 	uint64_t total;
 	rec_log = log;
-	int rc = find_hot_regions(d, m, top, NULL, &regions, nregions, &total);
+	int rc = find_hot_regions(d, m, top, read_groups, &regions, nregions, &total);
 	rec_log = saved;
 	free(regions);
 	return rc;

@@ -1172,6 +1172,17 @@ static void plan_region(struct sim_plan *pl, struct region_view *v)
 		plan_static(pl, v);
 		return;
 	}
+	bool gone = access(v->file, R_OK) != 0;
+	if ((v->changed || gone) && !strcmp(rp->tracer, "pt")) {
+		/* the decoder follows the trace through the object's code:
+		 * without it, none of its trace is decoded */
+		bool bid = v->r.build_id && v->r.build_id[0];
+		snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: %s is not here%s%s%s%s: its "
+			 "Intel PT cannot be decoded without its code", v->file, gone ? "" : " as recorded",
+			 bid ? " (build-id " : "", bid ? v->r.build_id : "", bid ? ")" : "");
+		plan_static(pl, v);
+		return;
+	}
 	if (!v->have_bias) {
 		char interp[PATH_MAX];
 		if (!strcmp(rp->tracer, "qemu") && program_interpreter(rp->exe, interp, sizeof interp) &&

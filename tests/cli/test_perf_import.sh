@@ -96,7 +96,12 @@ check_contains "$(printf '%s\n' "$out" | grep 'libc-2.23.so+0x12bd80')" "2.1%" "
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "perf buildid-list" "the missing objects said with how to get them"
 check_contains "$(cat "$TMP/lost_samples-4.4.err")" "fbfced183a751237f751009c9cecfec1161a427f" "... and their build-ids"
 out=$("$GUS" report -q -i "$TMP/intel_pt-4.14.data" 2>&1)
-check_contains "$out" "149968 bytes of Intel PT in 2 AUXTRACE records" "Intel PT's AUX data said"
+check_contains "$out" "Intel PT (149968 bytes in 2 AUXTRACE records), the code of these objects cannot be decoded, they are not here: /usr/bin/coreutils build-id c0a88cf4408ddef75343a69e41602f4d3de34e68" \
+	"Intel PT's AUX data said, with the objects its code needs"
+check_contains "$out" "(none of the objects the program mapped is here: its trace could not be decoded at all)" \
+	"... none here: its trace not decoded"
+check_contains "$out" "no instruction stream: /lib64/ld-2.23.so is not here (build-id a3f83cd3799ef4149d3763cee54dd18b967b7ddb): its Intel PT cannot be decoded without its code" \
+	"... and each region in them says why it has no stream"
 check_contains "$out" "Skylake (client)" "Skylake's cpuid"
 check_contains "$out" "# model: skx: Intel Skylake-SP" "its core model, the nearest to Skylake"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)
@@ -219,6 +224,44 @@ compare_callers() {	# compare_callers PERF.DATA GUS-INPUT WHAT
 	else ok 1 "$3: hot_chain's callers as perf report -g caller"; echo "#   perf: $(tr '\n' '|' <"$TMP/perf.callers") gus: $(tr '\n' '|' <"$TMP/gus.callers")"; fi
 }
 
+# the shares of each event of a group read at the samples that perf report
+# --group gives a symbol: "event share" lines, in the group's order
+perf_group_shares() {	# perf_group_shares FILE SYMBOL EVENTS...
+	f=$1 sym=$2
+	shift 2
+	perf report -i "$f" --stdio --group --sort sym 2>/dev/null |
+		awk -v sym="$sym" '$0 ~ "\\] " sym "$" { for (i = 1; i <= NF && $i ~ /%$/; i++) print substr($i, 1, length($i) - 1) }' |
+		paste -d' ' - /dev/null | head -n $# | { for e in "$@"; do read -r v rest; echo "$e $v"; done; }
+}
+# the same from gus: a region's count of each event over the whole run's
+gus_group_shares() {	# gus_group_shares GUS.DATA REGION
+	"$GUS" report -q -i "$1" --json 2>/dev/null | python3 -c '
+import json, sqlite3, sys
+total = dict(sqlite3.connect(sys.argv[1]).execute("select event, value from counts"))
+for r in json.load(sys.stdin)["regions"]:
+    if r["kind"] == "function" and r["name"] == sys.argv[2]:
+        for c in r["counts"] or []:
+            print(c["event"], round(100 * c["raw"] / total[c["event"]], 2))' "$1" "$2"
+}
+
+if [ -n "$why" ]; then
+	skip "groups read at samples: each event's share of hot_chain as perf report --group" "$why"
+	skip "groups read at samples: the count set" "$why"
+else
+	perf record -q -e '{cpu-clock,task-clock,page-faults}:S' -o "$TMP/group.perf" -- "$prog" 100000000 >/dev/null 2>&1
+	"$GUS" import -q -o "$TMP/group.gus" "$TMP/group.perf" 2>/dev/null
+	perf_group_shares "$TMP/group.perf" hot_chain cpu-clock task-clock page-faults >"$TMP/perf.group"
+	gus_group_shares "$TMP/group.gus" hot_chain >"$TMP/gus.group"
+	bad=$(join "$TMP/perf.group" "$TMP/gus.group" | awk '{ d = $2 - $3; if (d > 0.1 || d < -0.1) print }')
+	if [ -z "$bad" ] && [ "$(wc -l <"$TMP/gus.group")" -eq 3 ] && [ "$(join "$TMP/perf.group" "$TMP/gus.group" | wc -l)" -eq 3 ]; then
+		ok 0 "groups read at samples: each event's share of hot_chain as perf report --group ($(tr '\n' ' ' <"$TMP/gus.group"))"
+	else ok 1 "groups read at samples: each event's share of hot_chain as perf report --group"
+		echo "#   perf: $(tr '\n' '|' <"$TMP/perf.group") gus: $(tr '\n' '|' <"$TMP/gus.group")"; fi
+	out=$("$GUS" report -q -i "$TMP/group.perf" 2>&1)
+	check_contains "$out" "Counts (this region, " "groups read at samples: gus report -i perf.data shows the region's counts"
+	check_lacks "$out" "missing counts" "groups read at samples: no counts said missing"
+fi
+
 if [ -n "$why" ]; then
 	for t in "file mode: shares" "file mode: callers" "file mode: --stat" "file mode: gus report -i perf.data" \
 		"pipe mode: shares" "pipe mode: callers" "pipe mode: --stat" "pipe mode: objects by inode"; do
@@ -252,5 +295,87 @@ else
 	want=$(perf report --stat -i "$TMP/pipe.perf" 2>/dev/null | stat_lines | tr '\n' '|')
 	if [ "$got" = "$want" ]; then ok 0 "pipe mode: --stat as perf report --stat"; else ok 1 "pipe mode: --stat as perf report --stat"; echo "#   $got / $want"; fi
 	check_lacks "$(cat "$TMP/pipe.err")" "not here" "pipe mode: every object found (by path and inode: no build-ids in pipe mode)"
+fi
+# ------------------------------------------------- the standard input ---
+# perf record -o - | gus report -i -, as perf report -i - reads pipe mode
+out=$(printf 'xx' | "$GUS" report -q -i - 2>&1); st=$?
+check_status $st 1 "stdin: two bytes: exit 1"
+check_contains "$out" "the standard input: not a perf.data" "... said, naming the standard input"
+out=$(cat "$FIX/perf.data.group_desc-4.14" | "$GUS" report -q -i - 2>&1); st=$?
+check_status $st 1 "stdin: a file-mode perf.data through a pipe: exit 1"
+check_contains "$out" "a perf.data in file mode cannot be read from a pipe" "... said"
+"$GUS" report -q -i - <"$FIX/perf.data.group_desc-4.14" >/dev/null 2>&1
+check_status $? 0 "stdin: a file-mode perf.data as a file on the standard input reads"
+out=$(cat "$FIX/perf.data.piped.corrupted.zero_size_sample-3.2" | "$GUS" import -q -o "$TMP/zero-stdin.data" - 2>&1); st=$?
+check_status $st 0 "stdin: the damaged pipe-mode file imports what it holds"
+check_contains "$out" "the perf.data is damaged: a SAMPLE record of size 0 at 0xbfd0" "... its damage said as from a file"
+head -c 5000 "$FIX/perf.data.piped.intel_pt-4.14" | "$GUS" import -q -o "$TMP/cut-stdin.data" - 2>"$TMP/cut-stdin.err"
+check_status $? 0 "stdin: a stream cut inside a record imports what came before"
+check_contains "$(cat "$TMP/cut-stdin.err")" "a MMAP record of 144 bytes at 0x1310 runs past the end of the data (0x1388)" \
+	"... the cut said with its record and offset"
+a=$("$GUS" import --stat "$FIX/perf.data.piped.intel_pt-4.14" | stat_lines)
+b=$(cat "$FIX/perf.data.piped.intel_pt-4.14" | "$GUS" import --stat - | stat_lines)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok 0 "stdin: --stat of a pipe-mode file through a pipe as of the file"
+else ok 1 "stdin: --stat of a pipe-mode file through a pipe as of the file"; echo "#   $a / $b"; fi
+if [ -n "$why" ]; then
+	skip "stdin: perf record -o - | gus report -i -" "$why"
+	skip "stdin: the same regions as the file" "$why"
+else
+	out=$(perf record -q -e cpu-clock -g -o - -- "$prog" 100000000 2>/dev/null | "$GUS" report -q -i - 2>&1); st=$?
+	check_status $st 0 "stdin: perf record -o - | gus report -i -"
+	check_contains "$out" "hot_chain (callers.c" "... reports hot_chain"
+	a=$(gus_regions "$TMP/pipe.perf")
+	b=$(cat "$TMP/pipe.perf" | "$GUS" report -q -i - --json 2>/dev/null | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["regions"]:
+    if r["kind"] == "function" and " " not in r["name"]:
+        print(r["name"], round(100 * r["share"], 4))')
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then ok 0 "stdin: the same regions as the file read by its name"
+	else ok 1 "stdin: the same regions as the file read by its name"; echo "#   $a / $b"; fi
+fi
+
+# ------------------------------------------------------------ debuginfod ---
+# a binary perf sampled that is no longer at its path nor in the build-id
+# cache: asked of the debuginfod servers of DEBUGINFOD_URLS (a local
+# debuginfod serving a directory here), said when unset or unreachable
+if [ -n "$why" ]; then
+	skip "debuginfod" "$why"
+elif ! command -v debuginfod >/dev/null 2>&1; then
+	skip "debuginfod: a local server" "no debuginfod (Debian's debuginfod)"
+else
+	mkdir -p "$TMP/bin" "$TMP/served" "$TMP/nocache"
+	cp "$prog" "$TMP/bin/callers"
+	perf record -q -N -e cpu-clock -o "$TMP/dbg.perf" -- "$TMP/bin/callers" 50000000 >/dev/null 2>&1
+	mv "$TMP/bin/callers" "$TMP/served/callers"
+	bid=$(perf buildid-list -i "$TMP/dbg.perf" 2>/dev/null | awk '/bin\/callers$/ { print $1 }')
+	out=$(env -u DEBUGINFOD_URLS "$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg0.gus" "$TMP/dbg.perf" 2>&1)
+	check_contains "$out" "$TMP/bin/callers (build-id $bid" "debuginfod: the binary gone, said missing with its build-id"
+	check_contains "$out" "DEBUGINFOD_URLS is not set: no debuginfod server was asked" "... and that no server was asked"
+	out=$(DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_CACHE_PATH="$TMP/dcache" DEBUGINFOD_TIMEOUT=5 \
+		"$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg1.gus" "$TMP/dbg.perf" 2>&1)
+	check_contains "$out" "the debuginfod servers of DEBUGINFOD_URLS had 0 of the 1 objects asked for, first missing: $TMP/bin/callers (build-id $bid): " \
+		"debuginfod unreachable: said, with the first object and why"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F -p "$port" -d "$TMP/debuginfod.sqlite" "$TMP/served" >"$TMP/debuginfod.log" 2>&1 &
+	server=$!
+	# until it has indexed the directory (a few seconds)
+	python3 -c '
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=2).read(1)
+        sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)' "http://127.0.0.1:$port/buildid/$bid/executable"
+	check_status $? 0 "debuginfod: a local server serves the binary"
+	out=$(DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH="$TMP/dcache" \
+		"$GUS" import -q --debug-dir "$TMP/nocache" -o "$TMP/dbg2.gus" "$TMP/dbg.perf" 2>&1)
+	check_status $? 0 "debuginfod: gus import with DEBUGINFOD_URLS"
+	check_contains "$out" "$TMP/bin/callers as $TMP/dcache/$bid/executable (from debuginfod)" "... the binary taken from the server"
+	check_lacks "$out" "not here" "... and nothing said missing"
+	check_contains "$(gus_regions "$TMP/dbg2.gus" | head -n 1)" "hot_chain" "... its hot function named by its symbols"
+	kill "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
 fi
 done_testing

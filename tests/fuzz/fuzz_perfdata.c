@@ -2,11 +2,18 @@
 /* A perf.data (either mode): perfdata_open_mem, every record through
  * perfdata_next to the end or to the damage (which must then be said),
  * the facts of the header looked at, and each AUXTRACE record's trace
- * split into Intel PT packets (ipt_count_packets). Seeds: perf.data files
- * of real machines (tests/fixtures/perf-data). */
+ * split into Intel PT packets (ipt_count_packets); then the same bytes
+ * read once as a stream (perfdata_open_stream, gus report -i -: a memfd
+ * read with read()), which must give the same records. Seeds: perf.data
+ * files of real machines (tests/fixtures/perf-data) and those
+ * test_perfimport writes (TMA groups read at samples, Intel PT in file
+ * and pipe mode, damaged). */
 #include "fuzz.h"
 #include "ipt.h"
 #include "perfdata.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -86,7 +93,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *strings[] = { in->hostname, in->osrelease, in->version, in->arch, in->cpudesc, in->cpuid };
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
 		sum += strings[i] ? strlen(strings[i]) : 0;
+	uint64_t records = perfdata_stats(pd)->records;
 	perfdata_close(pd);
+	/* the stream reader: pipe mode as the memory reader reads it, file
+	 * mode refused */
+	int fd = memfd_create("fuzz", 0);
+	if (fd >= 0 && (size == 0 || write(fd, data, size) == (ssize_t)size) && lseek(fd, 0, SEEK_SET) == 0) {
+		struct perfdata *ps;
+		if (perfdata_open_stream(fd, "fuzz.data", &ps, err, sizeof err) == 0) {
+			while (perfdata_next(ps, &r, err, sizeof err) > 0)
+				if (r.type == PERFDATA_AUXTRACE && r.u.auxtrace.size)
+					sum += r.u.auxtrace.data[r.u.auxtrace.size - 1];
+			if (perfdata_stats(ps)->records != records && perfdata_info(ps)->pipe)
+				abort();	/* a stream reads what the file holds */
+			perfdata_close(ps);
+		} else if (!err[0]) {
+			abort();
+		}
+	} else if (fd >= 0) {
+		close(fd);
+	}
 	/* keep SUM observable */
 	if (sum == 0x5a5a5a5a5a5a5a5aull)
 		fputc(0, stderr);
