@@ -16,6 +16,13 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 scripts/install-deps.sh || exit 1
+# the build system generated (a fresh clone has no configure) while
+# libperf builds: neither needs the other
+reconf=
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+	autoreconf -fi >/dev/null &
+	reconf=$!
+fi
 # the kernel's metric files (tools/tmagen) taken out of the linux-source
 # tarball once for the three builds (each would decompress all of it),
 # while libperf builds
@@ -33,8 +40,8 @@ if [ -n "$tarball" ]; then
 	wait "$extract" || { echo "test-all: could not extract the metric files of $tarball" >&2; exit 1; }
 	pmu_args=(--with-pmu-events="$(echo "$top"/build/pmu-events/*/tools/perf/pmu-events/arch/x86)")
 fi
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
-	autoreconf -fi >/dev/null || { echo "test-all: autoreconf failed" >&2; exit 1; }
+if [ -n "$reconf" ]; then
+	wait "$reconf" || { echo "test-all: autoreconf failed" >&2; exit 1; }
 fi
 
 passed=0
