@@ -16,6 +16,13 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 scripts/install-deps.sh || exit 1
+# the build system generated (a fresh clone has no configure) while
+# libperf builds: neither needs the other
+reconf=
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+	autoreconf -fi >/dev/null &
+	reconf=$!
+fi
 # the kernel's metric files (tools/tmagen) taken out of the linux-source
 # tarball once for the three builds (each would decompress all of it),
 # while libperf builds
@@ -33,8 +40,8 @@ if [ -n "$tarball" ]; then
 	wait "$extract" || { echo "test-all: could not extract the metric files of $tarball" >&2; exit 1; }
 	pmu_args=(--with-pmu-events="$(echo "$top"/build/pmu-events/*/tools/perf/pmu-events/arch/x86)")
 fi
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
-	autoreconf -fi >/dev/null || { echo "test-all: autoreconf failed" >&2; exit 1; }
+if [ -n "$reconf" ]; then
+	wait "$reconf" || { echo "test-all: autoreconf failed" >&2; exit 1; }
 fi
 
 passed=0
@@ -52,7 +59,7 @@ run_suite() {	# run_suite NAME CHECK-TARGET CONFIGURE-FLAGS...
 	( cd "$dir" && "$top/configure" -q "$@" ) || { echo "test-all: $name: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== $name: build"
 	make -C "$dir" -j"$jobs" >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: $name: build failed"; status=1; failed=$((failed + 1)); return; }
-	echo "== $name: make $target"
+	echo "== $name: make $target (built after $(($(date +%s) - start)) s)"
 	make -C "$dir" -j"$jobs" "$target" >"$dir/check.log" 2>&1 || status=1
 	grep -E "^(FAIL|ERROR|XPASS)" "$dir/check.log" | sed "s/^/$name: /"
 	local p f
@@ -83,7 +90,7 @@ fuzz_suite() {	# fuzz_suite CONFIGURE-FLAGS...
 	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing "$@" ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== fuzz: make fuzz"
 	make -C "$dir" -j"$jobs" fuzz >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: fuzz: build failed"; status=1; failed=$((failed + 1)); return; }
-	echo "== fuzz: each target ${secs}s on its corpus"
+	echo "== fuzz: each target ${secs}s on its corpus (built after $(($(date +%s) - start)) s)"
 	local names
 	names=$(sed -n 's/^fuzz_names = //p' "$top/tests/fuzz/fuzz.mk")
 	# shellcheck disable=SC2086
@@ -103,16 +110,17 @@ start=$(date +%s)
 # the test programs the two stages both compile, compiled once
 rm -rf "$top/build/test-cache"
 export GUS_TEST_CACHE="$top/build/test-cache"
-result() { echo "RESULT $passed $failed $status"; }
+# each stage says when it ended: which one CI waits for
+result() { echo "$1: done after $(($(date +%s) - start)) s"; echo "RESULT $passed $failed $status"; }
 # every test runs in the sanitized build; the plain build (make
 # check-plain, Makefile.am) runs the unit tests and the command line's
 # surface. The sanitized stage is the longest: the other two yield the
 # cores to it and fill in where its tests wait (the fuzz targets run two
 # at once)
 ( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers check --enable-werror --enable-sanitizers "${pmu_args[@]}"; result ) &
-( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror check-plain --enable-werror "${pmu_args[@]}"; result ) &
-( renice -n 10 $BASHPID >/dev/null 2>&1; fuzz_suite "${pmu_args[@]}"; result ) &
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers check --enable-werror --enable-sanitizers "${pmu_args[@]}"; result sanitizers ) &
+( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror check-plain --enable-werror "${pmu_args[@]}"; result werror ) &
+( renice -n 10 $BASHPID >/dev/null 2>&1; fuzz_suite "${pmu_args[@]}"; result fuzz ) &
 wait
 for stage in werror sanitizers fuzz; do
 	out="$top/build/$stage.out"

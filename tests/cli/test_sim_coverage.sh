@@ -16,8 +16,8 @@ text_range() {	# text_range FILE -> START-END of .text in hex
 compilers="gcc"
 command -v clang >/dev/null 2>&1 && compilers="gcc clang"
 total=0
-# form KEYs of the instructions a JSON report marks approximate
-approx_forms() { printf '%s\n' "$1" | grep '"approximate": true' | sed -n 's/.*"form": "\([^"]*\)".*/\1/p' | sort -u | tr '\n' ';'; }
+# form KEYs of the instructions a JSON report (a file) marks approximate
+approx_forms() { grep '"approximate": true' "$1" | sed -n 's/.*"form": "\([^"]*\)".*/\1/p' | sort -u | tr '\n' ';'; }
 # two configurations per compiler: scalar and 512-bit vector code; clang
 # only where it is installed. Each source is compiled apart (a failure
 # names it), then all are linked into one object whose .text every model
@@ -43,14 +43,18 @@ for cc in $compilers; do
 		range=$(text_range "$TMP/corpus.$tag.so") || bad="$bad (no .text)"
 		insns=0
 		for arch in skx spr gnr icx zen4 zen5; do
-			out=$("$GUS" sim --bin "$TMP/corpus.$tag.so" --range "$range" --iterations 4 $NOSWEEP --json \
-				--arch $arch 2>&1)
-			napprox=$(printf '%s\n' "$out" | sed -n 's/.*"approximate_instructions": \([0-9]*\).*/\1/p')
-			per=$(printf '%s\n' "$out" | sed -n 's/.*"instructions_per_iteration": \([0-9]*\).*/\1/p')
+			# the JSON (10 MB: every instruction of the corpus) into a
+			# file that sed reads, not through the shell's variables
+			J="$TMP/corpus.json"
+			rm -f "$J"
+			"$GUS" sim --bin "$TMP/corpus.$tag.so" --range "$range" --iterations 4 $NOSWEEP --json \
+				--arch $arch -o "$J" >"$TMP/sim.err" 2>&1
+			napprox=$(sed -n 's/.*"approximate_instructions": \([0-9]*\).*/\1/p' "$J" 2>/dev/null)
+			per=$(sed -n 's/.*"instructions_per_iteration": \([0-9]*\).*/\1/p' "$J" 2>/dev/null)
 			if [ -z "$napprox" ]; then
-				why="gus sim failed: $(printf '%s' "$out" | head -c 200)"
+				why="gus sim failed: $(head -c 200 "$TMP/sim.err")"
 			elif [ "$napprox" -ne 0 ]; then
-				why="$napprox approximate: $(approx_forms "$out")"
+				why="$napprox approximate: $(approx_forms "$J")"
 			else
 				why=""
 			fi
