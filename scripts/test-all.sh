@@ -90,6 +90,11 @@ fuzz_suite() {	# fuzz_suite CONFIGURE-FLAGS...
 	( cd "$dir" && "$top/configure" -q CC=clang --enable-fuzzing "$@" ) || { echo "test-all: fuzz: configure failed"; status=1; failed=$((failed + 1)); return; }
 	echo "== fuzz: make fuzz"
 	make -C "$dir" -j"$jobs" fuzz >"$dir/build.log" 2>&1 || { tail -40 "$dir/build.log"; echo "test-all: fuzz: build failed"; status=1; failed=$((failed + 1)); return; }
+	# built at full priority beside the other builds (a niced build
+	# starved until the sanitized tests ended, and the fuzzing after it
+	# was then all CI waited for); the fuzzing itself fills in where the
+	# tests wait
+	renice -n 10 $BASHPID >/dev/null 2>&1
 	echo "== fuzz: each target ${secs}s on its corpus (built after $(($(date +%s) - start)) s)"
 	local names
 	names=$(sed -n 's/^fuzz_names = //p' "$top/tests/fuzz/fuzz.mk")
@@ -120,7 +125,7 @@ result() { echo "$1: done after $(($(date +%s) - start)) s"; echo "RESULT $passe
 ( ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite sanitizers check --enable-werror --enable-sanitizers "${pmu_args[@]}"; result sanitizers ) &
 ( renice -n 10 $BASHPID >/dev/null 2>&1; run_suite werror check-plain --enable-werror "${pmu_args[@]}"; result werror ) &
-( renice -n 10 $BASHPID >/dev/null 2>&1; fuzz_suite "${pmu_args[@]}"; result fuzz ) &
+( fuzz_suite "${pmu_args[@]}"; result fuzz ) &
 wait
 for stage in werror sanitizers fuzz; do
 	out="$top/build/$stage.out"
