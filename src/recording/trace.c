@@ -694,8 +694,12 @@ static int step_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
 	return w->sink(w->ctx, v, n);
 }
 
-static void step_wrap_placed(void *ctx, uint64_t bias)
+static void step_wrap_placed(void *ctx, size_t region, uint64_t bias, uint64_t start, uint64_t len, uint64_t pgoff)
 {
+	(void)region;
+	(void)start;
+	(void)len;
+	(void)pgoff;
 	step_placed(((struct step_wrap *)ctx)->r, bias);
 }
 
@@ -713,11 +717,15 @@ static enum recording_status run_step(const struct recording_trace_opts *o, stru
 		return RECORDING_ERROR;
 	}
 	struct step_wrap w = { r, sink, ctx, 0 };
-	struct collect_step_opts so = {
+	struct collect_step_region region = {
 		.object = r->program,
 		.link_start = r->link.start,
 		.link_end = r->link.end,
 		.file_start = file_start,
+	};
+	struct collect_step_opts so = {
+		.regions = &region,
+		.nregions = 1,
 		.data_addresses = o->data_addresses,
 		/* single steps are slow (tens of thousands a second): a
 		 * fallback from QEMU takes at most 200000 */
