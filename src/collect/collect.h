@@ -405,11 +405,14 @@ struct collect_qemu_object {
  * other extensions QEMU 7.2's CPU lacks, collect_qemu_lacks; code chosen
  * for the CPU at run time that QEMU's run never reaches). Each region is
  * [LINK_START, LINK_END) of OBJECT, placed by FILE_START (the file offset
- * of LINK_START) in the process's mappings once it has them. A window
- * opens when a thread enters a region (a breakpoint at its start) while
- * a window of it is due: at each entry (DUE NULL), or at the first entry
- * after each instant of DUE (seconds of the program's own run, the time
- * the stepping held its threads left out). A window holds up to WINDOW
+ * of LINK_START) in the process's mappings once it has them. A window of
+ * a region opens at each entry into it (TAKE 0: a breakpoint at its
+ * start), or where the stepper's own sampling finds a thread in it, at a
+ * share TAKE of those hits spread evenly (the H-th where H * TAKE passes
+ * a whole number), MAX_WINDOWS at most (0: no limit): each thread
+ * is stopped once per SAMPLE_CPU_S seconds of its CPU time (0: 5 ms), so
+ * that the windows fall in the run in proportion to the time it spends
+ * in the region, whatever the run's length. A window holds up to WINDOW
  * records (0: 20000) of that thread; calls out of the region run
  * natively to their return; control leaving the region otherwise ends
  * it, or with SPAN_ENTRIES pauses it until the thread's next entry.
@@ -420,12 +423,13 @@ struct collect_qemu_object {
 struct collect_step_region {
 	const char *object;
 	uint64_t link_start, link_end, file_start;
-	const double *due;	/* ascending; NULL: a window at each entry */
-	size_t ndue;
+	double take;
+	uint64_t max_windows;
 	uint32_t tag_range;	/* TAG_WINDOWS: STREAM_WINDOW_TAG(TAG_RANGE, window) */
 };
 struct collect_step_region_stats {
 	uint64_t insns, windows;
+	uint64_t hits;		/* the sampling found a thread in it */
 	bool placed;		/* the process mapped it */
 };
 struct collect_step_opts {
@@ -436,6 +440,7 @@ struct collect_step_opts {
 	uint64_t max_insns;
 	uint64_t window;
 	bool span_entries;
+	double sample_cpu_s;
 	/* each window's first record carries STREAM_WINDOW and its tag */
 	bool tag_windows;
 	/* records carry STREAM_THREAD(PROC, the thread in creation order) */
@@ -458,7 +463,8 @@ struct collect_step_stats {
 	bool truncated;		/* MAX_INSNS reached */
 	bool never_reached;	/* no region's object was ever mapped where the region is */
 	double seconds;
-	double held_seconds;	/* the program's threads held by the stepping, over the threads */
+	double held_seconds;	/* the program's threads held by the stepping, in all */
+	uint64_t samples;	/* the stepper's sampling stops */
 	double cpu_seconds;	/* gus's and the program's CPU time (user + system) */
 };
 enum collect_status collect_step_run(char *const argv[], const struct collect_step_opts *o,

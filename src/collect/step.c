@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The native stepper (collect.h): regions' instruction streams from the
  * program running on this CPU, for code the QEMU tracer cannot run. The
- * program runs natively under ptrace, its threads too; a breakpoint (int3)
- * at a region's start is set while a window of it is due or open, and a
- * thread that hits it while one is due has a window of the region
+ * program runs natively under ptrace, its threads too. A window of a
+ * region opens at each entry into it (a breakpoint, int3, at its start),
+ * or where the stepper's own sampling finds a thread in it: every 5 ms of
+ * a thread's CPU time (its schedstat, read at the ticks of a timer that
+ * interrupts waitpid) the thread is stopped (SIGSTOP from gus, not
+ * delivered) and its instruction pointer looked at. A window is
  * single-stepped, each step one record: its bytes, whether control went
  * elsewhere, and its data addresses from Zydis's operands and the
  * registers of that moment. The other threads run on meanwhile: a
  * breakpoint a thread must pass (not its window's, or the one it is
  * stepping over) is lifted for that one step. Calls out of the region run
- * natively to a breakpoint at their return.
+ * natively to a breakpoint at their return; a window spanning entries
+ * keeps the region's start a breakpoint while it is open.
  *
  * Breakpoints are written through /proc/PID/mem one byte at a time (the
  * threads run while they are set, and a word written back with ptrace
  * could undo a neighbour's byte), and the bytes of a record are read back
- * with the breakpoints' original bytes in place. Due instants are checked
- * by a timer that interrupts waitpid. */
+ * with the breakpoints' original bytes in place. */
 #include "collect.h"
 #include "collect_internal.h"
 
@@ -42,7 +45,8 @@
 #endif
 
 #define STEP_BATCH 256
-#define TICK_NS 5000000L	/* the due instants are checked every 5 ms */
+#define TICK_NS 5000000L	/* the threads' CPU time is looked at every 5 ms */
+#define DEFAULT_SAMPLE_S 0.005
 #define DEFAULT_WINDOW 20000
 /* a window whose thread has not come back to it (a call out of it, or
  * outside the region between entries) for this long is closed: its
@@ -83,6 +87,8 @@ struct sthread {
 	uint64_t pend_next;
 	uint64_t ret;		/* TS_CALLOUT */
 	double burst_at;	/* when it began to be stepped (TS_STEP) */
+	uint64_t cpu_seen;	/* its CPU time (ns) when last sampled */
+	bool sampling;		/* a SIGSTOP of gus's on its way to it */
 	double paused_at;	/* when its open window last stopped being stepped */
 };
 
@@ -91,8 +97,7 @@ struct sregion {
 	struct collect_step_region_stats st;
 	bool placed, armed;
 	uint64_t start, end;
-	size_t next_due;
-	bool due;
+	bool due;		/* a window opens at each entry */
 	unsigned open;		/* threads with a window of it open */
 };
 
@@ -120,7 +125,8 @@ struct stepper {
 	size_t nkids, capkids;
 	uint64_t entry_addr;	/* the program's entry, until reached */
 	size_t entry_bp;	/* its breakpoint, index + 1 */
-	double t0, stall;
+	double t0, held;
+	uint64_t sample_ns;
 	bool spent;		/* MAX_INSNS reached */
 	bool failed;
 	char *err;
@@ -337,14 +343,6 @@ static struct sthread *thread_new(struct stepper *s, pid_t tid, enum tkind kind)
 	return t;
 }
 
-static size_t active_threads(const struct stepper *s)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->nt; i++)
-		n += s->t[i].kind == TK_THREAD;
-	return n ? n : 1;
-}
-
 static void resume(pid_t tid, int sig)
 {
 	ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);
@@ -355,8 +353,8 @@ static double now_s(void)
 	return collect_now();
 }
 
-/* ----------------------------------------------------------- regions --- */
-/* the region's breakpoint wanted while a window of it is due or open */
+/* the region's breakpoint wanted while a window of it is due (each entry)
+ * or open */
 static void region_sync(struct stepper *s, struct sregion *r)
 {
 	bool want = r->placed && ((r->due && !s->spent) || r->open);
@@ -434,23 +432,33 @@ static void place_regions(struct stepper *s)
 
 static void close_window(struct stepper *s, struct sthread *t);
 
-/* the program's own time: the run less what the stepping held */
+/* a thread's CPU time in ns (0: unknown) */
+static uint64_t thread_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[96];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* Every tick: the regions an object loaded since maps placed, windows
+ * left paused too long closed, and each thread that ran SAMPLE_NS of CPU
+ * since it was last looked at stopped to be looked at */
 static void tick(struct stepper *s)
 {
 	step_ticks = 0;
-	double now = now_s() - s->t0 - s->stall;
-	bool unplaced = false;
+	bool unplaced = false, sampling = false;
 	for (size_t i = 0; i < s->nr; i++) {
-		struct sregion *r = &s->r[i];
-		unplaced |= !r->placed;
-		if (!r->def->due || s->spent)
-			continue;
-		/* instants passed while no thread entered it are one window */
-		while (r->next_due < r->def->ndue && r->def->due[r->next_due] <= now) {
-			r->due = true;
-			r->next_due++;
-		}
-		region_sync(s, r);
+		unplaced |= !s->r[i].placed;
+		sampling |= s->r[i].def->take > 0 && !s->spent;
 	}
 	if (unplaced)
 		place_regions(s);
@@ -459,6 +467,17 @@ static void tick(struct stepper *s)
 		struct sthread *t = &s->t[i];
 		if (t->win >= 0 && (t->state == TS_RUN || t->state == TS_CALLOUT) && at - t->paused_at > PAUSE_MAX_S)
 			close_window(s, t);
+		if (!sampling || t->kind != TK_THREAD || t->state != TS_RUN || t->win >= 0 || t->sampling)
+			continue;
+		uint64_t cpu = thread_cpu_ns(s->pid, t->tid);
+		if (!cpu || cpu - t->cpu_seen < s->sample_ns)
+			continue;
+		bool first = t->cpu_seen == 0;
+		t->cpu_seen = cpu;
+		if (!first && !syscall(SYS_tgkill, s->pid, t->tid, SIGSTOP)) {
+			t->sampling = true;
+			s->st->samples++;
+		}
 	}
 }
 
@@ -467,7 +486,7 @@ static void burst_end(struct stepper *s, struct sthread *t)
 {
 	double now = now_s();
 	if (t->burst_at > 0)
-		s->stall += (now - t->burst_at) / (double)active_threads(s);
+		s->held += now - t->burst_at;
 	t->burst_at = 0;
 	t->paused_at = now;
 }
@@ -585,6 +604,17 @@ static void step_done(struct stepper *s, struct sthread *t)
 	step_next(s, t, &regs);
 }
 
+static void open_window(struct stepper *s, struct sthread *t, struct sregion *r)
+{
+	t->win = r - s->r;
+	t->win_index = (uint32_t)r->st.windows++;
+	t->win_n = 0;
+	t->mark_window = t->mark_entry = true;
+	r->open++;
+	s->st->windows++;
+	region_sync(s, r);
+}
+
 /* T stopped at REGS->rip, the start of region R: whether a window of it
  * goes on or opens there */
 static bool try_window(struct stepper *s, struct sthread *t, struct sregion *r)
@@ -595,20 +625,41 @@ static bool try_window(struct stepper *s, struct sthread *t, struct sregion *r)
 	} else {
 		if (t->win >= 0 || !r->due || s->spent)
 			return false;
-		t->win = idx;
-		t->win_index = (uint32_t)r->st.windows++;
-		t->win_n = 0;
-		t->mark_window = t->mark_entry = true;
-		r->open++;
-		s->st->windows++;
-		if (r->def->due)
-			r->due = false;
-		region_sync(s, r);
+		open_window(s, t, r);
 	}
 	s->st->entries++;
 	t->state = TS_STEP;
 	t->burst_at = now_s();
 	return true;
+}
+
+/* T stopped by the sampling: a window where it is, when it is in a region
+ * whose hit this is to be */
+static void sampled(struct stepper *s, struct sthread *t)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs)) {
+		resume(t->tid, 0);
+		return;
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		struct sregion *r = &s->r[i];
+		if (!r->placed || !(r->def->take > 0) || regs.rip < r->start || regs.rip >= r->end)
+			continue;
+		r->st.hits++;
+		/* a share TAKE of the hits, evenly: from the middle of the first
+		 * 1 / TAKE on */
+		double h = (double)r->st.hits - 0.5;
+		if (floor(h * r->def->take + 0.5) == floor((h - 1) * r->def->take + 0.5) || s->spent ||
+		    (r->def->max_windows && r->st.windows >= r->def->max_windows))
+			break;
+		open_window(s, t, r);
+		t->state = TS_STEP;
+		t->burst_at = now_s();
+		step_next(s, t, &regs);
+		return;
+	}
+	resume(t->tid, 0);
 }
 
 /* T, at breakpoint B that is not its to stop at: one step with it lifted */
@@ -680,9 +731,21 @@ static void trap(struct stepper *s, struct sthread *t)
 	pass(s, t, b);
 }
 
-/* a signal for the program: a window it interrupts ends */
+/* a signal for the program: a window it interrupts ends; the sampling's
+ * SIGSTOP is gus's own, not delivered */
 static void signal_stop(struct stepper *s, struct sthread *t, int sig)
 {
+	if (sig == SIGSTOP && t->sampling) {
+		siginfo_t si;
+		t->sampling = false;
+		if (!ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) && si.si_code == SI_TKILL && si.si_pid == getpid()) {
+			if (t->state == TS_RUN && t->win < 0) {
+				sampled(s, t);
+				return;
+			}
+			sig = 0;
+		}
+	}
 	if (t->state == TS_STEP || t->state == TS_PASS) {
 		lift_end(s, t);
 		if (t->state == TS_PASS)
@@ -851,7 +914,8 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 	memset(st, 0, sizeof *st);
 	memset(res, 0, sizeof *res);
 	struct stepper s = { .o = o, .st = st, .mem = -1, .err = err, .errlen = errlen,
-			     .window = o->window ? o->window : DEFAULT_WINDOW };
+			     .window = o->window ? o->window : DEFAULT_WINDOW,
+			     .sample_ns = (uint64_t)((o->sample_cpu_s > 0 ? o->sample_cpu_s : DEFAULT_SAMPLE_S) * 1e9) };
 	ZydisDecoderInit(&s.dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	s.r = calloc(o->nregions ? o->nregions : 1, sizeof *s.r);
 	if (!s.r) {
@@ -861,7 +925,7 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 	s.nr = o->nregions;
 	for (size_t i = 0; i < s.nr; i++) {
 		s.r[i].def = &o->regions[i];
-		s.r[i].due = !o->regions[i].due;
+		s.r[i].due = !(o->regions[i].take > 0);
 	}
 	double cpu0 = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
 	int fds[2];
@@ -928,7 +992,7 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 		s.entry_bp = (size_t)(eb - s.bp) + 1;
 	struct collect_forward fwd;
 	collect_forward_install(&fwd, pid);
-	/* the timer that checks the due instants interrupts waitpid */
+	/* the timer of the ticks interrupts waitpid */
 	struct sigaction sa, old_alrm;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_tick;
@@ -1035,7 +1099,7 @@ reap:
 	free(s.kids);
 	res->seconds = now_s() - s.t0;
 	st->seconds = res->seconds;
-	st->held_seconds = s.stall;
+	st->held_seconds = s.held;
 	st->cpu_seconds = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN) - cpu0;
 	return rc;
 }

@@ -472,6 +472,10 @@ struct recording_request {
 	 * of each range, the run stopped once every range has them */
 	unsigned long long window_records;
 	unsigned windows_per_level;
+	/* QEMU: the hot ranges QEMU cannot run (collect_qemu_lacks) or that
+	 * its run never executed are single-stepped natively in a run 3,
+	 * STEP_WINDOWS windows of each (0: none) */
+	unsigned step_windows;
 	const char *import_counts, *import_intervals;
 	bool spire;
 	unsigned spire_interval;	/* ms */
@@ -516,6 +520,11 @@ struct recording_summary {
 	 * (their first records kept), of TRACE_RANGES */
 	size_t trace_ranges_cut, trace_ranges;
 	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
+	/* run 3: the hot ranges single-stepped natively, their records and
+	 * windows, its time and CPU time (gus's and the program's) */
+	size_t stepped_ranges;
+	uint64_t stepped_records, stepped_windows;
+	double step_seconds, step_cpu_seconds;
 };
 
 /* Runs RQ's program into the recording RQ->output: checks first (the
