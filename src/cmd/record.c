@@ -66,8 +66,8 @@ static void record_usage(FILE *out)
 		"      --no-mem             QEMU: no data addresses\n"
 		"      --step-windows N     QEMU: hot code QEMU cannot run (AVX-512...) or\n"
 		"                           never ran is single-stepped in a third, native\n"
-		"                           run, N windows of 1000 records each (default 32;\n"
-		"                           0: none)\n"
+		"                           run, about N windows of 500 records each, 2N at\n"
+		"                           most (default 16; 0: none)\n"
 		"      --import-counts FILE the count set from 'perf stat -x,' output instead\n"
 		"                           of counting (gus stat --print-events shows the\n"
 		"                           command), or per-region counts (a CSV whose\n"
@@ -162,7 +162,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 	o->max_insns = 0;	/* the default of the mode: see --window */
 	o->window_records = 5000;
 	o->windows_per_level = 32;
-	o->step_windows = 32;
+	o->step_windows = 16;
 	o->spire_interval = 100;
 	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;

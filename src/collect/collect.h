@@ -406,13 +406,15 @@ struct collect_qemu_object {
  * for the CPU at run time that QEMU's run never reaches). Each region is
  * [LINK_START, LINK_END) of OBJECT, placed by FILE_START (the file offset
  * of LINK_START) in the process's mappings once it has them. A window of
- * a region opens at each entry into it (TAKE 0: a breakpoint at its
- * start), or where the stepper's own sampling finds a thread in it, at a
- * share TAKE of those hits spread evenly (the H-th where H * TAKE passes
- * a whole number), MAX_WINDOWS at most (0: no limit): each thread
- * is stopped once per SAMPLE_CPU_S seconds of its CPU time (0: 5 ms), so
- * that the windows fall in the run in proportion to the time it spends
- * in the region, whatever the run's length. A window holds up to WINDOW
+ * a region opens at each entry into it (PER_LEVEL 0: a breakpoint at its
+ * start), or where the stepper's own sampling finds a thread in it: each
+ * thread is stopped once per SAMPLE_CPU_S seconds of its CPU time (0: 1
+ * ms), so that the hits fall in proportion to the time the run spends in
+ * the region. Windows open at the first PER_LEVEL hits, then PER_LEVEL at
+ * every 2nd hit, PER_LEVEL at every 4th, ... (window J stands for
+ * 2^(J / PER_LEVEL) hits, as the QEMU tracer's windows stand for records),
+ * MAX_WINDOWS at most (0: no limit): spread over the whole run, whatever
+ * its length. A window holds up to WINDOW
  * records (0: 20000) of that thread; calls out of the region run
  * natively to their return; control leaving the region otherwise ends
  * it, or with SPAN_ENTRIES pauses it until the thread's next entry.
@@ -423,7 +425,7 @@ struct collect_qemu_object {
 struct collect_step_region {
 	const char *object;
 	uint64_t link_start, link_end, file_start;
-	double take;
+	unsigned per_level;
 	uint64_t max_windows;
 	uint32_t tag_range;	/* TAG_WINDOWS: STREAM_WINDOW_TAG(TAG_RANGE, window) */
 };

@@ -3,7 +3,7 @@
  * program running on this CPU, for code the QEMU tracer cannot run. The
  * program runs natively under ptrace, its threads too. A window of a
  * region opens at each entry into it (a breakpoint, int3, at its start),
- * or where the stepper's own sampling finds a thread in it: every 5 ms of
+ * or where the stepper's own sampling finds a thread in it: every 1 ms of
  * a thread's CPU time (its schedstat, read at the ticks of a timer that
  * interrupts waitpid) the thread is stopped (SIGSTOP from gus, not
  * delivered) and its instruction pointer looked at. A window is
@@ -45,8 +45,8 @@
 #endif
 
 #define STEP_BATCH 256
-#define TICK_NS 5000000L	/* the threads' CPU time is looked at every 5 ms */
-#define DEFAULT_SAMPLE_S 0.005
+#define TICK_NS 1000000L	/* the threads' CPU time is looked at every 1 ms */
+#define DEFAULT_SAMPLE_S 0.001
 #define DEFAULT_WINDOW 20000
 /* a window whose thread has not come back to it (a call out of it, or
  * outside the region between entries) for this long is closed: its
@@ -98,6 +98,7 @@ struct sregion {
 	bool placed, armed;
 	uint64_t start, end;
 	bool due;		/* a window opens at each entry */
+	uint64_t next_hit;	/* the sampling's hit that opens its next window */
 	unsigned open;		/* threads with a window of it open */
 };
 
@@ -458,7 +459,7 @@ static void tick(struct stepper *s)
 	bool unplaced = false, sampling = false;
 	for (size_t i = 0; i < s->nr; i++) {
 		unplaced |= !s->r[i].placed;
-		sampling |= s->r[i].def->take > 0 && !s->spent;
+		sampling |= s->r[i].def->per_level && !s->spent;
 	}
 	if (unplaced)
 		place_regions(s);
@@ -473,7 +474,10 @@ static void tick(struct stepper *s)
 		if (!cpu || cpu - t->cpu_seen < s->sample_ns)
 			continue;
 		bool first = t->cpu_seen == 0;
-		t->cpu_seen = cpu;
+		/* a stop every SAMPLE_NS on average: what a tick came late by
+		 * counts towards the next, up to one period */
+		t->cpu_seen = first || cpu - t->cpu_seen >= 2 * s->sample_ns ? cpu - (first ? 0 : s->sample_ns)
+									 : t->cpu_seen + s->sample_ns;
 		if (!first && !syscall(SYS_tgkill, s->pid, t->tid, SIGSTOP)) {
 			t->sampling = true;
 			s->st->samples++;
@@ -644,15 +648,15 @@ static void sampled(struct stepper *s, struct sthread *t)
 	}
 	for (size_t i = 0; i < s->nr; i++) {
 		struct sregion *r = &s->r[i];
-		if (!r->placed || !(r->def->take > 0) || regs.rip < r->start || regs.rip >= r->end)
+		if (!r->placed || !r->def->per_level || regs.rip < r->start || regs.rip >= r->end)
 			continue;
 		r->st.hits++;
-		/* a share TAKE of the hits, evenly: from the middle of the first
-		 * 1 / TAKE on */
-		double h = (double)r->st.hits - 0.5;
-		if (floor(h * r->def->take + 0.5) == floor((h - 1) * r->def->take + 0.5) || s->spent ||
+		if (r->st.hits < r->next_hit || s->spent ||
 		    (r->def->max_windows && r->st.windows >= r->def->max_windows))
 			break;
+		/* window J + 1 at 2^((J + 1) / PER_LEVEL) hits after window J */
+		unsigned level = (unsigned)((r->st.windows + 1) / r->def->per_level);
+		r->next_hit = r->st.hits + (level < 63 ? 1ull << level : 1ull << 63);
 		open_window(s, t, r);
 		t->state = TS_STEP;
 		t->burst_at = now_s();
@@ -925,7 +929,8 @@ enum collect_status collect_step_run(char *const argv[], const struct collect_st
 	s.nr = o->nregions;
 	for (size_t i = 0; i < s.nr; i++) {
 		s.r[i].def = &o->regions[i];
-		s.r[i].due = !(o->regions[i].take > 0);
+		s.r[i].due = !o->regions[i].per_level;
+		s.r[i].next_hit = 1;
 	}
 	double cpu0 = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
 	int fds[2];

@@ -26,7 +26,7 @@
 
 #define MAX_TRACE_RANGES 64
 /* run 3's windows: single steps cost tens of microseconds each */
-#define STEP_WINDOW_RECORDS 1000
+#define STEP_WINDOW_RECORDS 500
 
 static int resolve_symbol(void *ctx, const char *file, const char *symbol, uint64_t *start, uint64_t *size,
 			  char *err, size_t errlen)
@@ -1191,8 +1191,11 @@ static int step_traces(struct gusdata *d, const struct recording_request *o, con
 						.link_end = t->link_end, .off_start = t->off_start, .reached = reached[i] };
 	}
 	char failure[400] = "";
+	uint64_t status;
 	const char *mv = gusdata_meta(d, "missing.trace");
-	if (mv && !gusdata_trace_records(d))
+	if (gusdata_meta_u64(d, "trace.exit_status", &status) && status == 128 + SIGILL)
+		snprintf(failure, sizeof failure, "QEMU stopped the program with SIGILL, at an instruction its CPU lacks");
+	else if (mv && !gusdata_trace_records(d))
 		snprintf(failure, sizeof failure, "%s", mv);
 	struct rec_step_request rq = {
 		.argv = o->argv, .input = input, .windows = o->step_windows,

@@ -6,11 +6,12 @@
  * like), or when run 2 never executed it although run 1 sampled it (code
  * chosen for the CPU at run time, glibc's ifuncs' EVEX variants, takes
  * another variant on QEMU's CPU; or QEMU died first). Its windows open
- * where the stepper's own sampling finds a thread in it (every 5 ms of a
- * thread's CPU time), at a share of those hits spread evenly: from run
- * 1's samples of it, for about 1.25 N windows over the whole run (run 1's
- * sampling makes its CPU time longer than run 3's), at most 2 N; so each
- * stands for an equal share of its time. Each holds WINDOW_RECORDS records of one
+ * where the stepper's own sampling finds a thread in it (every 1 ms of a
+ * thread's CPU time): K windows at the first hits, K at every 2nd, K at
+ * every 4th..., as the QEMU tracer's windows double their stride, so that
+ * they cover the whole run whatever its length (window J stands for
+ * 2^(J/K) hits). K is chosen from run 1's samples of it for about N
+ * windows (K * (1 + log2(hits / K)) = N), 2 N at most. Each holds WINDOW_RECORDS records of one
  * thread, over its entries. The
  * records land in trace_chunks as the process STREAM_STEP_PROC, its
  * mappings in trace_maps likewise, and meta trace.step.* says which
@@ -34,13 +35,13 @@
 #define STEP_TAG_BASE 128
 
 /* a sampling of run 3 every SAMPLE_CPU_S of a thread's CPU time */
-#define SAMPLE_CPU_S 0.005
+#define SAMPLE_CPU_S 0.001
 
 struct step_pick {
 	size_t range;		/* into the request's ranges */
 	char why[400];
 	double cpu;		/* run 1's samples of it, in seconds of CPU */
-	double take;
+	unsigned per_level;
 	uint64_t max_windows;
 };
 
@@ -106,7 +107,7 @@ static int cpu_of_sample(void *ctx, const struct gusdata_sample *s)
 	return 0;
 }
 
-/* Each range's share of hits and window cap: its CPU time in run 1 (CPU_CLOCK: the
+/* Each range's K and window cap: its CPU time in run 1 (CPU_CLOCK: the
  * sampling event counts time, cpu-clock or task-clock, and a sample
  * stands for its period; else for 1/FREQ) over the sampling's period is
  * the hits run 3 may give it */
@@ -119,8 +120,12 @@ static void plan_windows(struct gusdata *d, const struct rec_step_range *ranges,
 		gusdata_foreach_sample(d, cpu_of_sample, &ts);
 	free(ts.maps);
 	for (size_t i = 0; i < np; i++) {
+		/* the K that gives about WINDOWS windows over its expected hits */
 		double hits = p[i].cpu / SAMPLE_CPU_S;
-		p[i].take = hits > 1.25 * windows ? 1.25 * windows / hits : 1;
+		unsigned k = windows;
+		while (k > 1 && (double)k * (1 + log2(hits > k ? hits / k : 1)) > windows)
+			k--;
+		p[i].per_level = k;
 		p[i].max_windows = 2 * (uint64_t)windows;
 	}
 }
@@ -215,12 +220,12 @@ int rec_step_traces(struct gusdata *d, const struct rec_step_range *ranges, size
 
 	/* what is stepped and why, before the run: a recording cut during
 	 * it says so too */
-	char *text = NULL, *whys = NULL;
-	size_t len = 0, wlen = 0;
-	FILE *f = open_memstream(&text, &len), *fw = open_memstream(&whys, &wlen);
+	char *text = NULL, *whys = NULL, *levels = NULL;
+	size_t len = 0, wlen = 0, llen = 0;
+	FILE *f = open_memstream(&text, &len), *fw = open_memstream(&whys, &wlen), *fl = open_memstream(&levels, &llen);
 	struct collect_step_region *regions = calloc(np, sizeof *regions);
 	struct collect_step_region_stats *rst = calloc(np, sizeof *rst);
-	if (!f || !fw || !regions || !rst)
+	if (!f || !fw || !fl || !regions || !rst)
 		abort();
 	size_t planned = 0;
 	for (size_t i = 0; i < np; i++) {
@@ -229,23 +234,26 @@ int rec_step_traces(struct gusdata *d, const struct rec_step_range *ranges, size
 		fprintf(f, "%u %llx %llx %s\n", tag, (unsigned long long)r->link_start, (unsigned long long)r->link_end,
 			r->object);
 		fprintf(fw, "%u %s\n", tag, p[i].why);
+		fprintf(fl, "%u %u\n", tag, p[i].per_level);
 		regions[i] = (struct collect_step_region){ .object = r->object, .link_start = r->link_start,
 							   .link_end = r->link_end, .file_start = r->off_start,
-							   .take = p[i].take, .max_windows = p[i].max_windows,
+							   .per_level = p[i].per_level, .max_windows = p[i].max_windows,
 							   .tag_range = tag };
 		planned += p[i].max_windows;
 	}
 	fclose(f);
 	fclose(fw);
+	fclose(fl);
 	set_lines(d, "trace.step.ranges", text);
 	set_lines(d, "trace.step.why", whys);
+	set_lines(d, "trace.step.windows_per_level", levels);
 	gusdata_set_meta_u64(d, "trace.step.window_records", rq->window_records);
 	gusdata_set_meta_u64(d, "trace.step.windows", rq->windows);
 
 	recording_progress(log, true, "run 3 of %s, natively: %zu hot range(s) QEMU could not trace single-stepped with "
-			   "ptrace, windows of %llu records where a thread is found in them, %u of each (%zu at most; its "
-			   "output is discarded)", rq->argv[0], np, (unsigned long long)rq->window_records,
-			   (unsigned)(1.25 * rq->windows), planned);
+			   "ptrace, windows of %llu records where a thread is found in them, about %u of each (%zu at most; "
+			   "its output is discarded)", rq->argv[0], np, (unsigned long long)rq->window_records, rq->windows,
+			   planned);
 	struct step_store ss = { .d = d, .ranges = ranges, .p = p };
 	int rc = 0;
 	char err[COLLECT_ERRLEN];
