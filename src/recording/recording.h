@@ -210,6 +210,9 @@ struct recording_trace_region {
 	enum recording_trace_source source;
 	bool data_addresses;	/* the stream's records carry data addresses */
 	bool placed;		/* a recording: its traced run had PROGRAM where BIAS says */
+	/* a recording: gus record's run 3 single-stepped it natively (its
+	 * records and maps are process STREAM_STEP_PROC's) */
+	bool stepped;
 	char program[PATH_MAX];	/* the ELF file the addresses belong to */
 	bool in_library;	/* PROGRAM is a library of EXE that holds --function */
 	char exe[PATH_MAX];	/* the program run, when IN_LIBRARY */

@@ -52,6 +52,10 @@ w=$(json_get rep.json '[r["tracer_why"] for r in d["regions"] if r["name"] == "s
 check_contains "$w" "AVX512EVEX" "avx512: JSON tracer_why names the extension"
 "$GUS" report -i avx.data --html rep.html 2>/dev/null
 check_contains "$(cat rep.html)" "tracer: native single-stepping with ptrace" "avx512: the HTML says the tracer"
+# gus sim --trace -i takes the same stepped windows
+out=$("$GUS" sim --trace -i avx.data --function sum16 2>&1)
+check_contains "$out" "stream: native single-stepping (ptrace) in run 3 recorded in avx.data" \
+	"avx512: gus sim --trace -i simulates the stepped windows, said"
 # --step-windows 0: the region is left to the static view, as before
 "$GUS" record -q -o none.data --step-windows 0 -- "$WORKLOADS/avx512" 400000 </dev/null >/dev/null 2>&1
 k=$($SQL none.data "SELECT count(*) FROM meta WHERE key LIKE 'trace.step.%'")
