@@ -632,7 +632,10 @@ static void pick_windows(struct report_gather *g, struct gather_stream *s)
 		want = REPORT_MAX_WINDOWS;
 	if (want < 1)
 		want = 1;
-	if (want > s->n)
+	/* the stepper's windows are few: each is picked, as often as it
+	 * stands for (a small one is not left out for a big one's hits) */
+	bool all = g->f[s->feed].stepped;
+	if (want > s->n && !all)
 		want = s->n;
 	struct report_window *picked = calloc(want + 2 * out->nthread_ids + 1, sizeof *picked);
 	if (!picked)
@@ -650,7 +653,7 @@ static void pick_windows(struct report_gather *g, struct gather_stream *s)
 		size_t twant = (size_t)((double)want * tsum / sum + 0.5);
 		if (twant < 2)
 			twant = 2;
-		if (twant > tn)
+		if (twant > tn && !all)
 			twant = tn;
 		if (!twant || !(tsum > 0))
 			continue;
