@@ -508,6 +508,7 @@ int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned to
 struct trace_range {
 	size_t object;			/* index into trace_plan.objects */
 	const char *name;		/* its region's */
+	double share;			/* its region's share of the samples */
 	uint64_t link_start, link_end;
 	uint64_t off_start, off_end;
 };
@@ -575,7 +576,8 @@ static void plan_traces(const struct merge_region *r, size_t n, struct trace_pla
 		size_t obj = plan_object(p, r[i].file, r[i].build_id);
 		struct trace_object *o = &p->objects[obj];
 		o->offsets[o->n++] = (struct stream_range){ off_start, off_last + 1 };
-		p->r[p->n++] = (struct trace_range){ obj, r[i].name, r[i].start, r[i].end, off_start, off_last + 1 };
+		p->r[p->n++] = (struct trace_range){ obj, r[i].name, r[i].share, r[i].start, r[i].end, off_start,
+						     off_last + 1 };
 	}
 }
 
@@ -1187,7 +1189,7 @@ static int step_traces(struct gusdata *d, const struct recording_request *o, con
 		const struct trace_range *t = &plan->r[i];
 		r[i] = (struct rec_step_range){ .object = plan->objects[t->object].path,
 						.build_id = plan->objects[t->object].build_id,
-						.name = t->name, .link_start = t->link_start,
+						.name = t->name, .share = t->share, .link_start = t->link_start,
 						.link_end = t->link_end, .off_start = t->off_start, .reached = reached[i] };
 	}
 	char failure[400] = "";

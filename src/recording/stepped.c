@@ -11,10 +11,12 @@
  * every 4th..., as the QEMU tracer's windows double their stride, so that
  * they cover the whole run whatever its length (window J stands for
  * 2^(J/K) hits). K is chosen from run 1's samples of it for about N
- * windows (K * (1 + log2(hits / K)) = N), 2 N at most. Each holds WINDOW_RECORDS records of one
- * thread, over its entries. The
- * records land in trace_chunks as the process STREAM_STEP_PROC, its
- * mappings in trace_maps likewise, and meta trace.step.* says which
+ * windows (K * (1 + log2(hits / K)) = N), 2 N at most. Each window holds
+ * WINDOW_RECORDS records of one thread, over its entries. Ranges with
+ * under 1 % of run 1's samples are left out: not worth a third run of
+ * the program. The records land in trace_chunks as the process
+ * STREAM_STEP_PROC, its mappings in trace_maps likewise, and meta
+ * trace.step.* says which
  * ranges and why (gus-data(5)). */
 #include <errno.h>
 #include <fcntl.h>
@@ -186,6 +188,8 @@ int rec_step_traces(struct gusdata *d, const struct rec_step_range *ranges, size
 	size_t np = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct rec_step_range *r = &ranges[i];
+		if (!(r->share >= REC_STEP_MIN_SHARE))
+			continue;
 		struct merge_code mc;
 		char err[512];
 		struct step_pick *k = &p[np];
