@@ -1182,7 +1182,8 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
  * natively (stepped.c); the total of records updated. -1 when writing
  * into D failed. */
 static int step_traces(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
-		       const bool *reached, struct collect_input *input, struct recording_summary *sum)
+		       const bool *reached, struct collect_input *input, struct recording_summary *sum,
+		       bool *interrupted)
 {
 	struct rec_step_range r[MAX_TRACE_RANGES];
 	for (size_t i = 0; i < plan->n; i++) {
@@ -1211,6 +1212,7 @@ static int step_traces(struct gusdata *d, const struct recording_request *o, con
 	sum->stepped_windows = ss.windows;
 	sum->step_seconds = ss.seconds;
 	sum->step_cpu_seconds = ss.cpu_seconds;
+	*interrupted |= ss.interrupted;
 	if (ss.ranges)
 		gusdata_set_meta_u64(d, "trace.records", gusdata_trace_records(d));
 	return rc;
@@ -2018,7 +2020,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		bool reached[MAX_TRACE_RANGES] = { false };
 		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted, sum, reached) != 0;
 		if (!write_failed && !trace_interrupted)
-			write_failed = step_traces(d, &o, &tplan, reached, &input, sum) != 0;
+			write_failed = step_traces(d, &o, &tplan, reached, &input, sum, &trace_interrupted) != 0;
 	}
 	trace_plan_free(&tplan);
 

@@ -91,6 +91,11 @@ else
 	"$GUS" report -i sort.data --json -o sort.json 2>/dev/null
 	t=$(json_get sort.json "[r['tracer'] for r in d['regions'] if r['name'] == '$evex'][0]")
 	[ "$t" = ptrace ]; ok $? "sort: JSON tracer of $evex is ptrace ($t)"
+	# run 3 reads the standard input run 1 read (a file: again from its
+	# offset, after run 2 read it too)
+	LC_ALL=C.UTF-8 "$GUS" record -q -o stdin.data --step-windows 4 -- sort <text.txt >/dev/null 2>&1
+	r=$($SQL stdin.data "SELECT value FROM meta WHERE key = 'trace.step.records'")
+	[ -n "$r" ] && [ "$r" -gt 0 ]; ok $? "sort <file: run 3 sorted the input again ($r records stepped)"
 	# sort's own code runs under QEMU alike: its tracer is QEMU's
 	q=$(json_get sort.json "sorted(set(r['tracer'] for r in d['regions'] if r['object'] == 'sort'))")
 	check_contains "$q" "qemu" "sort: sort's own functions from QEMU's stream ($q)"
