@@ -67,6 +67,10 @@ static void record_usage(FILE *out)
 		"                           first records of each function, the run stopped\n"
 		"                           once each has --max-insns)\n"
 		"      --no-mem             QEMU: no data addresses\n"
+		"      --step-windows N     QEMU: hot code QEMU cannot run (AVX-512...) or\n"
+		"                           never ran is single-stepped in a third, native\n"
+		"                           run, about N windows of 500 records each, 2N at\n"
+		"                           most (default 16; 0: none)\n"
 		"      --import-counts FILE the count set from 'perf stat -x,' output instead\n"
 		"                           of counting (gus stat --print-events shows the\n"
 		"                           command), or per-region counts (a CSV whose\n"
@@ -132,6 +136,7 @@ static int parse_call_graph(const char *arg, struct recording_request *o)
 static int parse_args(int argc, char **argv, struct record_opts *opts)
 {
 	struct recording_request *o = &opts->rq;
+	enum { OPT_STEP_WINDOWS = 1000 };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "level", required_argument, NULL, 'l' },
@@ -143,6 +148,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 		{ "max-insns", required_argument, NULL, 'X' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "no-mem", no_argument, NULL, 'N' },
+		{ "step-windows", required_argument, NULL, OPT_STEP_WINDOWS },
 		{ "import-counts", required_argument, NULL, 'I' },
 		{ "import-intervals", required_argument, NULL, 'V' },
 		{ "spire", no_argument, NULL, 'P' },
@@ -176,6 +182,7 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 	o->max_insns = 0;	/* the default of the mode: see --window */
 	o->window_records = 5000;
 	o->windows_per_level = 32;
+	o->step_windows = 16;
 	o->spire_interval = 100;
 	o->smt = -1;
 	o->pt.mode = COLLECT_PT_FULL;
@@ -236,6 +243,11 @@ static int parse_args(int argc, char **argv, struct record_opts *opts)
 			o->window_records = v;
 			break;
 		case 'N': o->no_mem = true; break;
+		case OPT_STEP_WINDOWS:
+			if ((rc = gus_parse_uint(opt, optarg, 0, 4096, &v)))
+				return rc;
+			o->step_windows = (unsigned)v;
+			break;
 		case 'I': o->import_counts = optarg; break;
 		case 'V': o->import_intervals = optarg; break;
 		case 'P': o->spire = true; break;
@@ -353,6 +365,10 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, ", trace cut at --max-insns in %zu of %zu hot range(s) (their first records; %s)",
 				sum.trace_ranges_cut, sum.trace_ranges,
 				sum.trace_stopped ? "the run was stopped there" : "--window 0");
+		if (sum.stepped_ranges)
+			fprintf(stderr, ", %zu range(s) single-stepped natively (%llu windows, %.1f s, %.1f s CPU)",
+				sum.stepped_ranges, (unsigned long long)sum.stepped_windows, sum.step_seconds,
+				sum.step_cpu_seconds);
 		if (sum.counting)
 			fprintf(stderr, ", %s", sum.counted ? "TMA counted" : "no TMA counts (see gus report)");
 		else if (rq->import_counts)

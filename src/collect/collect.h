@@ -400,39 +400,85 @@ struct collect_qemu_object {
 };
 
 /* --------------------------------------------- the native stepper ---- */
-/* A region's stream from the program running natively, single-stepped
- * with ptrace (step.c): for code QEMU cannot run (AVX-512 under QEMU
- * 7.2). At each entry into [LINK_START, LINK_END) of OBJECT (placed by
- * FILE_START, the file offset of LINK_START, in the process's mappings
- * once its libraries are mapped) a window of up to WINDOW records (0:
- * 20000) is stepped; calls out of the region run natively; after
- * MAX_INSNS records the program runs on untraced. The program's first
- * thread only. Records carry STREAM_ENTRY at each window's start and
- * their data addresses (STREAM_HAS_MEM) unless a gather's vector index
- * was needed. */
-struct collect_step_opts {
+/* Regions' streams from the program running natively, single-stepped
+ * with ptrace (step.c): for code the QEMU tracer cannot run (AVX-512 and
+ * other extensions QEMU 7.2's CPU lacks, collect_qemu_lacks; code chosen
+ * for the CPU at run time that QEMU's run never reaches). Each region is
+ * [LINK_START, LINK_END) of OBJECT, placed by FILE_START (the file offset
+ * of LINK_START) in the process's mappings once it has them. A window of
+ * a region opens at each entry into it (PER_LEVEL 0: a breakpoint at its
+ * start), or where the stepper's own sampling finds a thread in it: each
+ * thread is stopped once per SAMPLE_CPU_S seconds of its CPU time (0: 1
+ * ms), so that the hits fall in proportion to the time the run spends in
+ * the region. Windows open at the first PER_LEVEL hits, then PER_LEVEL at
+ * every 2nd hit, PER_LEVEL at every 4th, ... (window J stands for
+ * 2^(J / PER_LEVEL) hits, as the QEMU tracer's windows stand for records),
+ * MAX_WINDOWS at most (0: no limit): spread over the whole run, whatever
+ * its length. A window holds up to WINDOW
+ * records (0: 20000) of that thread; calls out of the region run
+ * natively to their return; control leaving the region otherwise ends
+ * it, or with SPAN_ENTRIES pauses it until the thread's next entry.
+ * After MAX_INSNS records in all no window opens and the program runs on
+ * untraced. The program's threads are followed (each its own windows,
+ * the others running on meanwhile); its forked children are not (the
+ * breakpoints are taken out of their copy of the memory). */
+struct collect_step_region {
 	const char *object;
 	uint64_t link_start, link_end, file_start;
+	unsigned per_level;
+	uint64_t max_windows;
+	uint32_t tag_range;	/* TAG_WINDOWS: STREAM_WINDOW_TAG(TAG_RANGE, window) */
+};
+struct collect_step_region_stats {
+	uint64_t insns, windows;
+	uint64_t hits;		/* the sampling found a thread in it */
+	bool placed;		/* the process mapped it */
+};
+struct collect_step_opts {
+	const struct collect_step_region *regions;
+	size_t nregions;
+	struct collect_step_region_stats *region_stats;	/* NREGIONS of them, or NULL */
 	bool data_addresses;
 	uint64_t max_insns;
 	uint64_t window;
+	bool span_entries;
+	double sample_cpu_s;
+	/* each window's first record carries STREAM_WINDOW and its tag */
+	bool tag_windows;
+	/* records carry STREAM_THREAD(PROC, the thread in creation order) */
+	uint16_t proc;
 	stream_sink sink;
 	void *ctx;
-	/* the region's runtime - link-time address, before the first record */
-	void (*placed)(void *ctx, uint64_t bias);
+	/* region REGION placed: the mapping holding it ([START, START+LEN)
+	 * from file offset PGOFF) and its runtime - link-time address; before
+	 * its first record */
+	void (*placed)(void *ctx, size_t region, uint64_t bias, uint64_t start, uint64_t len, uint64_t pgoff);
 	/* the program's standard streams; NULL: gus's own */
 	const struct collect_stdio *stdio;
 };
 struct collect_step_stats {
 	uint64_t insns, steps, windows, entries;
+	uint64_t traps;		/* breakpoint hits, windows' or passed over */
 	uint64_t vsib;		/* records without data addresses (vector indexes) */
+	uint64_t threads;	/* threads of the program followed */
+	uint64_t children;	/* processes it forked, not followed */
 	bool truncated;		/* MAX_INSNS reached */
-	bool never_reached;	/* OBJECT was never mapped where the region is */
+	bool never_reached;	/* no region's object was ever mapped where the region is */
 	double seconds;
+	double held_seconds;	/* the program's threads held by the stepping, in all */
+	uint64_t samples;	/* the stepper's sampling stops */
+	double cpu_seconds;	/* gus's and the program's CPU time (user + system) */
 };
 enum collect_status collect_step_run(char *const argv[], const struct collect_step_opts *o,
 				     struct collect_step_stats *st, struct collect_result *res, char *err,
 				     size_t errlen);
+
+/* Whether QEMU 7.2's CPU (qemu-x86_64's default, TCG) lacks an
+ * instruction of the LEN bytes of code at ADDR: decoded with Zydis, an
+ * instruction of an ISA extension it does not offer (AVX-512, AMX, SHA,
+ * GFNI, RDSEED, ...). True with WHY naming the extension, the first such
+ * instruction and its address. */
+bool collect_qemu_lacks(const uint8_t *code, size_t len, uint64_t addr, char *why, size_t whylen);
 
 struct collect_qemu_opts {
 	const char *qemu;	/* NULL: $GUS_QEMU, else qemu-x86_64 from PATH */

@@ -304,6 +304,13 @@ int collect_input_replay_fd(struct collect_input *in, char *err, size_t errlen)
 {
 	switch (in->kind) {
 	case COLLECT_INPUT_FILE:
+		/* at run 1's offset for each run after it (gus record's run 3
+		 * reads it again after run 2) */
+		if (in->reopened && lseek(in->replay_fd, (off_t)in->start, SEEK_SET) < 0) {
+			snprintf(err, errlen, "cannot read the standard input again from offset %llu: %s",
+				 (unsigned long long)in->start, strerror(errno));
+			return -2;
+		}
 		if (in->reopened)
 			return in->replay_fd;
 		/* no open of its own: the offset run 1 shares is set back */

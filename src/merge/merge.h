@@ -406,6 +406,12 @@ struct merge_report_region {
 	const struct sim_code *code;
 	const struct sim_analysis *an;
 	const char *stream;		/* where its stream came from */
+	/* the tracer of its stream: "qemu", "pt", "ptrace" (gus record's
+	 * run 3 single-stepped it natively: code QEMU cannot run or never
+	 * ran), "static" (no stream: its code simulated statically), "none"
+	 * (not simulated); TRACER_WHY: why gus record stepped it natively
+	 * (NULL: it did not) */
+	const char *tracer, *tracer_why;
 	const char *why_no_model;	/* when not simulated */
 	struct merge_verdict verdict;
 	/* file:line of a runtime address, for its per-instruction table */

@@ -34,6 +34,36 @@ int rec_import_counts(const char *path, struct gusdata *d, struct td_region_rows
  * being ranked; -1 on a write error. */
 int rec_store_region_rows(struct gusdata *d, const struct td_region_rows *rows, const char *origin,
 			  const struct recording_log *log);
+/* gus record's run 3 (stepped.c): a traced range of run 2's plan, and
+ * whether QEMU's run 2 executed it */
+struct rec_step_range {
+	const char *object, *build_id, *name;
+	uint64_t link_start, link_end, off_start;
+	double share;			/* of run 1's samples */
+	bool reached;
+};
+struct rec_step_request {
+	char **argv;
+	struct collect_input *input;	/* run 1's standard input, read again */
+	unsigned windows;		/* per stepped range; 0: none stepped */
+	uint64_t window_records;
+	bool data_addresses;
+	const char *qemu_failure;	/* why QEMU's run 2 failed, NULL: it did not */
+};
+#define REC_STEP_MIN_SHARE 0.01	/* a smaller range is not worth a third run */
+struct rec_step_summary {
+	size_t ranges;			/* stepped */
+	uint64_t records, windows;
+	double seconds, cpu_seconds;
+	bool interrupted;
+};
+/* The ranges of RANGES with REC_STEP_MIN_SHARE of run 1's samples or
+ * more whose code needs what QEMU 7.2's CPU lacks, or that QEMU's run
+ * never executed, single-stepped natively in a run of their own into D (trace_chunks as process STREAM_STEP_PROC, meta
+ * trace.step.*); SUM says what. -1 when writing into D failed (said). */
+int rec_step_traces(struct gusdata *d, const struct rec_step_range *ranges, size_t n,
+		    const struct rec_step_request *rq, const struct recording_log *log, struct rec_step_summary *sum);
+
 /* RECORDING_* for a collect_status */
 enum recording_status rec_status(enum collect_status st, int exec_errno);
 

@@ -25,6 +25,8 @@
 #include "topdown.h"
 
 #define MAX_TRACE_RANGES 64
+/* run 3's windows: single steps cost tens of microseconds each */
+#define STEP_WINDOW_RECORDS 500
 
 static int resolve_symbol(void *ctx, const char *file, const char *symbol, uint64_t *start, uint64_t *size,
 			  char *err, size_t errlen)
@@ -506,6 +508,8 @@ int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned to
  * things out anew. */
 struct trace_range {
 	size_t object;			/* index into trace_plan.objects */
+	const char *name;		/* its region's */
+	double share;			/* its region's share of the samples */
 	uint64_t link_start, link_end;
 	uint64_t off_start, off_end;
 };
@@ -573,7 +577,8 @@ static void plan_traces(const struct merge_region *r, size_t n, struct trace_pla
 		size_t obj = plan_object(p, r[i].file, r[i].build_id);
 		struct trace_object *o = &p->objects[obj];
 		o->offsets[o->n++] = (struct stream_range){ off_start, off_last + 1 };
-		p->r[p->n++] = (struct trace_range){ obj, r[i].start, r[i].end, off_start, off_last + 1 };
+		p->r[p->n++] = (struct trace_range){ obj, r[i].name, r[i].share, r[i].start, r[i].end, off_start,
+						     off_last + 1 };
 	}
 }
 
@@ -989,7 +994,7 @@ static void share_text(double f, char *buf, size_t n)
  * (or SIGTERM) cut it; a trace --max-insns stopped is said in SUM. -1
  * when writing into D failed. */
 static int trace_with_qemu(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
-			   struct collect_input *input, bool *interrupted, struct recording_summary *sum)
+			   struct collect_input *input, bool *interrupted, struct recording_summary *sum, bool *reached)
 {
 	char err[COLLECT_ERRLEN];
 	bool windows = o->window_records > 0;
@@ -1107,6 +1112,11 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	}
 	if (q.enough && windows)
 		store_coverage(d, &q, &covers, &least);
+	/* the ranges QEMU's run executed (followed to its end with windows) */
+	for (size_t i = 0; i < q.npos; i++)
+		reached[q.pos[i].range] = true;
+	for (size_t i = 0; i < plan->n; i++)
+		reached[i] |= q.kept[i] > 0;
 	free(q.pos);
 	free(q.slot);
 	char write_err[200];
@@ -1167,6 +1177,46 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 	if (!stored)
 		gusdata_set_meta(d, "missing.trace", "the traced run never executed the hot regions");
 	return 0;
+}
+
+/* Run 3: the ranges QEMU's run 2 could not stand for, single-stepped
+ * natively (stepped.c); the total of records updated. -1 when writing
+ * into D failed. */
+static int step_traces(struct gusdata *d, const struct recording_request *o, const struct trace_plan *plan,
+		       const bool *reached, struct collect_input *input, struct recording_summary *sum,
+		       bool *interrupted)
+{
+	struct rec_step_range r[MAX_TRACE_RANGES];
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct trace_range *t = &plan->r[i];
+		r[i] = (struct rec_step_range){ .object = plan->objects[t->object].path,
+						.build_id = plan->objects[t->object].build_id,
+						.name = t->name, .share = t->share, .link_start = t->link_start,
+						.link_end = t->link_end, .off_start = t->off_start, .reached = reached[i] };
+	}
+	char failure[400] = "";
+	uint64_t status;
+	const char *mv = gusdata_meta(d, "missing.trace");
+	if (gusdata_meta_u64(d, "trace.exit_status", &status) && status == 128 + SIGILL)
+		snprintf(failure, sizeof failure, "QEMU stopped the program with SIGILL, at an instruction its CPU lacks");
+	else if (mv && !gusdata_trace_records(d))
+		snprintf(failure, sizeof failure, "%s", mv);
+	struct rec_step_request rq = {
+		.argv = o->argv, .input = input, .windows = o->step_windows,
+		.window_records = STEP_WINDOW_RECORDS, .data_addresses = !o->no_mem,
+		.qemu_failure = failure[0] ? failure : NULL,
+	};
+	struct rec_step_summary ss;
+	int rc = rec_step_traces(d, r, plan->n, &rq, rec_log, &ss);
+	sum->stepped_ranges = ss.ranges;
+	sum->stepped_records = ss.records;
+	sum->stepped_windows = ss.windows;
+	sum->step_seconds = ss.seconds;
+	sum->step_cpu_seconds = ss.cpu_seconds;
+	*interrupted |= ss.interrupted;
+	if (ss.ranges)
+		gusdata_set_meta_u64(d, "trace.records", gusdata_trace_records(d));
+	return rc;
 }
 
 /* What Intel PT's trace of run 1 left (the sampling run traced it too):
@@ -1972,8 +2022,12 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 								"fell in the vDSO, anonymous (JIT) code or code "
 								"without symbols or unwind tables"
 							      : "no hot region to trace");
-	else
-		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted, sum) != 0;
+	else {
+		bool reached[MAX_TRACE_RANGES] = { false };
+		write_failed = trace_with_qemu(d, &o, &tplan, &input, &trace_interrupted, sum, reached) != 0;
+		if (!write_failed && !trace_interrupted)
+			write_failed = step_traces(d, &o, &tplan, reached, &input, sum, &trace_interrupted) != 0;
+	}
 	trace_plan_free(&tplan);
 
 	/* done even after a failed write: what failed is said in missing.* */

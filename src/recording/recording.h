@@ -210,6 +210,9 @@ struct recording_trace_region {
 	enum recording_trace_source source;
 	bool data_addresses;	/* the stream's records carry data addresses */
 	bool placed;		/* a recording: its traced run had PROGRAM where BIAS says */
+	/* a recording: gus record's run 3 single-stepped it natively (its
+	 * records and maps are process STREAM_STEP_PROC's) */
+	bool stepped;
 	char program[PATH_MAX];	/* the ELF file the addresses belong to */
 	bool in_library;	/* PROGRAM is a library of EXE that holds --function */
 	char exe[PATH_MAX];	/* the program run, when IN_LIBRARY */
@@ -476,6 +479,10 @@ struct recording_request {
 	 * of each range, the run stopped once every range has them */
 	unsigned long long window_records;
 	unsigned windows_per_level;
+	/* QEMU: the hot ranges QEMU cannot run (collect_qemu_lacks) or that
+	 * its run never executed are single-stepped natively in a run 3,
+	 * STEP_WINDOWS windows of each (0: none) */
+	unsigned step_windows;
 	const char *import_counts, *import_intervals;
 	bool spire;
 	unsigned spire_interval;	/* ms */
@@ -520,6 +527,11 @@ struct recording_summary {
 	 * (their first records kept), of TRACE_RANGES */
 	size_t trace_ranges_cut, trace_ranges;
 	bool write_failed;	/* kept, but a write failed (a full disk): incomplete */
+	/* run 3: the hot ranges single-stepped natively, their records and
+	 * windows, its time and CPU time (gus's and the program's) */
+	size_t stepped_ranges;
+	uint64_t stepped_records, stepped_windows;
+	double step_seconds, step_cpu_seconds;
 };
 
 /* Runs RQ's program into the recording RQ->output: checks first (the

@@ -47,7 +47,9 @@ struct trace_map_search {
 static int place_by_trace_map(void *ctx, const struct gusdata_trace_map *m)
 {
 	struct trace_map_search *t = ctx;
-	if (strcmp(m->object, t->r->program) || t->off < m->pgoff || t->off - m->pgoff >= m->len)
+	/* a stepped region is where gus record's run 3 had it */
+	if (strcmp(m->object, t->r->program) || t->off < m->pgoff || t->off - m->pgoff >= m->len ||
+	    (m->proc == STREAM_STEP_PROC) != t->r->stepped)
 		return 0;
 	t->r->bias = m->start + (t->off - m->pgoff) - t->r->link.start;
 	t->r->placed = true;
@@ -68,6 +70,26 @@ static int first_trace_map(void *ctx, const struct gusdata_trace_map *m)
 	return 1;
 }
 
+/* whether gus record's run 3 single-stepped [START, END) of FILE (meta
+ * trace.step.ranges: "TAG START END OBJECT" per line) */
+static bool stepped_in_recording(struct gusdata *d, const char *file, uint64_t start, uint64_t end)
+{
+	const char *list = gusdata_meta(d, "trace.step.ranges");
+	for (const char *p = list; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		unsigned tag;
+		unsigned long long s, e;
+		int used = 0;
+		if (sscanf(p, "%u %llx %llx %n", &tag, &s, &e, &used) == 3 && used > 0 && (size_t)used <= len &&
+		    len - (size_t)used == strlen(file) && !strncmp(p + used, file, len - (size_t)used) && s <= start &&
+		    end <= e)
+			return true;
+		p += len + (eol != NULL);
+	}
+	return false;
+}
+
 static void place_in_recording(struct gusdata *d, struct recording_trace_region *r, bool is_exe)
 {
 	char err[1024];
@@ -81,6 +103,7 @@ static void place_in_recording(struct gusdata *d, struct recording_trace_region 
 		return;
 	}
 	struct trace_map_search t = { .r = r };
+	r->stepped = r->restricted && stepped_in_recording(d, r->program, r->link.start, r->link.end);
 	if (!r->restricted)
 		gusdata_foreach_trace_map(d, first_trace_map, &t);
 	else if (!merge_elf_file_offset(r->program, r->link.start, &t.off, err, sizeof err))
@@ -603,7 +626,10 @@ static int recorded_sink(void *ctx, const struct stream_insn *v, size_t n)
 	struct recorded_filter *f = ctx;
 	const struct recording_trace_region *r = f->r;
 	for (size_t i = 0; i < n; i++) {
-		if (r->restricted && (v[i].ip < r->run.start || v[i].ip >= r->run.end)) {
+		/* run 3's records are at its own addresses: a stepped region's
+		 * alone, and only those */
+		if (r->restricted && (v[i].ip < r->run.start || v[i].ip >= r->run.end ||
+				      (v[i].thread >> 16 == STREAM_STEP_PROC) != r->stepped)) {
 			f->outside = true;
 			continue;
 		}
@@ -694,8 +720,12 @@ static int step_wrap_sink(void *ctx, const struct stream_insn *v, size_t n)
 	return w->sink(w->ctx, v, n);
 }
 
-static void step_wrap_placed(void *ctx, uint64_t bias)
+static void step_wrap_placed(void *ctx, size_t region, uint64_t bias, uint64_t start, uint64_t len, uint64_t pgoff)
 {
+	(void)region;
+	(void)start;
+	(void)len;
+	(void)pgoff;
 	step_placed(((struct step_wrap *)ctx)->r, bias);
 }
 
@@ -713,11 +743,15 @@ static enum recording_status run_step(const struct recording_trace_opts *o, stru
 		return RECORDING_ERROR;
 	}
 	struct step_wrap w = { r, sink, ctx, 0 };
-	struct collect_step_opts so = {
+	struct collect_step_region region = {
 		.object = r->program,
 		.link_start = r->link.start,
 		.link_end = r->link.end,
 		.file_start = file_start,
+	};
+	struct collect_step_opts so = {
+		.regions = &region,
+		.nregions = 1,
 		.data_addresses = o->data_addresses,
 		/* single steps are slow (tens of thousands a second): a
 		 * fallback from QEMU takes at most 200000 */

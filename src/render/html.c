@@ -984,6 +984,9 @@ static void stream_line_html(FILE *out, const struct merge_report_region *rv)
 		return;
 	}
 	esc(out, rv->stream ? rv->stream : "not said");
+	fputs(" <span class=\"tag\">tracer: ", out);
+	esc(out, rd_tracer_words(rv->tracer));
+	fputs("</span>", out);
 	if (!isnan(rv->stream_covers))
 		fprintf(out, " <span class=\"tag\">covers %s%.1f %% of the run</span>", rv->stream_covers_at_most ? "at most " : "",
 			100 * rv->stream_covers);

@@ -221,6 +221,13 @@ static void write_json_region(const struct merge_report *r, FILE *out, const str
 	fputs("]", out);
 	fprintf(out, ",\n     \"windows\": ");
 	write_json_windows(out, rv);
+	fprintf(out, ",\n     \"tracer\": ");
+	render_json_string(out, rv->tracer ? rv->tracer : "none");
+	fprintf(out, ", \"tracer_why\": ");
+	if (rv->tracer_why)
+		render_json_string(out, rv->tracer_why);
+	else
+		fputs("null", out);
 	fprintf(out, ",\n     \"stream_covers\": ");
 	render_json_number(out, rv->stream_covers);
 	fprintf(out, ", \"stream_covers_at_most\": %s, \"stream_cut\": ", rv->stream_covers_at_most ? "true" : "false");

@@ -15,6 +15,9 @@ const char *rd_unit_label(enum td_unit u);
 const char *rd_status_name(enum td_status s);
 /* "0.4M", "12.3k": records of a run, into BUF (N bytes) */
 void rd_records_text(double v, char *buf, size_t n);
+/* a region's tracer (merge_report_region.tracer) in words: "QEMU (run
+ * 2)", "native single-stepping with ptrace (run 3)", ... */
+const char *rd_tracer_words(const char *tracer);
 /* a set of resources as "p0+p1", into BUF (N bytes) */
 void rd_set_name(const struct sim_machine *m, const struct sim_set *s, char *buf, size_t n);
 

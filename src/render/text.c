@@ -60,7 +60,16 @@ static void write_header(const struct merge_report *r, FILE *out)
 		rd_text_put(out, " (no cycles: ", fact_or(r, "sample.fallback", ""), ")");
 	rd_text_put(out, "\n# instruction stream: ", r->tracer, "");
 	bool traced = !r->cut_before_trace;
-	if (!strcmp(r->tracer, "qemu") && traced && r->trace_records)
+	/* gus record's run 3 single-stepped what QEMU could not run */
+	const char *stepped_text = merge_report_meta(r, "trace.step.records");
+	unsigned long long stepped = stepped_text ? strtoull(stepped_text, NULL, 10) : 0;
+	if (stepped > r->trace_records)
+		stepped = 0;
+	if (!strcmp(r->tracer, "qemu") && traced && r->trace_records && stepped)
+		fprintf(out, " (a second run under the QEMU tracer, %llu records; a third, native, single-stepped in the "
+			"hot code QEMU could not run, %llu records%s)", (unsigned long long)r->trace_records - stepped,
+			stepped, r->incomplete ? ", cut short" : "");
+	else if (!strcmp(r->tracer, "qemu") && traced && r->trace_records)
 		fprintf(out, " (a second run under the QEMU tracer, %llu records%s)",
 			(unsigned long long)r->trace_records, r->incomplete ? ", cut short" : "");
 	else if (!strcmp(r->tracer, "qemu") && traced)
@@ -400,6 +409,10 @@ static void write_simulation(const struct merge_report *r, const struct merge_re
 	struct render_sim_info info;
 	char source[PATH_MAX + 400];
 	render_report_sim_info(sim, insn_table, &info, source, sizeof source);
+	fprintf(out, "Tracer: %s", rd_tracer_words(sim->tracer));
+	if (sim->tracer_why)
+		rd_text_put(out, ", as ", sim->tracer_why, "");
+	fputc('\n', out);
 	rd_text_put(out, "Stream: ", sim->stream, "\n");
 	rd_sim_numbers(out, r->m, sim->code, sim->an, &info);
 	rd_sim_sensitivity(out, r->m, sim->an, info.threshold, true, false);

@@ -28,6 +28,21 @@ void rd_records_text(double v, char *buf, size_t n)
 		snprintf(buf, n, "%.0f", v);
 }
 
+const char *rd_tracer_words(const char *tracer)
+{
+	if (!tracer)
+		return "not said";
+	if (!strcmp(tracer, "qemu"))
+		return "QEMU (gus record's run 2)";
+	if (!strcmp(tracer, "ptrace"))
+		return "native single-stepping with ptrace (gus record's run 3)";
+	if (!strcmp(tracer, "pt"))
+		return "Intel PT (of the sampled run)";
+	if (!strcmp(tracer, "static"))
+		return "none: its code simulated statically";
+	return "none";
+}
+
 const char *rd_unit_label(enum td_unit u)
 {
 	switch (u) {

@@ -53,6 +53,10 @@ struct region_view {
 	/* where the traced run had it: runtime - link-time address */
 	uint64_t bias;
 	bool have_bias;
+	/* gus record's run 3 single-stepped it natively (the tag of its
+	 * windows, -1 not), and why */
+	long step_tag;
+	char step_why[420];
 	bool changed;			/* its file is not the one recorded (build-id): no lines from it */
 	/* WHY_NO_MODEL is what its stream gives (too few records, none),
 	 * the same at every report of this model: cached too */
@@ -474,6 +478,7 @@ static int add_region(void *ctx, const struct gusdata_region *g)
 	v->r.name = v->name;
 	v->r.file = v->file;
 	v->r.build_id = v->build_id;
+	v->step_tag = report_stepped_range(rp->d, v->file, v->r.start, v->r.end, v->step_why, sizeof v->step_why);
 	return 0;
 }
 
@@ -648,8 +653,11 @@ static void place_region(struct region_view *v, const char *object, uint64_t sta
 static int place_by_trace_map(void *ctx, const struct gusdata_trace_map *m)
 {
 	struct report *rp = ctx;
+	/* the stepper's run 3 had its own layout: its regions by its maps */
+	bool stepped = m->proc == STREAM_STEP_PROC;
 	for (size_t i = 0; i < rp->nrv; i++)
-		place_region(&rp->rv[i], m->object, m->start, m->len, m->pgoff, true);
+		if ((rp->rv[i].step_tag >= 0) == stepped)
+			place_region(&rp->rv[i], m->object, m->start, m->len, m->pgoff, true);
 	return 0;
 }
 
@@ -835,8 +843,10 @@ static bool unpack_windows(struct region_view *v, const char *text)
 /* what the model shows of the windows: the phases as merge_report_phase */
 static void windows_to_model(struct region_view *v)
 {
-	v->nphases = v->win.nphases;
-	v->phases_scattered = v->win.phases_scattered;
+	/* the stepper's windows are in run order, but not at places in
+	 * the thread's records: no phases of them */
+	v->nphases = v->cover.stepped ? 0 : v->win.nphases;
+	v->phases_scattered = !v->cover.stepped && v->win.phases_scattered;
 	for (size_t i = 0; i < v->nphases; i++) {
 		const struct report_phase *p = &v->win.phases[i];
 		v->phases[i] = (struct merge_report_phase){ .from = p->from, .to = p->to, .share = p->share,
@@ -1185,8 +1195,12 @@ static void plan_region(struct sim_plan *pl, struct region_view *v)
 	}
 	if (!v->have_bias) {
 		char interp[PATH_MAX];
-		if (!strcmp(rp->tracer, "qemu") && program_interpreter(rp->exe, interp, sizeof interp) &&
-		    same_file(interp, v->file))
+		if (v->step_tag >= 0)
+			snprintf(v->why_no_model, sizeof v->why_no_model, "no instruction stream: gus record's run 3, "
+				 "which was to single-step it natively (%s), never mapped this part of %s", v->step_why,
+				 v->file);
+		else if (!strcmp(rp->tracer, "qemu") && program_interpreter(rp->exe, interp, sizeof interp) &&
+			 same_file(interp, v->file))
 			snprintf(v->why_no_model, sizeof v->why_no_model, "not traced: the dynamic loader (%s), which QEMU "
 				 "loads itself, is not followed by the QEMU tracer", v->file);
 		else
@@ -1208,8 +1222,8 @@ static void plan_region(struct sim_plan *pl, struct region_view *v)
 			pl->g = report_gather_new(&pl->src);
 		}
 		j->gathered = true;
-		j->stream = report_gather_add(pl->g, j->tc.lo, j->tc.hi, (uint32_t)range, -1, REPORT_STREAM_BUDGET,
-					      &j->tc, &v->win);
+		j->stream = report_gather_add(pl->g, &src, j->tc.lo, j->tc.hi, (uint32_t)range, -1,
+					      REPORT_STREAM_BUDGET, &j->tc, &v->win);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
@@ -1257,6 +1271,13 @@ static void check_stream(struct sim_plan *pl, struct sim_job *j)
 	if (tc->n == 0 && v->cover.cut[0] && v->cover.covers == 0) {
 		/* the windows filled before the run reached it */
 		snprintf(v->why_no_model, sizeof v->why_no_model, "not in the trace: %s", v->cover.cut);
+		j->dropped = v->why_final = true;
+		plan_static(pl, v);
+	} else if (tc->n == 0 && v->step_tag >= 0) {
+		snprintf(v->why_no_model, sizeof v->why_no_model,
+			 "no stepped window: gus record's run 3, which was to single-step it natively (%s), never found a "
+			 "thread in it when it sampled the run%s%s", v->step_why, v->stream_note[0] ? "; " : "",
+			 v->stream_note);
 		j->dropped = v->why_final = true;
 		plan_static(pl, v);
 	} else if (tc->n == 0 && !strcmp(rp->tracer, "qemu")) {
@@ -2149,6 +2170,9 @@ static int fill_model(struct report *rp)
 		rp->mr[i].stream_covers = streamed ? v->cover.covers : NAN;
 		rp->mr[i].stream_covers_at_most = streamed && v->cover.at_most;
 		rp->mr[i].stream_cut = streamed && v->cover.cut[0] ? v->cover.cut : NULL;
+		/* which tracer its stream came from, and why the stepper's */
+		rp->mr[i].tracer = streamed ? (v->cover.stepped ? "ptrace" : rp->tracer) : v->simulated ? "static" : "none";
+		rp->mr[i].tracer_why = v->step_tag >= 0 ? v->step_why : NULL;
 		if (v->simulated && v->win.simulated) {
 			rp->mr[i].windows = v->win.simulated;
 			rp->mr[i].windows_total = v->win.total;

@@ -248,6 +248,10 @@ struct report_windows {
 struct report_trace_source {
 	struct gusdata *d;
 	bool pt;
+	/* the native stepper's windows of gus record's run 3: its records
+	 * are those of process STREAM_STEP_PROC, each window weighs the same
+	 * (the stepper's sampling placed them in proportion to time) */
+	bool stepped;
 	uint64_t window_records;
 	unsigned per_level;
 	uint64_t pt_gaps;	/* out: gaps met decoding PT */
@@ -272,9 +276,11 @@ int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t
  * ranges. */
 struct report_gather;
 struct report_gather *report_gather_new(struct report_trace_source *src);
-/* a stream as report_gather_windows takes it; its number */
-size_t report_gather_add(struct report_gather *g, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
-			 size_t budget, struct simrun_collect *tc, struct report_windows *out);
+/* a stream as report_gather_windows takes it, its windows as SRC has
+ * them (the stepper's or the tracer's of the gather's trace); its number */
+size_t report_gather_add(struct report_gather *g, const struct report_trace_source *src, uint64_t lo, uint64_t hi,
+			 uint32_t range, int64_t thread, size_t budget, struct simrun_collect *tc,
+			 struct report_windows *out);
 /* the reading that counts the windows of the streams added since the
  * last one, and picks theirs (OUT's total and thread_ids set); -1 with
  * ERR */
@@ -323,6 +329,11 @@ void report_pool_run(const struct report_pool_task *tasks, size_t n, unsigned th
  * trace.ranges: "START END OBJECT" per line, in the tracer's order), -1
  * when none. */
 long report_traced_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end);
+/* The native stepper's range of D holding [START, END) of FILE (meta
+ * trace.step.ranges: "TAG START END OBJECT" per line): its window tag's
+ * range, and WHY it was stepped (trace.step.why); -1 when none. */
+long report_stepped_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end, char *why,
+			  size_t whylen);
 /* Where the windows of [START, END) of FILE come from in D, recorded by
  * TRACER (false: D has none there, the stream is the region's first
  * records). The QEMU tracer's windows are in the stream, of the traced
@@ -344,6 +355,10 @@ struct report_cover {
 	bool at_most;		/* Ctrl-C stopped the run after the windows filled */
 	char over[160];		/* " from windows spread over the first 12 % of the run", " (its first ones)" */
 	char cut[800];		/* where and why the trace stops short of the run; "" when it does not */
+	/* the native stepper's windows (gus record's run 3), and why the
+	 * region was stepped */
+	bool stepped;
+	char why[420];
 };
 /* The cover of traced range RANGE (-1: none) of D, recorded by TRACER,
  * gus record cut at STAGE ("" or NULL: finished), from meta trace.stopped,

@@ -4,6 +4,7 @@
  * trace stops short of it (gus record's --max-insns, Ctrl-C, a failed
  * trace run), the line that says so, and the same stream for gus sim
  * --trace -i, so that both commands give one answer per region. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,74 @@ long report_traced_range(struct gusdata *d, const char *file, uint64_t start, ui
 	return -1;
 }
 
+/* the line of LIST whose first field is TAG: the rest of it into OUT */
+static bool tagged_line(const char *list, long tag, char *out, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		long t;
+		int used = 0;
+		if (sscanf(p, "%ld %n", &t, &used) == 1 && used > 0 && (size_t)used <= len && t == tag) {
+			snprintf(out, n, "%.*s", (int)(len - (size_t)used), p + used);
+			return true;
+		}
+		p += len + (eol != NULL);
+	}
+	return false;
+}
+
+long report_stepped_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end, char *why,
+			  size_t whylen)
+{
+	char line[PATH_MAX + 64];
+	const char *list = gusdata_meta(d, "trace.step.ranges");
+	long found = -1;
+	for (const char *p = list; p && *p && found < 0;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		long tag;
+		unsigned long long s, e;
+		int used = 0;
+		if (sscanf(p, "%ld %llx %llx %n", &tag, &s, &e, &used) == 3 && used > 0 && (size_t)used <= len &&
+		    len - (size_t)used == strlen(file) && !strncmp(p + used, file, len - (size_t)used) && s <= start &&
+		    end <= e && tag >= 0 && tag < 255)
+			found = tag;
+		p += len + (eol != NULL);
+	}
+	if (found >= 0 && why && whylen) {
+		/* gusdata_meta's value lasts until its next call */
+		if (!tagged_line(gusdata_meta(d, "trace.step.why"), found, line, sizeof line))
+			snprintf(line, sizeof line, "not said");
+		snprintf(why, whylen, "%s", line);
+	}
+	return found;
+}
+
+/* whether RANGE is a window tag of the native stepper's */
+static bool stepped_tag(struct gusdata *d, long range)
+{
+	char line[PATH_MAX + 64];
+	return range >= 0 && tagged_line(gusdata_meta(d, "trace.step.ranges"), range, line, sizeof line);
+}
+
 bool report_trace_source_of(struct gusdata *d, const char *tracer, const char *file, uint64_t start, uint64_t end,
 			    struct report_trace_source *src, long *range)
 {
 	uint64_t records = 0, per_level = 0;
+	if (!strcmp(tracer, "qemu") && (*range = report_stepped_range(d, file, start, end, NULL, 0)) >= 0) {
+		/* the stepper's windows: window J stands for 2^(J / PER_LEVEL)
+		 * of the hits of its sampling */
+		char line[64];
+		unsigned long k = 0;
+		*src = (struct report_trace_source){ .d = d, .stepped = true, .per_level = 1u << 24 };
+		if (tagged_line(gusdata_meta(d, "trace.step.windows_per_level"), *range, line, sizeof line) &&
+		    sscanf(line, "%lu", &k) == 1 && k >= 1 && k <= 4096)
+			src->per_level = (unsigned)k;
+		if (!gusdata_meta_u64(d, "trace.step.window_records", &src->window_records) || !src->window_records)
+			src->window_records = 1000;
+		return true;
+	}
 	bool said = gusdata_meta_u64(d, "trace.window_records", &records);
 	*src = (struct report_trace_source){ .d = d, .pt = strcmp(tracer, "qemu") != 0 };
 	*range = -1;
@@ -110,6 +175,32 @@ void report_cover_of(struct gusdata *d, const char *tracer, const char *stage, l
 	memset(c, 0, sizeof *c);
 	c->windows = windows;
 	c->covers = windows ? 1 : NAN;
+	if (windows && stepped_tag(d, range)) {
+		/* run 3's sampling spread them over its whole run */
+		c->stepped = true;
+		if (!tagged_line(gusdata_meta(d, "trace.step.why"), range, c->why, sizeof c->why))
+			snprintf(c->why, sizeof c->why, "not said");
+		snprintf(c->over, sizeof c->over, " from windows where run 3's sampling found a thread in it, over the "
+			 "whole run");
+		char failed[400] = "";
+		const char *fv = gusdata_meta(d, "trace.step.failed");
+		if (fv)
+			snprintf(failed, sizeof failed, "%s", fv);
+		if (gusdata_meta(d, "trace.step.interrupted")) {
+			c->covers = NAN;
+			snprintf(c->over, sizeof c->over, " from windows where run 3's sampling found a thread in it, up to "
+				 "where Ctrl-C stopped it");
+			snprintf(c->cut, sizeof c->cut, "run 3 was interrupted (Ctrl-C): how much of the whole run its "
+				 "windows cover is not known");
+		} else if (failed[0] || (stage && !strcmp(stage, "tracing"))) {
+			c->covers = NAN;
+			snprintf(c->over, sizeof c->over, " from windows where run 3's sampling found a thread in it, up to "
+				 "where it ended");
+			snprintf(c->cut, sizeof c->cut, "run 3 did not end well (%.300s): how much of the whole run its "
+				 "windows cover is not known", failed[0] ? failed : "gus record was stopped during it");
+		}
+		return;
+	}
 	if (!windows) {
 		snprintf(c->over, sizeof c->over, " (its first ones)");
 		return;
@@ -188,7 +279,13 @@ void report_stream_line(struct gusdata *d, const char *tracer, const char *input
 	char gap[48] = "";
 	if (gaps >= 0)
 		snprintf(gap, sizeof gap, "%lld gap(s), ", gaps);
-	if (!strcmp(tracer, "qemu"))
+	if (c->stepped)
+		snprintf(out, len, "native single-stepping (ptrace) in run 3%s%s, %zu instructions in the region%s, "
+			 "picked by the time they stand for, data addresses %s, stepped because %s%s%s",
+			 input ? " recorded in " : "", input ? input : "", n, c->over,
+			 !data_addresses || (mem && !strcmp(mem, "no")) ? "not used" : "known", c->why, c->cut[0] ? "; " : "",
+			 c->cut);
+	else if (!strcmp(tracer, "qemu"))
 		snprintf(out, len, "QEMU trace%s%s, %zu instructions in the region%s%s, data addresses %s%s%s",
 			 input ? " recorded in " : "", input ? input : "", n, c->over,
 			 c->windows ? ", picked by the time they stand for" : "",

@@ -144,6 +144,11 @@ struct gather_stream {
 struct feed {
 	uint32_t range;
 	uint64_t lo, hi;
+	/* its windows: the native stepper's (records of process
+	 * STREAM_STEP_PROC only), else the gather's trace's */
+	bool stepped;
+	uint64_t window_records;
+	unsigned per_level;
 	struct thread_pos *threads;
 	size_t nthreads;
 	struct window_cut cut;	/* Intel PT */
@@ -203,7 +208,8 @@ struct report_gather *report_gather_new(struct report_trace_source *src)
 	return g;
 }
 
-static size_t feed_for(struct report_gather *g, uint64_t lo, uint64_t hi, uint32_t range)
+static size_t feed_for(struct report_gather *g, const struct report_trace_source *src, uint64_t lo, uint64_t hi,
+		       uint32_t range)
 {
 	for (size_t i = 0; i < g->nf; i++)
 		if (g->src->pt ? g->f[i].lo == lo && g->f[i].hi == hi : g->f[i].range == range)
@@ -213,7 +219,9 @@ static size_t feed_for(struct report_gather *g, uint64_t lo, uint64_t hi, uint32
 		abort();
 	g->f = f;
 	f = &g->f[g->nf];
-	*f = (struct feed){ .range = range, .lo = lo, .hi = hi, .seen = ~0ULL };
+	*f = (struct feed){ .range = range, .lo = lo, .hi = hi, .seen = ~0ULL, .stepped = src->stepped,
+			    .window_records = src->window_records,
+			    .per_level = src->per_level ? src->per_level : g->per_level };
 	f->threads = calloc(MAX_THREADS, sizeof *f->threads);
 	if (!f->threads)
 		abort();
@@ -242,8 +250,9 @@ static struct gather_stream *new_stream(struct report_gather *g)
 	return s;
 }
 
-size_t report_gather_add(struct report_gather *g, uint64_t lo, uint64_t hi, uint32_t range, int64_t thread,
-			 size_t budget, struct simrun_collect *tc, struct report_windows *out)
+size_t report_gather_add(struct report_gather *g, const struct report_trace_source *src, uint64_t lo, uint64_t hi,
+			 uint32_t range, int64_t thread, size_t budget, struct simrun_collect *tc,
+			 struct report_windows *out)
 {
 	struct gather_stream *s = new_stream(g);
 	s->lo = lo;
@@ -254,9 +263,9 @@ size_t report_gather_add(struct report_gather *g, uint64_t lo, uint64_t hi, uint
 	s->tc = tc;
 	s->out = out;
 	memset(out, 0, sizeof *out);
-	out->window_records = g->src->window_records;
+	s->feed = feed_for(g, src, lo, hi, range);
+	out->window_records = g->f[s->feed].window_records;
 	out->thread = thread;
-	s->feed = feed_for(g, lo, hi, range);
 	s->count_me = true;
 	return g->n - 1;
 }
@@ -375,19 +384,20 @@ static const struct segment *segment_of(struct report_gather *g, uint64_t ip)
 	return g->seg[i].n ? &g->seg[i] : NULL;
 }
 
-static double window_weight(const struct report_gather *g, uint32_t index)
+static double window_weight(const struct feed *f, uint32_t index)
 {
-	unsigned level = index / g->per_level;
-	return (double)g->src->window_records * ldexp(1.0, (int)(level > 60 ? 60 : level));
+	unsigned level = index / f->per_level;
+	return (double)f->window_records * ldexp(1.0, (int)(level > 60 ? 60 : level));
 }
 
-static double window_position(const struct report_gather *g, uint32_t index)
+static double window_position(const struct feed *f, uint32_t index)
 {
-	return window_start(g->src->window_records, g->per_level, index);
+	return window_start(f->window_records, f->per_level, index);
 }
 
 static void count_one(struct report_gather *g, struct gather_stream *s, const struct thread_pos *t)
 {
+	const struct feed *f = &g->f[s->feed];
 	/* windows of one thread come in order: the last entry of the
 	 * thread, if it is this window, is found from the end */
 	struct report_window *w = NULL;
@@ -409,8 +419,8 @@ static void count_one(struct report_gather *g, struct gather_stream *s, const st
 		}
 		w = &s->w[s->n++];
 		*w = (struct report_window){ .thread = t->thread, .index = t->index,
-					     .weight = window_weight(g, t->index),
-					     .position = window_position(g, t->index) };
+					     .weight = window_weight(f, t->index),
+					     .position = window_position(f, t->index) };
 	}
 	w->records++;
 }
@@ -489,8 +499,13 @@ static int qemu_sink(void *ctx, const struct stream_insn *v, size_t n)
 		const struct segment *sg = segment_of(g, v[i].ip);
 		if (!sg)
 			continue;
+		/* the stepper's run lays the objects out anew: its records go
+		 * to its streams only */
+		bool stepped = v[i].thread >> 16 == STREAM_STEP_PROC;
 		for (size_t k = 0; k < sg->n; k++) {
 			struct gather_stream *s = &g->s[sg->streams[k]];
+			if (g->f[s->feed].stepped != stepped)
+				continue;
 			struct thread_pos *t = thread_of(&g->f[s->feed], v[i].thread);
 			if (t)
 				file_record(g, s, t, &v[i]);
@@ -586,7 +601,7 @@ static int cmp_u32(const void *a, const void *b)
 static void pick_windows(struct report_gather *g, struct gather_stream *s)
 {
 	struct report_windows *out = s->out;
-	uint64_t window_records = g->src->window_records;
+	uint64_t window_records = g->f[s->feed].window_records;
 	out->total = s->n;
 	/* the threads that ran the region, in their order (process, then
 	 * creation), for matching the sample run's threads */
@@ -617,7 +632,10 @@ static void pick_windows(struct report_gather *g, struct gather_stream *s)
 		want = REPORT_MAX_WINDOWS;
 	if (want < 1)
 		want = 1;
-	if (want > s->n)
+	/* the stepper's windows are few: each is picked, as often as it
+	 * stands for (a small one is not left out for a big one's hits) */
+	bool all = g->f[s->feed].stepped;
+	if (want > s->n && !all)
 		want = s->n;
 	struct report_window *picked = calloc(want + 2 * out->nthread_ids + 1, sizeof *picked);
 	if (!picked)
@@ -635,7 +653,7 @@ static void pick_windows(struct report_gather *g, struct gather_stream *s)
 		size_t twant = (size_t)((double)want * tsum / sum + 0.5);
 		if (twant < 2)
 			twant = 2;
-		if (twant > tn)
+		if (twant > tn && !all)
 			twant = tn;
 		if (!twant || !(tsum > 0))
 			continue;
@@ -686,7 +704,10 @@ size_t report_gather_add_thread(struct report_gather *g, size_t parent, uint32_t
 				struct simrun_collect *tc, struct report_windows *out)
 {
 	struct gather_stream *p = &g->s[parent];
-	size_t i = report_gather_add(g, p->lo, p->hi, p->range, thread, budget, tc, out);
+	const struct feed *pf = &g->f[p->feed];
+	struct report_trace_source src = { .d = g->src->d, .pt = g->src->pt, .stepped = pf->stepped,
+					   .window_records = pf->window_records, .per_level = pf->per_level };
+	size_t i = report_gather_add(g, &src, p->lo, p->hi, p->range, thread, budget, tc, out);
 	struct gather_stream *s = &g->s[i];
 	p = &g->s[parent];
 	/* its windows are the parent's of that thread: counted alike */
@@ -822,7 +843,7 @@ int report_gather_windows(struct report_trace_source *src, uint64_t lo, uint64_t
 			  char *err, size_t errlen)
 {
 	struct report_gather *g = report_gather_new(src);
-	size_t i = report_gather_add(g, lo, hi, range, thread, budget, tc, out);
+	size_t i = report_gather_add(g, src, lo, hi, range, thread, budget, tc, out);
 	int rc = report_gather_count(g, damaged, err, errlen);
 	if (!rc)
 		rc = report_gather_collect(g, &i, 1, damaged, err, errlen);

@@ -54,6 +54,10 @@ struct stream_insn {
 #define STREAM_WINDOW_INDEX(tag) (((tag) - 1u) & 0xffffffu)
 
 #define STREAM_THREAD(proc, thread) ((uint32_t)(proc) << 16 | ((uint32_t)(thread) & 0xffffu))
+/* the process number of a recording's records from the native stepper
+ * (gus record's run 3, collect_step_run), whose addresses are that run's:
+ * above any the QEMU tracer numbers */
+#define STREAM_STEP_PROC 0xffffu
 
 /* Receives records in batches; a non-zero return stops the producer, which
  * then returns that value. */

@@ -272,8 +272,8 @@ static void test_together(struct fixture *f, const struct sim_machine *m)
 	tap_ok(rc == 0, "three streams gathered one by one%s%s", rc ? ": " : "", rc ? err : "");
 	struct report_gather *g = report_gather_new(&src);
 	size_t which[3];
-	which[0] = report_gather_add(g, lo[0], hi[0], 0, -1, 60000, &together[0], &wt[0]);
-	which[1] = report_gather_add(g, lo[1], hi[1], 0, -1, 60000, &together[1], &wt[1]);
+	which[0] = report_gather_add(g, &src, lo[0], hi[0], 0, -1, 60000, &together[0], &wt[0]);
+	which[1] = report_gather_add(g, &src, lo[1], hi[1], 0, -1, 60000, &together[1], &wt[1]);
 	rc = report_gather_count(g, &damaged, err, sizeof err);
 	which[2] = report_gather_add_thread(g, which[0], STREAM_THREAD(0, 1), 60000, &together[2], &wt[2]);
 	tap_ok(report_gather_records(g, which[0]) > 0 && report_gather_records(g, which[0]) <= 60000,

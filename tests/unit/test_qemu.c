@@ -718,6 +718,31 @@ static void test_fake_connections(const char *self, const char *wl)
 	unsetenv("TEST_QEMU_FAKE");
 }
 
+/* collect_qemu_lacks: code decoded against QEMU 7.2's CPU */
+static void test_qemu_lacks(void)
+{
+	static const uint8_t evex[] = { 0xf3, 0x0f, 0x1e, 0xfa,	/* endbr64 */
+					0x48, 0x01, 0xd8,	/* add rax, rbx */
+					0x90,			/* nop */
+					0x62, 0xf1, 0x7c, 0x48, 0x58, 0x00 };	/* vaddps zmm0, zmm0, [rax] */
+	static const uint8_t avx2[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xc5, 0xf5, 0xfe, 0xc2,	/* vpaddd ymm0, ymm1, ymm2 */
+					0xc4, 0xe2, 0x7d, 0x58, 0xc1,	/* vpbroadcastd ymm0, xmm1 */
+					0xc3 };
+	static const uint8_t kmask[] = { 0xc5, 0xfb, 0x92, 0xc8 };	/* kmovd k1, eax */
+	static const uint8_t sha[] = { 0x0f, 0x38, 0xcb, 0xca };	/* sha256rnds2 xmm1, xmm2 */
+	char why[256] = "";
+	bool lacks = collect_qemu_lacks(evex, sizeof evex, 0x1000, why, sizeof why);
+	tap_ok(lacks && strstr(why, "AVX512EVEX") && strstr(why, "vaddps at 0x1008"),
+	       "qemu_lacks: an EVEX instruction, named with its address (%s)", why);
+	why[0] = 0;
+	tap_ok(!collect_qemu_lacks(avx2, sizeof avx2, 0x1000, why, sizeof why),
+	       "qemu_lacks: endbr64 and AVX2 run under QEMU 7.2 (%s)", why);
+	tap_ok(collect_qemu_lacks(kmask, sizeof kmask, 0, why, sizeof why) && strstr(why, "AVX512VEX"),
+	       "qemu_lacks: an AVX-512 mask instruction (%s)", why);
+	tap_ok(collect_qemu_lacks(sha, sizeof sha, 0, why, sizeof why) && strstr(why, "SHA"),
+	       "qemu_lacks: SHA (%s)", why);
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("TEST_QEMU_FAKE"))
@@ -731,6 +756,7 @@ int main(int argc, char **argv)
 		wl = "tests/workloads";
 	test_wire();
 	test_wire_map();
+	test_qemu_lacks();
 	/* the tracer's socket is an abstract one: nothing of it is left in
 	 * $TMPDIR (a private one here, which must be empty at the end) */
 	char tmpl[] = "/tmp/test_qemu.tmp.XXXXXX";
