@@ -277,6 +277,10 @@ enum recording_status recording_trace_run(const struct recording_trace_opts *o, 
  * instructions of R run by O (TR: how it went), into OUT: its source (QEMU
  * live, a recording's QEMU stream or its Intel PT), whether --max-insns cut
  * it, whether only R's, and its data addresses or PT's gaps. */
+/* the tag of gus record's run 3 range that single-stepped [START, END) of
+ * FILE (meta trace.step.ranges: "TAG START END OBJECT" per line), -1 when
+ * none did */
+long recording_stepped_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end);
 void recording_trace_describe(const struct recording_trace_opts *o, const struct recording_trace_region *r,
 			      const struct recording_trace_result *tr, size_t records, char *out, size_t outlen);
 

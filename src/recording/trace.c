@@ -70,24 +70,22 @@ static int first_trace_map(void *ctx, const struct gusdata_trace_map *m)
 	return 1;
 }
 
-/* whether gus record's run 3 single-stepped [START, END) of FILE (meta
- * trace.step.ranges: "TAG START END OBJECT" per line) */
-static bool stepped_in_recording(struct gusdata *d, const char *file, uint64_t start, uint64_t end)
+long recording_stepped_range(struct gusdata *d, const char *file, uint64_t start, uint64_t end)
 {
 	const char *list = gusdata_meta(d, "trace.step.ranges");
 	for (const char *p = list; p && *p;) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		unsigned tag;
+		long tag;
 		unsigned long long s, e;
 		int used = 0;
-		if (sscanf(p, "%u %llx %llx %n", &tag, &s, &e, &used) == 3 && used > 0 && (size_t)used <= len &&
+		if (sscanf(p, "%ld %llx %llx %n", &tag, &s, &e, &used) == 3 && used > 0 && (size_t)used <= len &&
 		    len - (size_t)used == strlen(file) && !strncmp(p + used, file, len - (size_t)used) && s <= start &&
-		    end <= e)
-			return true;
+		    end <= e && tag >= 0 && tag < 255)
+			return tag;
 		p += len + (eol != NULL);
 	}
-	return false;
+	return -1;
 }
 
 static void place_in_recording(struct gusdata *d, struct recording_trace_region *r, bool is_exe)
@@ -103,7 +101,7 @@ static void place_in_recording(struct gusdata *d, struct recording_trace_region 
 		return;
 	}
 	struct trace_map_search t = { .r = r };
-	r->stepped = r->restricted && stepped_in_recording(d, r->program, r->link.start, r->link.end);
+	r->stepped = r->restricted && recording_stepped_range(d, r->program, r->link.start, r->link.end) >= 0;
 	if (!r->restricted)
 		gusdata_foreach_trace_map(d, first_trace_map, &t);
 	else if (!merge_elf_file_offset(r->program, r->link.start, &t.off, err, sizeof err))

@@ -53,20 +53,7 @@ long report_stepped_range(struct gusdata *d, const char *file, uint64_t start, u
 			  size_t whylen)
 {
 	char line[PATH_MAX + 64];
-	const char *list = gusdata_meta(d, "trace.step.ranges");
-	long found = -1;
-	for (const char *p = list; p && *p && found < 0;) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		long tag;
-		unsigned long long s, e;
-		int used = 0;
-		if (sscanf(p, "%ld %llx %llx %n", &tag, &s, &e, &used) == 3 && used > 0 && (size_t)used <= len &&
-		    len - (size_t)used == strlen(file) && !strncmp(p + used, file, len - (size_t)used) && s <= start &&
-		    end <= e && tag >= 0 && tag < 255)
-			found = tag;
-		p += len + (eol != NULL);
-	}
+	long found = recording_stepped_range(d, file, start, end);
 	if (found >= 0 && why && whylen) {
 		/* gusdata_meta's value lasts until its next call */
 		if (!tagged_line(gusdata_meta(d, "trace.step.why"), found, line, sizeof line))
