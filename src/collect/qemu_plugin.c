@@ -35,6 +35,12 @@
  *                   sampling that covers the whole run without knowing its
  *                   length), for each traced range apart; a WINDOW message
  *                   starts each
+ *   gap=N           win=: a range's code is translated cheaply while its
+ *                   next window is more than N records away (decimal, at
+ *                   least 8192; 0: never cheap); without gap= the default
+ *                   also wants that far to take 100 ms of the thread's CPU
+ *                   time at its pace so far, and as long since the last
+ *                   switch to cheap code
  *
  * Cost model: code outside the ranges gets at most two inline counter
  * increments per translated block (the block count, and a global
@@ -42,6 +48,29 @@
  * translated block holding traced instructions gets one callback per
  * execution, plus one per memory access; its code is sent once, at
  * translation, and each execution is one 64-bit word.
+ *
+ * With win= most of a run is outside the windows, where that is mostly
+ * waste: there a range's code is translated cheaply, with the execution
+ * callback alone (no memory callbacks; untraced blocks get no sequence
+ * number either when every range is cheap), and the callback's fast path
+ * (exec_cb: the thread's place in its range moves on, nothing else; the
+ * first thread's schedules are reached from the block without looking
+ * the thread up) is a dozen instructions. QEMU 7.2's plugin API has no
+ * conditional callback and no way to change a translated block's
+ * instrumentation but qemu_plugin_reset, which flushes every translation
+ * (the code that runs next is translated again: a millisecond or ten), so
+ * a range switches to full translations when a thread comes within
+ * ARM_RECORDS (> 512, a block's most instructions) of its next window:
+ * the reset lands at the next block boundary, before the block that opens
+ * the window, and the windows hold exactly what they would without the
+ * switches. It switches back when the window after is far (gap=). Only
+ * while the process has one thread: a new thread's first block in a range
+ * opens its first window, so a second thread makes every range full for
+ * good (should its first blocks run before that reset lands, its first
+ * window opens at its first full block). A block translated again keeps
+ * its id and is not sent again (bdefs), unless a traced mapping changed.
+ * Without the QEMU function that clears a vCPU's stale memory callbacks
+ * (reset_done) the plugin does not switch.
  *
  * Control flow at block boundaries. Inside a translated block instructions
  * run in sequence (QEMU ends a block at each control transfer), so only
@@ -144,9 +173,12 @@ struct win_state {
 	/* exec_cb's fast path: below this position nothing happens but the
 	 * count (0: every block takes the slow path) */
 	uint64_t quiet_until;
-	/* the thread's CPU time and place at the last window it opened, for
-	 * how fast it runs through the range */
+	/* the thread's CPU time and place when it last opened a window, and
+	 * its pace through the range from the window before to that one (a
+	 * window and a gap: a window alone, just after a reset, would hold
+	 * the reset's cost) */
 	uint64_t rate_ns, rate_pos;
+	double ns_per_record;
 	uint32_t index;
 	bool open;
 	bool demand;		/* a window is open or near: the range's code fully instrumented */
@@ -249,7 +281,8 @@ static uint64_t nresets;
  * records and, at the pace the thread went through the range, cheap_ns
  * of its CPU time away: a reset costs the translation of all the code
  * that runs next (a millisecond or ten), each way */
-static uint64_t cheap_ns = 40000000;
+static uint64_t cheap_ns = 100000000;
+static uint64_t last_switch_ns;	/* the thread's CPU time at the last reset asked for cheap code */
 /* QEMU 7.2 leaves cpu->plugin_mem_cbs set after a block (mem_put), and a
  * reset frees what it points to: a later helper's access would read
  * freed memory. QEMU 8 clears it where reset_done does, with the same
@@ -629,15 +662,23 @@ static uint64_t thread_ns(void)
 }
 
 /* whether the next GAP records of W's range will take the thread at least
- * cheap_ns, at the pace it has gone since its last window opened */
+ * cheap_ns, at its pace between its last two windows */
 static bool gap_long(const struct win_state *w, uint64_t gap)
+{
+	return !cheap_ns || (double)gap * w->ns_per_record >= (double)cheap_ns;
+}
+
+/* whether a range may go cheap now: every range's switch is a reset, so
+ * they are kept cheap_ns of the thread's CPU time apart */
+static bool switch_due(void)
 {
 	if (!cheap_ns)
 		return true;
-	uint64_t now = thread_ns(), done = w->pos - w->rate_pos;
-	if (!now || now <= w->rate_ns || !done)
+	uint64_t now = thread_ns();
+	if (now < last_switch_ns + cheap_ns)
 		return false;
-	return (double)gap * (double)(now - w->rate_ns) / (double)done >= (double)cheap_ns;
+	last_switch_ns = now;
+	return true;
 }
 
 static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
@@ -646,14 +687,18 @@ static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 		return;
 	struct win_state *w = &ts->ws[tag];
 	if (opens && toggling && cheap_ns) {
-		w->rate_ns = thread_ns();
+		uint64_t now = thread_ns();
+		if (w->rate_ns && now > w->rate_ns && w->pos > w->rate_pos)
+			w->ns_per_record = (double)(now - w->rate_ns) / (double)(w->pos - w->rate_pos);
+		w->rate_ns = now;
 		w->rate_pos = w->pos;
 	}
 	bool never = w->next == UINT64_MAX || w->index > QW_MAX_WINDOW_INDEX;
 	uint64_t gap = !never && w->next > w->pos ? w->next - w->pos : 0;
 	/* without resets the windows are always near: the fast path then
 	 * runs to each window's start */
-	bool need = w->open || (!never && (!toggling || (w->demand ? gap <= cheap_gap || !gap_long(w, gap)
+	bool need = w->open || (!never && (!toggling || (w->demand ? gap <= cheap_gap || !gap_long(w, gap) ||
+											  !switch_due()
 								   : gap <= ARM_RECORDS)));
 	if (need != w->demand) {
 		w->demand = need;
