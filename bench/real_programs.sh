@@ -27,8 +27,14 @@
 # in scripts/install-deps.sh but what the tests need (pigz and sqlite3's
 # shell are not: apt-get install pigz sqlite3).
 #
+# With CPU=1 each measurement is the CPU time (user + system, the
+# command's children included, GNU time's %U and %S: /usr/bin/time,
+# Debian package time) instead of the elapsed time: on a machine other
+# work shares, the elapsed time of a run says more about the others.
+#
 # usage: bench/real_programs.sh [GUS [RUNS]]   (GUS default: gus on PATH)
 #        ONLY="xz gzip" bench/real_programs.sh ...   (a subset, by name)
+#        CPU=1 bench/real_programs.sh ...   (CPU seconds)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 gus=${1:-gus}
@@ -36,6 +42,11 @@ runs=${2:-3}
 scale=${SCALE:-1}
 base=${GUS_BASELINE:-}
 only=${ONLY:-}
+cpu=${CPU:-}
+if [ -n "$cpu" ] && ! [ -x /usr/bin/time ]; then
+	echo "real_programs.sh: CPU=1 needs GNU time as /usr/bin/time" >&2
+	exit 2
+fi
 command -v "$gus" >/dev/null 2>&1 || { echo "real_programs.sh: $gus: not found" >&2; exit 2; }
 for p in qemu-x86_64 perf xz gzip pigz sqlite3 g++ sort; do
 	command -v "$p" >/dev/null 2>&1 || { echo "real_programs.sh: $p is needed (see the comment at the top)" >&2; exit 2; }
@@ -55,6 +66,14 @@ median() {
 # seconds COMMAND...: how long it ran, or "fail" (its output in $tmp/last.err)
 seconds() {
 	local t0 t1
+	if [ -n "$cpu" ]; then
+		if ! /usr/bin/time -f '%U %S' -o "$tmp/last.time" "$@" >/dev/null 2>"$tmp/last.err" </dev/null; then
+			echo fail
+			return
+		fi
+		awk '{s = $1 + $2} END {print s}' "$tmp/last.time"
+		return
+	fi
 	t0=$(now)
 	if ! "$@" >/dev/null 2>"$tmp/last.err" </dev/null; then
 		echo fail
@@ -107,7 +126,7 @@ programs=(
 	"gzip|$(command -v gzip) -9 -c text"
 )
 
-echo "# bench/real_programs.sh: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; SCALE $scale, median of $runs"
+echo "# bench/real_programs.sh: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; SCALE $scale, median of $runs${cpu:+, CPU seconds (user + system)}"
 echo "# gus: $(command -v "$gus")${base:+; baseline: $base}"
 printf '%-8s %9s %8s %9s %10s %9s %9s' program "native s" "QEMU x" "record x" "report s" "cached s" "perf x"
 [ -n "$base" ] && printf ' %12s' "baseline s"

@@ -525,6 +525,12 @@ struct collect_qemu_opts {
 	 * record. */
 	uint64_t window_records;
 	unsigned windows_per_level;	/* 0: 32 */
+	/* with windows: a range's code runs cheaply instrumented (counted,
+	 * no data addresses, no block sequence) while each thread's next
+	 * window of it is more than WINDOW_GAP records away; the records are
+	 * the same either way. 0: the plugin's default (8 Mi records);
+	 * UINT64_MAX: always fully instrumented. */
+	uint64_t window_gap;
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;
@@ -536,6 +542,9 @@ struct collect_qemu_stats {
 	uint64_t load_bias;	/* runtime address - link-time address of the program */
 	uint64_t mem_dropped;	/* data accesses beyond STREAM_MAX_MEM of one instruction */
 	bool truncated;		/* max_insns reached */
+	/* window_gap: how many times the tracer switched instrumentation
+	 * (each one a flush of QEMU's translations), over all processes */
+	uint64_t mode_switches;
 	/* follow_children: why programs the traced ones exec were not
 	 * followed (no gus-qemu-exec.so beside the plugin), "" when they were */
 	char exec_note[384];

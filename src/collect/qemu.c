@@ -488,6 +488,7 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 		case QW_CHUNK:
 		case QW_END:
 		case QW_EXECVE:
+		case QW_RESETS:
 			need = 2;
 			break;
 		case QW_COUNT:
@@ -567,6 +568,9 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 			break;
 		case QW_END:
 			d->ended = true;
+			break;
+		case QW_RESETS:
+			d->sh->st->mode_switches += m[1];
 			break;
 		case QW_ERROR: {
 			size_t len = (size_t)((h >> 8) & 0xffff);
@@ -738,6 +742,8 @@ static void plugin_opts(struct sbuf *b, char sep, uint64_t xlo, const char *sock
 	if (o->window_records)
 		sb_add(b, "%cwin=%" PRIu64 "%cwins=%u", sep, o->window_records, sep,
 		       o->windows_per_level ? o->windows_per_level : 32);
+	if (o->window_records && o->window_gap)
+		sb_add(b, "%cgap=%" PRIu64, sep, o->window_gap == UINT64_MAX ? 0 : o->window_gap);
 	if (o->nobjects) {
 		for (size_t i = 0; i < o->nobjects; i++) {
 			sb_add(b, "%cobj=%" PRIx64 ":%" PRIx64, sep, (uint64_t)objst[i].st_dev,
@@ -1385,8 +1391,9 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 		st->procs += conns[i]->d.hello;
 	if (getenv("GUS_QEMU_DEBUG"))
 		fprintf(stderr, "gus: qemu tracer: %" PRIu64 " records from %u processes, %" PRIu64
-			" accesses beyond %d per instruction dropped, %" PRIu64 " unknown words\n",
-			st->insns, st->procs, sh.mem_dropped, STREAM_MAX_MEM, sh.unknown);
+			" accesses beyond %d per instruction dropped, %" PRIu64 " unknown words, %" PRIu64
+			" instrumentation switches\n",
+			st->insns, st->procs, sh.mem_dropped, STREAM_MAX_MEM, sh.unknown, st->mode_switches);
 	if (sh.plugin_error[0]) {
 		snprintf(err, errlen, "%s (plugin %s)", sh.plugin_error, plugin);
 		status = COLLECT_ERROR;

@@ -35,6 +35,12 @@
  *                   sampling that covers the whole run without knowing its
  *                   length), for each traced range apart; a WINDOW message
  *                   starts each
+ *   gap=N           win=: a range's code is translated cheaply while its
+ *                   next window is more than N records away (decimal, at
+ *                   least 8192; 0: never cheap); without gap= the default
+ *                   also wants that far to take 100 ms of the thread's CPU
+ *                   time at its pace so far, and as long since the last
+ *                   switch to cheap code
  *
  * Cost model: code outside the ranges gets at most two inline counter
  * increments per translated block (the block count, and a global
@@ -42,6 +48,29 @@
  * translated block holding traced instructions gets one callback per
  * execution, plus one per memory access; its code is sent once, at
  * translation, and each execution is one 64-bit word.
+ *
+ * With win= most of a run is outside the windows, where that is mostly
+ * waste: there a range's code is translated cheaply, with the execution
+ * callback alone (no memory callbacks; untraced blocks get no sequence
+ * number either when every range is cheap), and the callback's fast path
+ * (exec_cb: the thread's place in its range moves on, nothing else; the
+ * first thread's schedules are reached from the block without looking
+ * the thread up) is a dozen instructions. QEMU 7.2's plugin API has no
+ * conditional callback and no way to change a translated block's
+ * instrumentation but qemu_plugin_reset, which flushes every translation
+ * (the code that runs next is translated again: a millisecond or ten), so
+ * a range switches to full translations when a thread comes within
+ * ARM_RECORDS (> 512, a block's most instructions) of its next window:
+ * the reset lands at the next block boundary, before the block that opens
+ * the window, and the windows hold exactly what they would without the
+ * switches. It switches back when the window after is far (gap=). Only
+ * while the process has one thread: a new thread's first block in a range
+ * opens its first window, so a second thread makes every range full for
+ * good (should its first blocks run before that reset lands, its first
+ * window opens at its first full block). A block translated again keeps
+ * its id and is not sent again (bdefs), unless a traced mapping changed.
+ * Without the QEMU function that clears a vCPU's stale memory callbacks
+ * (reset_done) the plugin does not switch.
  *
  * Control flow at block boundaries. Inside a translated block instructions
  * run in sequence (QEMU ends a block at each control transfer), so only
@@ -103,6 +132,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+#include <time.h>
+
 #include <Zydis/Zydis.h>
 
 GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_version = GUS_QEMU_PLUGIN_API_VERSION;
@@ -124,6 +156,8 @@ struct block {
 	uint32_t tag;		/* the obj= range its first traced instruction is in */
 	uint8_t starts_outside;	/* the translated block starts outside the ranges */
 	uint8_t last_is_tb_end;	/* ... and ends with the last traced instruction */
+	uint8_t full;		/* translated with its memory callbacks (not cheap) */
+	struct win_state *solo_w;	/* win=: the first thread's schedule of range tag */
 };
 
 struct tbcount {
@@ -136,8 +170,18 @@ struct tbcount {
  * range's blocks it executed (emitted or not) */
 struct win_state {
 	uint64_t pos, next, end;
+	/* exec_cb's fast path: below this position nothing happens but the
+	 * count (0: every block takes the slow path) */
+	uint64_t quiet_until;
+	/* the thread's CPU time and place when it last opened a window, and
+	 * its pace through the range from the window before to that one (a
+	 * window and a gap: a window alone, just after a reset, would hold
+	 * the reset's cost) */
+	uint64_t rate_ns, rate_pos;
+	double ns_per_record;
 	uint32_t index;
 	bool open;
+	bool demand;		/* a window is open or near: the range's code fully instrumented */
 };
 
 struct tstate {
@@ -149,6 +193,7 @@ struct tstate {
 	bool prev_tb_end;
 	bool fell_out;		/* the previous record fell through to a range end */
 	uint64_t prev_end, prev_seq;
+	uint64_t cur_id;	/* the block of the last EXEC sent (its MEMs may follow) */
 	uint64_t announced;	/* records announced since the last flush */
 	/* win=: where this thread is in the schedule of each traced range */
 	struct win_state *ws;
@@ -215,6 +260,55 @@ static uint64_t *hist;		/* with sock=: every BIAS/MAP/BLOCK sent, for children *
 static size_t nhist, caphist;
 static bool own_blocks;		/* this process translated traced code (since its fork) */
 
+/* win=: cheap translations outside the windows (see "Cost model"). A
+ * range's code is translated fully (exec and memory callbacks, tb_seq on
+ * every block) while its thread has a window open or near, else cheaply
+ * (the exec callback alone, which counts); a change is a
+ * qemu_plugin_reset, which flushes every translation. want_full is what
+ * the windows ask for, built_full what the translations now hold. */
+#define ARM_RECORDS 4096	/* >= 512, QEMU's most instructions in a block */
+#define DEFAULT_CHEAP_GAP 65536
+static qemu_plugin_id_t plugin_id;
+static bool toggling;		/* win= (and not counts=): translations change with the windows */
+static uint64_t cheap_gap = DEFAULT_CHEAP_GAP;	/* gap=: records to a range's next window */
+static size_t ntags = 1;	/* window schedules per thread: obj= ranges, or 1 */
+static pthread_mutex_t mode_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t want_full[MAX_OBJ_RANGES], built_full[MAX_OBJ_RANGES];
+static bool any_built_full = true;	/* untraced blocks then count tb_seq */
+static int reset_pending;
+static uint64_t nresets;
+/* a range's code goes cheap when its next window is more than cheap_gap
+ * records and, at the pace the thread went through the range, cheap_ns
+ * of its CPU time away: a reset costs the translation of all the code
+ * that runs next (a millisecond or ten), each way */
+static uint64_t cheap_ns = 100000000;
+static uint64_t last_switch_ns;	/* the thread's CPU time at the last reset asked for cheap code */
+/* QEMU 7.2 leaves cpu->plugin_mem_cbs set after a block (mem_put), and a
+ * reset frees what it points to: a later helper's access would read
+ * freed memory. QEMU 8 clears it where reset_done does, with the same
+ * function (exported by qemu-x86_64, not part of the plugin API); without
+ * it there are no resets. */
+static void (*disable_mem_helpers)(void *cpu);
+static bool have_current_cpu;	/* QEMU's thread-local current_cpu (dlsym per thread) */
+/* win=: the first thread's window schedules, one per range, which its
+ * blocks point to (exec_cb's fast path: no lookup of the thread) */
+static struct win_state *solo_ws;
+static struct tstate *solo_ts;
+static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws */
+
+/* the blocks defined so far, by content: a block translated again (after
+ * a reset, in the other mode) keeps its id and is not sent again; emptied
+ * when a traced mapping changes */
+struct bdef {
+	uint64_t hash;
+	uint64_t *msg;		/* the BLOCK message's words after the first */
+	size_t nw;
+	struct block *b[2];	/* cheap, full: same id */
+};
+static struct bdef *bdefs;
+static size_t nbdefs, capbdefs;
+static void bdefs_forget(void);
+
 static struct tbcount **tbc_chunks;	/* stable addresses for inline counters */
 static size_t ntbc, ntbc_chunks;
 #define TBC_CHUNK 4096
@@ -230,9 +324,14 @@ static __thread struct tstate *my_ts;	/* this thread's, whatever its vCPU (for f
 static struct pending_map vcpu_map[MAX_VCPUS];
 static __thread struct pending_map tls_map;
 
+static __attribute__((noinline)) struct tstate *ts_get_tls(void)
+{
+	return tls_ts;
+}
+
 static inline struct tstate *ts_get(unsigned int vcpu)
 {
-	return vcpu < MAX_VCPUS ? vcpu_ts[vcpu] : tls_ts;
+	return vcpu < MAX_VCPUS ? vcpu_ts[vcpu] : ts_get_tls();
 }
 
 /* a socket never raises SIGPIPE in the program when gus is gone */
@@ -430,9 +529,25 @@ static void chunk_flush(struct tstate *ts)
 static struct tstate *tstate_new(unsigned int vcpu)
 {
 	struct tstate *ts = calloc(1, sizeof(*ts));
-	if (ts)
+	if (ts) {
 		ts->buf = malloc(TBUF_WORDS * sizeof(uint64_t));
-	if (!ts || !ts->buf) {
+		/* every range's schedule, so that the fast path never grows it */
+		ts->nws = win_len ? ntags : 0;
+		pthread_mutex_lock(&lock);
+		bool solo = ts->nws && solo_ws && !solo_ts;
+		if (solo)
+			solo_ts = ts;
+		pthread_mutex_unlock(&lock);
+		ts->ws = solo ? solo_ws : ts->nws ? calloc(ts->nws, sizeof(*ts->ws)) : NULL;
+		if (solo && ts->buf)
+			__atomic_store_n(&solo_vcpu, vcpu, __ATOMIC_RELEASE);
+	}
+	if (!ts || !ts->buf || (ts->nws && !ts->ws)) {
+		if (ts) {
+			free(ts->buf);
+			if (ts->ws != solo_ws)
+				free(ts->ws);
+		}
 		free(ts);
 		stopped = 1;
 		return NULL;
@@ -443,6 +558,7 @@ static struct tstate *tstate_new(unsigned int vcpu)
 	ts->tid = vcpu < sizeof vcpu_birth / sizeof *vcpu_birth ? vcpu_birth[vcpu] : nborn++;
 	nthreads++;
 	ts->vcpu = vcpu;
+	ts->cur_id = UINT64_MAX;
 	ts->next = threads;
 	threads = ts;
 	pthread_mutex_unlock(&lock);
@@ -472,21 +588,18 @@ static uint64_t window_start(uint32_t j)
 	return win_per_level * win_len * ((1ull << level) - 1) + i * (win_len << level);
 }
 
-/* win=: whether a block of N records of TS's range TAG is emitted; *OPENS:
- * a window starts with it (*INDEX). Outside the windows only the count
- * moves. */
-static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool *opens, uint32_t *index)
+/* win=: whether a block of N records of TS's range TAG is emitted;
+ * *OPENS: a window starts with it (*INDEX). Outside the windows only the
+ * count moves. A block translated cheaply (MAY_OPEN false) has no memory
+ * callbacks: a window due there opens at the range's next block instead
+ * (later than its schedule says, which only a new thread or a reset that
+ * came late can cause: see "Cost model"). */
+static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool may_open, bool *opens,
+		      uint32_t *index)
 {
 	*opens = false;
-	if (tag >= ts->nws) {
-		size_t nn = (size_t)tag + 1 > nobj_ranges ? (size_t)tag + 1 : nobj_ranges;
-		struct win_state *w = realloc(ts->ws, nn * sizeof(*w));
-		if (!w)
-			return false;
-		memset(w + ts->nws, 0, (nn - ts->nws) * sizeof(*w));
-		ts->ws = w;
-		ts->nws = nn;
-	}
+	if (tag >= ts->nws)
+		return false;
 	struct win_state *w = &ts->ws[tag];
 	uint64_t pos = w->pos;
 	w->pos += n;
@@ -498,7 +611,7 @@ static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool *opens, 
 		w->index++;
 		w->next = window_start(w->index);
 	}
-	if (pos + n <= w->next || w->index > QW_MAX_WINDOW_INDEX)
+	if (pos + n <= w->next || w->index > QW_MAX_WINDOW_INDEX || !may_open)
 		return false;
 	w->open = true;
 	w->end = (pos > w->next ? pos : w->next) + win_len;
@@ -507,10 +620,105 @@ static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool *opens, 
 	return true;
 }
 
-static void exec_cb(unsigned int vcpu, void *ud)
+static void reset_done(qemu_plugin_id_t id);
+
+/* win=: the translations of range TAG wanted full or cheap; a change is
+ * made by a reset, one at a time (reset_done takes what is wanted then).
+ * Every thread but the first makes every range full for good: a thread's
+ * first block in a range opens its first window, and only the first
+ * thread's are known. */
+static void mode_want(uint32_t tag, bool full)
 {
-	const struct block *b = ud;
-	struct tstate *ts = ts_get(vcpu);
+	bool go = false;
+	pthread_mutex_lock(&mode_lock);
+	if (multi_thread)
+		memset(want_full, 1, ntags);
+	else if (tag < ntags)
+		want_full[tag] = full;
+	if (!reset_pending && !stopped)
+		for (size_t i = 0; i < ntags && !go; i++)
+			go = want_full[i] != built_full[i];
+	if (go)
+		reset_pending = 1;
+	pthread_mutex_unlock(&mode_lock);
+	/* outside the lock: reset_done takes it under QEMU's plugin lock */
+	if (go)
+		qemu_plugin_reset(plugin_id, reset_done);
+}
+
+/* win=: after a slow-path block of TS's range TAG, whether the thread
+ * needs the range's code fully translated (a window open, or due within
+ * ARM_RECORDS; once asked for, kept until the next window is more than
+ * cheap_gap away) and how far the fast path may take it: up to the point
+ * where it must ask, or to the window's start. A window opens in the
+ * block after the one that asked, at the earliest: the reset lands at the
+ * next block boundary, and no block holds more than 512 records. */
+static uint64_t thread_ns(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* whether the next GAP records of W's range will take the thread at least
+ * cheap_ns, at its pace between its last two windows */
+static bool gap_long(const struct win_state *w, uint64_t gap)
+{
+	return !cheap_ns || (double)gap * w->ns_per_record >= (double)cheap_ns;
+}
+
+/* whether a range may go cheap now: every range's switch is a reset, so
+ * they are kept cheap_ns of the thread's CPU time apart */
+static bool switch_due(void)
+{
+	if (!cheap_ns)
+		return true;
+	uint64_t now = thread_ns();
+	if (now < last_switch_ns + cheap_ns)
+		return false;
+	last_switch_ns = now;
+	return true;
+}
+
+static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
+{
+	if (tag >= ts->nws)
+		return;
+	struct win_state *w = &ts->ws[tag];
+	if (opens && toggling && cheap_ns) {
+		uint64_t now = thread_ns();
+		if (w->rate_ns && now > w->rate_ns && w->pos > w->rate_pos)
+			w->ns_per_record = (double)(now - w->rate_ns) / (double)(w->pos - w->rate_pos);
+		w->rate_ns = now;
+		w->rate_pos = w->pos;
+	}
+	bool never = w->next == UINT64_MAX || w->index > QW_MAX_WINDOW_INDEX;
+	uint64_t gap = !never && w->next > w->pos ? w->next - w->pos : 0;
+	/* without resets the windows are always near: the fast path then
+	 * runs to each window's start */
+	bool need = w->open || (!never && (!toggling || (w->demand ? gap <= cheap_gap || !gap_long(w, gap) ||
+											  !switch_due()
+								   : gap <= ARM_RECORDS)));
+	if (need != w->demand) {
+		w->demand = need;
+		if (toggling)
+			mode_want(tag, need);
+	}
+	if (w->open)
+		w->quiet_until = 0;
+	else if (never)
+		w->quiet_until = UINT64_MAX;
+	else if (need)
+		w->quiet_until = w->next + 1;
+	else	/* gap > ARM_RECORDS here */
+		w->quiet_until = w->next > ARM_RECORDS ? w->next - ARM_RECORDS : 0;
+}
+
+/* a block with traced instructions, at each execution (out of line: the
+ * fast path saves no registers) */
+static __attribute__((noinline)) void exec_slow(unsigned int vcpu, struct tstate *ts, const struct block *b)
+{
 	if (stopped)
 		return;
 	if (!ts && !(ts = tstate_new(vcpu)))
@@ -519,9 +727,12 @@ static void exec_cb(unsigned int vcpu, void *ud)
 	if (win_len) {
 		bool opens;
 		uint32_t index = 0;
-		if (!in_window(ts, b->tag, b->n, &opens, &index)) {
+		bool in = in_window(ts, b->tag, b->n, b->full || !toggling, &opens, &index);
+		win_plan(ts, b->tag, opens);
+		if (!in) {
 			/* the next emitted record follows a stretch not sent */
 			ts->valid = false;
+			ts->cur_id = UINT64_MAX;
 			return;
 		}
 		if (opens)
@@ -544,6 +755,7 @@ static void exec_cb(unsigned int vcpu, void *ud)
 		x |= QW_X_PREV_TAKEN | QW_X_ENTRY;
 	}
 	put(ts, QW_EXEC | (uint64_t)x << 4 | b->id << 8);
+	ts->cur_id = b->id;
 	ts->valid = true;
 	ts->fell_out = false;
 	ts->prev_tb_end = b->last_is_tb_end;
@@ -554,16 +766,81 @@ static void exec_cb(unsigned int vcpu, void *ud)
 		chunk_flush(ts);
 }
 
-static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
+/* The fast path is what most executions take with win=: outside the
+ * windows and away from the next, the thread's place moves on and
+ * nothing else happens (a few loads and stores: the callback's cost is
+ * most of the tracer's, run per block executed). */
+static __attribute__((noinline)) void exec_other(unsigned int vcpu, const struct block *b)
 {
 	struct tstate *ts = ts_get(vcpu);
-	if (stopped || !ts || (win_len && !ts->valid))
+	/* a thread's ws holds every range's (tstate_new) */
+	if (ts && win_len) {
+		struct win_state *w = &ts->ws[b->tag];
+		uint64_t np = w->pos + b->n;
+		if (np < w->quiet_until) {
+			w->pos = np;
+			ts->valid = false;
+			return;
+		}
+	}
+	exec_slow(vcpu, ts, b);
+}
+
+static void exec_cb(unsigned int vcpu, void *ud)
+{
+	const struct block *b = ud;
+	if (vcpu == __atomic_load_n(&solo_vcpu, __ATOMIC_RELAXED)) {
+		/* the first thread (most programs' only one) */
+		struct win_state *w = b->solo_w;
+		uint64_t np = w->pos + b->n;
+		if (__builtin_expect(np < w->quiet_until, 1)) {
+			w->pos = np;
+			solo_ts->valid = false;
+			return;
+		}
+		exec_slow(vcpu, solo_ts, b);
 		return;
+	}
+	exec_other(vcpu, b);
+}
+
+static __attribute__((noinline)) void mem_put(struct tstate *ts, qemu_plugin_meminfo_t info,
+					      uint64_t vaddr, void *ud)
+{
 	uint64_t u = (uint64_t)(uintptr_t)ud;
+	/* QEMU 7.2 keeps the callbacks of the last instruction that called a
+	 * helper with memory callbacks (cpu->plugin_mem_cbs) after its block
+	 * ends, and calls them for the helpers' accesses of other blocks,
+	 * untraced ones too: only the accesses of the block just sent count */
+	if (u >> 9 != ts->cur_id)
+		return;
 	uint64_t w = QW_MEM | (qemu_plugin_mem_is_store(info) ? 1u << 4 : 0) |
 		     (uint64_t)(qemu_plugin_mem_size_shift(info) & 3) << 5 |
 		     (u & 0x1ff) << 7 | (vaddr & QW_MEM_ADDR_MASK) << 16;
 	put(ts, w);
+}
+
+static __attribute__((noinline)) void mem_other(unsigned int vcpu, qemu_plugin_meminfo_t info,
+						uint64_t vaddr, void *ud)
+{
+	struct tstate *ts = ts_get(vcpu);
+	if (stopped || !ts || (win_len && !ts->valid))
+		return;
+	mem_put(ts, info, vaddr, ud);
+}
+
+/* outside the windows (win=) a return, without saving a register */
+static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
+{
+	if (vcpu != __atomic_load_n(&solo_vcpu, __ATOMIC_RELAXED)) {
+		mem_other(vcpu, info, vaddr, ud);
+		return;
+	}
+	/* the first thread: win= is given */
+	struct tstate *ts = solo_ts;
+	if (stopped || !ts->valid)
+		return;
+	mem_put(ts, info, vaddr, ud);
 }
 
 /* a block starting at a range end E, with nothing traced in it */
@@ -614,9 +891,14 @@ static bool is_range_end(uint64_t a)
  * A range only partly inside stays. */
 static void rt_cut(uint64_t lo, uint64_t hi)
 {
+	bool cut = false;
 	for (size_t i = 0; i < rt_n; i++)
-		if (rt[i].start >= lo && rt[i].end <= hi && rt[i].start < rt[i].end)
+		if (rt[i].start >= lo && rt[i].end <= hi && rt[i].start < rt[i].end) {
 			__atomic_store_n(&rt[i].end, rt[i].start, __ATOMIC_RELEASE);
+			cut = true;
+		}
+	if (cut)
+		bdefs_forget();
 }
 
 /* caller holds lock: appends a runtime range, published to the readers */
@@ -647,6 +929,7 @@ static void map_object(size_t obj, uint64_t start, uint64_t len, uint64_t off, u
 	}
 	uint64_t m[4] = { QW_MAP | (uint64_t)obj << 8, start, len, off };
 	defs_push_def(m, 4);
+	bdefs_forget();
 }
 
 static int find_object(uint64_t dev, uint64_t ino)
@@ -836,6 +1119,93 @@ static size_t insn_bytes(const struct qemu_plugin_insn *in, uint8_t out[16], boo
 	return sz;
 }
 
+static uint64_t bdef_hash(const struct block *b, const uint64_t *msg, size_t nw)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ b->tb_start ^ (uint64_t)b->tag << 32 ^
+		     (uint64_t)(b->starts_outside | b->last_is_tb_end << 1) << 60;
+	for (size_t i = 0; i < nw; i++)
+		h = (h ^ msg[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+static bool bdef_same(const struct bdef *e, uint64_t h, const struct block *b, const uint64_t *msg,
+		      size_t nw)
+{
+	const struct block *o = e->b[0] ? e->b[0] : e->b[1];
+	return e->hash == h && e->nw == nw && o->tb_start == b->tb_start && o->tag == b->tag &&
+	       o->starts_outside == b->starts_outside && o->last_is_tb_end == b->last_is_tb_end &&
+	       !memcmp(e->msg, msg, nw * sizeof(*msg));
+}
+
+/* caller holds lock: a traced mapping changed, so the same bytes at the
+ * same address may be another object's */
+static void bdefs_forget(void)
+{
+	for (size_t i = 0; i < capbdefs; i++)
+		free(bdefs[i].msg);
+	free(bdefs);
+	bdefs = NULL;
+	nbdefs = capbdefs = 0;
+}
+
+/* caller holds lock: the struct block for B's content in B's mode (B is
+ * used, or freed), defining the block (BLOCK message MSG of W words, id
+ * filled in) the first time that content is seen; NULL when out of memory */
+static struct block *block_define(struct block *b, uint64_t *msg, size_t w)
+{
+	if (!toggling) {
+		/* every translation is defined anew: without resets a block is
+		 * translated again only after QEMU's own flush */
+		b->id = next_block_id++;
+		msg[0] = QW_BLOCK | (uint64_t)b->n << 8 | b->id << 24;
+		defs_push_def(msg, w);
+		return b;
+	}
+	if (nbdefs * 2 >= capbdefs) {
+		size_t cap = capbdefs ? capbdefs * 2 : 1024;
+		struct bdef *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < capbdefs; i++)
+			if (bdefs[i].hash) {
+				size_t s = (size_t)bdefs[i].hash & (cap - 1);
+				while (t[s].hash)
+					s = (s + 1) & (cap - 1);
+				t[s] = bdefs[i];
+			}
+		free(bdefs);
+		bdefs = t;
+		capbdefs = cap;
+	}
+	uint64_t h = bdef_hash(b, msg + 1, w - 1);
+	size_t s = (size_t)h & (capbdefs - 1);
+	while (bdefs[s].hash && !bdef_same(&bdefs[s], h, b, msg + 1, w - 1))
+		s = (s + 1) & (capbdefs - 1);
+	struct bdef *e = &bdefs[s];
+	if (e->hash) {
+		const struct block *o = e->b[0] ? e->b[0] : e->b[1];
+		struct block *have = e->b[b->full];
+		if (have) {
+			free(b);
+			return have;
+		}
+		b->id = o->id;
+		e->b[b->full] = b;
+		return b;
+	}
+	uint64_t *copy = malloc((w - 1) * sizeof(*copy));
+	if (!copy)
+		return NULL;
+	memcpy(copy, msg + 1, (w - 1) * sizeof(*copy));
+	b->id = next_block_id++;
+	msg[0] = QW_BLOCK | (uint64_t)b->n << 8 | b->id << 24;
+	defs_push_def(msg, w);
+	*e = (struct bdef){ .hash = h, .msg = copy, .nw = w - 1 };
+	e->b[b->full] = b;
+	nbdefs++;
+	return b;
+}
+
 static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
@@ -863,7 +1233,11 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 	}
 	pthread_mutex_unlock(&lock);
-	if (filtered)
+	/* the block sequence tells a direct successor from a return out of
+	 * untraced code: needed while some range's windows may be open (the
+	 * modes change only at resets, which flush every translation) */
+	bool seq_on = filtered && (!toggling || any_built_full);
+	if (seq_on)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &tb_seq, 1);
 	if (stopped || n == 0)
 		return;
@@ -877,7 +1251,7 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			last = i;
 		}
 	if (k == 0) {
-		if (is_range_end(start))
+		if (seq_on && is_range_end(start))
 			qemu_plugin_register_vcpu_tb_exec_cb(tb, mark_cb, QEMU_PLUGIN_CB_NO_REGS,
 							     (void *)(uintptr_t)start);
 		return;
@@ -891,7 +1265,11 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		stopped = 1;
 		return;
 	}
-	size_t j = 0, w = 1;
+	b->tag = range_tag(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, first)));
+	/* cheap: the exec callback alone, which counts the thread's place */
+	b->full = !toggling || (b->tag < ntags && built_full[b->tag]);
+	b->solo_w = solo_ws && b->tag < ntags ? &solo_ws[b->tag] : NULL;
+	size_t w = 1;
 	for (size_t i = first; i <= last; i++) {
 		struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t va = qemu_plugin_insn_vaddr(in);
@@ -907,28 +1285,38 @@ static void trans_cb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		msg[w++] = sz | sflags << 8;
 		memcpy(&msg[w], bytes, 16);
 		w += 2;
-		/* one callback for both kinds: QEMU 7.2 stops at the first
-		 * registered memory callback whose kind does not match */
-		if (mem_on)
-			qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS,
-							 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)j);
 		b->last_end = va + sz;
-		j++;
 	}
 	b->n = (uint32_t)k;
-	b->tag = range_tag(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, first)));
 	b->tb_start = start;
 	b->starts_outside = first > 0;
 	b->last_is_tb_end = last == n - 1;
 
 	pthread_mutex_lock(&lock);
-	b->id = next_block_id++;
-	msg[0] = QW_BLOCK | (uint64_t)k << 8 | b->id << 24;
-	defs_push_def(msg, w);
-	own_blocks = true;
+	struct block *def = block_define(b, msg, w);
+	if (def)
+		own_blocks = true;
 	pthread_mutex_unlock(&lock);
 	free(msg);
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, exec_cb, QEMU_PLUGIN_CB_NO_REGS, b);
+	if (!def) {
+		free(b);
+		stopped = 1;
+		return;
+	}
+	/* one callback for both kinds: QEMU 7.2 stops at the first
+	 * registered memory callback whose kind does not match. Each knows
+	 * its block (mem_put) and its instruction's place in it. */
+	if (mem_on && def->full)
+		for (size_t i = first, j = 0; i <= last; i++) {
+			struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+			if (!in_ranges(qemu_plugin_insn_vaddr(in)))
+				continue;
+			qemu_plugin_register_vcpu_mem_cb(in, mem_cb, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW,
+							 (void *)(uintptr_t)(def->id << 9 | j));
+			j++;
+		}
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, exec_cb, QEMU_PLUGIN_CB_NO_REGS, def);
 }
 
 static inline struct pending_map *pm_get(unsigned int vcpu)
@@ -1020,8 +1408,12 @@ static void syscall_ret_cb(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 static void vcpu_init_cb(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	(void)id;
-	if (vcpu > 0)
+	if (vcpu > 0 && !multi_thread) {
 		multi_thread = 1;
+		/* every range full from now on (mode_want) */
+		if (toggling)
+			mode_want(0, true);
+	}
 	/* the first thread is 0 whether or not QEMU reports its vCPU to the
 	 * plugin: the others count from 1 */
 	pthread_mutex_lock(&lock);
@@ -1032,6 +1424,9 @@ static void vcpu_init_cb(qemu_plugin_id_t id, unsigned int vcpu)
 	else
 		nborn++;
 	pthread_mutex_unlock(&lock);
+	if (vcpu == __atomic_load_n(&solo_vcpu, __ATOMIC_RELAXED))
+		/* the first thread has exited: its schedules are no other's */
+		__atomic_store_n(&solo_vcpu, UINT32_MAX, __ATOMIC_RELAXED);
 	if (vcpu < MAX_VCPUS && vcpu_ts[vcpu]) {
 		/* a new thread on the index of one that exited */
 		pthread_mutex_lock(&lock);
@@ -1101,6 +1496,10 @@ static void atexit_cb(qemu_plugin_id_t id, void *ud)
 		chunk_flush_locked(ts);
 	if (counts_on)
 		emit_counts();
+	if (toggling) {
+		uint64_t m[2] = { QW_RESETS, nresets };
+		defs_push(m, 2);
+	}
 	bool cut = max_records && announced_total >= max_records;
 	uint64_t end[2] = { QW_END | (uint64_t)(cut ? QW_END_STOPPED : 0) << 8, announced_total };
 	defs_push(end, 2);
@@ -1137,6 +1536,7 @@ static void fork_child(void)
 	ndefs = 0;
 	own_blocks = false;
 	announced_total = 0;
+	nresets = 0;
 	struct tstate *me = my_ts;
 	for (struct tstate *ts = threads, *next; ts; ts = next) {
 		next = ts->next;
@@ -1144,22 +1544,60 @@ static void fork_child(void)
 			if (ts->vcpu < MAX_VCPUS && vcpu_ts[ts->vcpu] == ts)
 				vcpu_ts[ts->vcpu] = NULL;
 			free(ts->buf);
+			if (ts->ws != solo_ws)
+				free(ts->ws);
 			free(ts);
 		}
 	}
 	threads = me;
 	nthreads = 0;
+	if (me != solo_ts)	/* the first thread's schedules went with it */
+		solo_vcpu = UINT32_MAX;
 	if (me) {
 		me->next = NULL;
 		me->tid = nthreads++;
 		me->len = 0;
 		me->announced = 0;
 		me->valid = false;
+		me->cur_id = UINT64_MAX;
 	}
 	/* block counts: the child's own */
 	for (size_t i = 0; i < ntbc; i++)
 		tbc_chunks[i / TBC_CHUNK][i % TBC_CHUNK].count = 0;
 	pthread_mutex_unlock(&lock);
+}
+
+static void register_callbacks(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init_cb);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, trans_cb);
+	qemu_plugin_register_vcpu_syscall_cb(id, syscall_cb);
+	if (nobjects)
+		qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_ret_cb);
+	qemu_plugin_register_atexit_cb(id, atexit_cb, NULL);
+}
+
+/* A reset has landed: every vCPU is stopped, no translation is left, and
+ * none of the plugin's callbacks is registered. What is wanted now is
+ * what the translations from here on hold. */
+static void reset_done(qemu_plugin_id_t id)
+{
+	pthread_mutex_lock(&mode_lock);
+	bool any = false;
+	for (size_t i = 0; i < ntags; i++) {
+		built_full[i] = want_full[i];
+		any |= built_full[i] != 0;
+	}
+	any_built_full = any;
+	reset_pending = 0;
+	nresets++;
+	pthread_mutex_unlock(&mode_lock);
+	/* the vCPU that asked, here with the others stopped: the only one
+	 * while resets happen (a second thread makes every range full) */
+	void **cur = dlsym(RTLD_DEFAULT, "current_cpu");
+	if (cur && *cur)
+		disable_mem_helpers(*cur);
+	register_callbacks(id);
 }
 
 static void send_error(const char *fmt, const char *what)
@@ -1301,6 +1739,12 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 				win_len = w;
 			else if (!bad)
 				win_per_level = w;
+		} else if (!strncmp(a, "gap=", 4)) {
+			char *ge;
+			errno = 0;
+			cheap_gap = strtoull(v, &ge, 10);
+			cheap_ns = 0;	/* records alone (the tests) */
+			bad = *ge || errno || !*v || (cheap_gap && cheap_gap < 2 * ARM_RECORDS) ? a : NULL;
 		} else if (!strncmp(a, "max=", 4)) {
 			char *me;
 			errno = 0;
@@ -1322,12 +1766,22 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 		return -1;
 	}
 	filtered = nranges || nobjects;
+	plugin_id = id;
+	ntags = nobj_ranges ? nobj_ranges : 1;
+	if (win_len && !(solo_ws = calloc(ntags, sizeof(*solo_ws)))) {
+		send_error("gus-qemu-plugin: %s", "out of memory");
+		return -1;
+	}
+	/* block counts are kept per translation: resets would multiply them */
+	toggling = win_len && cheap_gap && !counts_on;
+	if (toggling) {
+		disable_mem_helpers = (void (*)(void *))dlsym(RTLD_DEFAULT, "qemu_plugin_disable_mem_helpers");
+		have_current_cpu = dlsym(RTLD_DEFAULT, "current_cpu") != NULL;
+		toggling = disable_mem_helpers && have_current_cpu;
+	}
+	memset(want_full, 1, sizeof(want_full));
+	memset(built_full, 1, sizeof(built_full));
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	qemu_plugin_register_vcpu_init_cb(id, vcpu_init_cb);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, trans_cb);
-	qemu_plugin_register_vcpu_syscall_cb(id, syscall_cb);
-	if (nobjects)
-		qemu_plugin_register_vcpu_syscall_ret_cb(id, syscall_ret_cb);
-	qemu_plugin_register_atexit_cb(id, atexit_cb, NULL);
+	register_callbacks(id);
 	return 0;
 }

@@ -73,6 +73,12 @@ extern GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_version;
 GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					       int argc, char **argv);
 
+/* Unregisters every callback of the plugin and flushes the translated
+ * code, asynchronously: called from a vCPU thread, the vCPUs stop at their
+ * next block boundary, the code is flushed and CB runs (with the vCPUs
+ * stopped), where the plugin registers its callbacks again; until then it
+ * gets its callbacks as before. A call while one is pending is ignored. */
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
 void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,

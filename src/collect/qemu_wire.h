@@ -26,7 +26,10 @@
  *           then per instruction 4 words: vaddr, size | sflags << 8, and
  *           the 16 instruction bytes (the first size of them valid).
  *           The in-range instructions of one translated block, in order.
- *           Sent once per translation, before any execution refers to it.
+ *           Sent before any execution refers to it: once per translation,
+ *           or (win=) once per distinct block, a block translated again
+ *           with the same instructions, flags and place keeping its id
+ *           while the traced mappings stay as they are.
  *   CHUNK   w0 = type | thread << 8; w1 = number of words that follow.
  *           Those words are EXEC and MEM messages of that guest thread
  *           (threads are numbered by the plugin from 0, in the order the
@@ -51,6 +54,10 @@
  *   COUNT   w0 = type | ninsns << 8; w1 = runtime address; w2 = executions
  *           of translated blocks starting there with that many instructions
  *           (all code, not only the ranges). At exit, before END.
+ *   RESETS  w0 = type; w1 = how many times the plugin switched its
+ *           instrumentation (win=: cheap outside the windows, full near
+ *           them; each a flush of QEMU's translations). At exit, before END
+ *           (version 3).
  *   END     w0 = type | flags << 8 (QW_END_*); w1 = records the plugin
  *           announced (sum of executed block sizes). The stream ended
  *           cleanly; its absence means qemu died or the plugin failed.
@@ -74,8 +81,8 @@
 
 #include <stdint.h>
 
-#define QW_VERSION 2
-#define QW_VERSION_MIN 1	/* version 1: no MAP, no EXECVE (gus reads it still) */
+#define QW_VERSION 3
+#define QW_VERSION_MIN 1	/* version 1: no MAP, no EXECVE; 2: no RESETS (gus reads them still) */
 #define QW_MAGIC 0x31554d4551535547ull	/* "GUSQEMU1" in little-endian bytes */
 
 enum qw_type {
@@ -91,6 +98,7 @@ enum qw_type {
 	QW_MAP,
 	QW_EXECVE,
 	QW_WINDOW,
+	QW_RESETS,
 };
 
 #define QW_TYPE(w) ((unsigned)((w) & 0xf))

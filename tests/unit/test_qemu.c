@@ -743,6 +743,60 @@ static void test_qemu_lacks(void)
 	       "qemu_lacks: SHA (%s)", why);
 }
 
+static bool same_record(const struct stream_insn *a, const struct stream_insn *b)
+{
+	if (a->ip != b->ip || a->size != b->size || a->flags != b->flags || a->window != b->window ||
+	    a->thread != b->thread || a->nmem != b->nmem || a->store_mask != b->store_mask ||
+	    memcmp(a->bytes, b->bytes, a->size))
+		return false;
+	for (unsigned i = 0; i < a->nmem && i < STREAM_MAX_MEM; i++)
+		if (a->mem[i] != b->mem[i])
+			return false;
+	return true;
+}
+
+/* 6. windows: the code between them runs cheaply instrumented (the
+ * plugin flushes QEMU's translations at each switch), and not one record
+ * differs from a run instrumented fully throughout; sum_array and
+ * bump_array by file offset (a schedule each), bump_array first entered
+ * while sum_array's code is cheap */
+static void test_window_modes(void)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_qemu_stats st_full, st_cheap;
+	struct collect_result res;
+	struct rec full = { 0 }, cheap = { 0 };
+	struct stream_range fr[2];
+	if (!tap_ok(!lookup_off(prog, "sum_array", &fr[0]) && !lookup_off(prog, "bump_array", &fr[1]),
+		    "file offsets of sum_array and bump_array"))
+		return;
+	struct collect_qemu_object obj = { prog, fr, 2 };
+	struct collect_qemu_opts o = { .objects = &obj, .nobjects = 1, .data_addresses = true,
+				       .window_records = 100, .windows_per_level = 2,
+				       .window_gap = UINT64_MAX };
+	enum collect_status s1 = run(&full, &o, "phases", "600", &st_full, &res, err, sizeof(err));
+	o.window_gap = 8192;	/* the least the plugin takes */
+	enum collect_status s2 = run(&cheap, &o, "phases", "600", &st_cheap, &res, err, sizeof(err));
+	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && full.n > 1000,
+	       "arraywalk phases traced in windows, fully and cheaply between them (%zu records)", full.n);
+	tap_ok(st_full.mode_switches == 0 && st_cheap.mode_switches >= 20,
+	       "the cheap run switched instrumentation %" PRIu64 " times, the full one %" PRIu64,
+	       st_cheap.mode_switches, st_full.mode_switches);
+	size_t diff = full.n == cheap.n ? 0 : 1 + full.n, windows = 0, loads = 0, stores = 0;
+	for (size_t i = 0; i < full.n && i < cheap.n; i++) {
+		diff += !same_record(&full.v[i], &cheap.v[i]);
+		windows += (full.v[i].flags & STREAM_WINDOW) != 0;
+		/* sum_array loads, bump_array's add to memory is marked stored */
+		loads += full.v[i].nmem > 0 && !full.v[i].store_mask;
+		stores += full.v[i].nmem > 0 && full.v[i].store_mask;
+	}
+	tap_ok(diff == 0 && windows > 40 && loads > 0 && stores > 0,
+	       "the same %zu records (%zu windows; %zu loads, %zu stores) either way (%zu differ)",
+	       cheap.n, windows, loads, stores, diff);
+	rec_free(&full);
+	rec_free(&cheap);
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("TEST_QEMU_FAKE"))
@@ -964,6 +1018,8 @@ int main(int argc, char **argv)
 	tap_ok(s == COLLECT_ERROR && strstr(err, "consumer") && r.batches == 2,
 	       "a sink's non-zero return stops the run");
 	rec_free(&r);
+
+	test_window_modes();
 
 	/* 5. errors and exit statuses */
 	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1 };

@@ -6,6 +6,8 @@
  *                             TAP there)
  *   arraywalk OUT threads T   the same walk, sum_array run by T threads
  *   arraywalk OUT hot ITER    sum_array ITER times (the benchmark's hot loop)
+ *   arraywalk OUT phases ITER sum_array ITER times, then bump_array ITER
+ *                             times (a second function entered late)
  *   arraywalk OUT chain ITER  lcg_chain over ITER steps: a multiply-add
  *                             dependency chain (latency-bound, for gus sim --trace)
  *   arraywalk OUT exit CODE   the walk, then exit with CODE
@@ -70,7 +72,7 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | chain ITER | exit CODE | kill SIG]\n");
+		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | phases ITER | chain ITER | exit CODE | kill SIG]\n");
 		return 2;
 	}
 	const char *mode = argc > 3 ? argv[2] : "";
@@ -89,6 +91,16 @@ int main(int argc, char **argv)
 		for (long i = 0; i < arg; i++)
 			s += sum_array(array, N);
 		sink = s;
+		return 0;
+	}
+	if (!strcmp(mode, "phases")) {
+		int64_t s = 0;
+		fill_array(array, N);
+		for (long i = 0; i < arg; i++)
+			s += sum_array(array, N);
+		for (long i = 0; i < arg; i++)
+			bump_array(array, N);
+		sink = s + array[N - 1];
 		return 0;
 	}
 	if (!strcmp(mode, "chain")) {
