@@ -1198,11 +1198,15 @@ static int step_traces(struct gusdata *d, const struct recording_request *o, con
 	}
 	char failure[400] = "";
 	uint64_t status;
+	/* gusdata_meta's value lasts until its next call: copied first */
+	char missing[sizeof failure] = "";
 	const char *mv = gusdata_meta(d, "missing.trace");
+	if (mv)
+		snprintf(missing, sizeof missing, "%s", mv);
 	if (gusdata_meta_u64(d, "trace.exit_status", &status) && status == 128 + SIGILL)
 		snprintf(failure, sizeof failure, "QEMU stopped the program with SIGILL, at an instruction its CPU lacks");
-	else if (mv && !gusdata_trace_records(d))
-		snprintf(failure, sizeof failure, "%s", mv);
+	else if (missing[0] && !gusdata_trace_records(d))
+		snprintf(failure, sizeof failure, "%s", missing);
 	struct rec_step_request rq = {
 		.argv = o->argv, .input = input, .windows = o->step_windows,
 		.window_records = STEP_WINDOW_RECORDS, .data_addresses = !o->no_mem,
