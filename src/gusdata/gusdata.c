@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "gusdata.h"
@@ -27,6 +28,7 @@ struct gusdata {
 	struct outpath_file file;	/* the file being written, locked while it is */
 	char *meta_value;	/* gusdata_meta's last answer */
 	char errbuf[256];	/* gusdata_errmsg's answer */
+	char own_error[256];	/* a failure of gus's own, not SQLite's ("": none) */
 	int version;		/* schema version of the file */
 	sqlite3_stmt *add_sample;	/* kept: thousands of samples per second */
 	sqlite3_stmt *add_read;
@@ -797,6 +799,8 @@ const char *gusdata_errmsg(struct gusdata *d)
 {
 	if (!d->db)
 		return "not open";
+	if (d->own_error[0])
+		return d->own_error;
 	int code = sqlite3_errcode(d->db), sys = sqlite3_system_errno(d->db);
 	/* SQLite says "database or disk is full" and "disk I/O error": the
 	 * system's own word is what a user can act on */
@@ -1682,6 +1686,20 @@ static int trace_flush(struct gusdata_trace_writer *w)
 	uint8_t *p;
 	size_t len;
 	if (gusdata_trace_encode(w->buf, w->n, &p, &len)) {
+		w->failed = true;
+		return -1;
+	}
+	/* a disk filled by the trace would leave no room for the facts a
+	 * recording ends with (what was stored, what is missing, that the
+	 * run ended): the trace stops while GUSDATA_TRACE_RESERVE is free */
+	struct statvfs fs;
+	if (w->d->file.fd >= 0 && !fstatvfs(w->d->file.fd, &fs) &&
+	    (uint64_t)fs.f_bavail * fs.f_frsize < (uint64_t)len + GUSDATA_TRACE_RESERVE) {
+		snprintf(w->d->own_error, sizeof w->d->own_error,
+			 "%s (under %u KiB would be left on its file system, kept for the recording's own facts)",
+			 strerror(ENOSPC), GUSDATA_TRACE_RESERVE / 1024);
+		free(p);
+		w->n = 0;
 		w->failed = true;
 		return -1;
 	}

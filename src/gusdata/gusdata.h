@@ -251,6 +251,9 @@ int gusdata_foreach_trace_map(struct gusdata *d, int (*fn)(void *ctx, const stru
 struct gusdata_trace_writer;
 struct gusdata_trace_writer *gusdata_trace_writer_new(struct gusdata *d);
 /* buffers and writes a chunk every 65536 records; -1 on a write error */
+/* the trace writer stops (ENOSPC) rather than leave less than this free
+ * on the recording's file system */
+#define GUSDATA_TRACE_RESERVE (64u * 1024u)
 int gusdata_trace_write(struct gusdata_trace_writer *w, const struct stream_insn *v, size_t n);
 /* writes what is buffered and frees W; -1 on a write error (W freed) */
 int gusdata_trace_writer_close(struct gusdata_trace_writer *w);
