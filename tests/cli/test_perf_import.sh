@@ -215,7 +215,10 @@ compare_shares() {	# compare_shares PERF.DATA GUS-INPUT WHAT
 }
 compare_callers() {	# compare_callers PERF.DATA GUS-INPUT WHAT
 	perf_callers "$1" hot_chain | sort >"$TMP/perf.callers"
-	gus_callers "$2" hot_chain | sort >"$TMP/gus.callers"
+	# perf report hides call-graph entries under 0.5 % (its default
+	# --percent-limit for chains); a sample caught in main's call of
+	# hot_chain before its frame is up is such a caller (CI: 0.15 %)
+	gus_callers "$2" hot_chain | awk '$2 >= 0.005' | sort >"$TMP/gus.callers"
 	bad=$(join "$TMP/perf.callers" "$TMP/gus.callers" | awk '{ d = $2 - $3; if (d > 0.01 || d < -0.01) print }')
 	names_p=$(cut -d' ' -f1 "$TMP/perf.callers" | tr '\n' ' ')
 	names_g=$(cut -d' ' -f1 "$TMP/gus.callers" | tr '\n' ' ')
