@@ -87,7 +87,7 @@ cache L3 size=32M ways=16 line=64 latency=46 gap=2      # 32 MiB 16-way L3 per C
 memory latency=330 gap=8            # DRAM (DDR5): ~90 ns at ~3.7 GHz (Chips and Cheese, Genoa) -> ~330 over the L1 (estimate); ~30 GB/s per core -> ~8 cycles per line (estimate)
 btb sets=1024 ways=8                # L1 BTB 1.5K, L2 BTB 7K entries (AMD 57647); geometry not documented (informational)
 divider 1                           # one divider resource: the integer divider and the FP divider (pB) are separate units on Zen, the model has one
-load-uop p678+p78                   # a load µop on any of the three AGUs (p678); vector loads, written out, on two of them (p78: two 256-bit loads per cycle, AMD 57647): loads too
+load-uop p678+p78                   # a load µop on any of the three AGUs (p678); vector loads, written out or folded into a vector instruction, on two of them (p78: two 256-bit loads per cycle, AMD 57647): loads too
 store-uops p67+pEF                  # store address on two of the AGUs, store data on FP4/FP5's store path
 # ========================================================================
 # General-purpose moves, loads and stores

@@ -61,7 +61,7 @@ taken-branch-rate 1                 # one taken branch per cycle per loop (measu
 mispredict-penalty 13               # ~13 cycles (Chips and Cheese, Zen 5; not measured here)
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
-load-uop p6789+p89                  # a load on any of the four AGUs; vector loads on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8)
+load-uop p6789+p89                  # a load on any of the four AGUs; vector loads, folded ones too, on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8; vpaddd zmm/ymm/xmm, vaddsd, vmulpd zmm with a memory source 4 in 2.14-2.28: zenprobe3.txt)
 store-uops p67+pEF
 split-load 1                        # a load across two lines takes its load pipe twice: measured 4 zmm (vector) loads at +8 bytes in 4.20 cycles against 2.16 aligned, ymm across a line 4 in 4.00, GPR 4 in 2.25 (zenprobe2.txt: zmm_ld_split4 4.43, ymm_ld_split4, gpr_ld_split4 2.00)
 split-store 1 0                     # a store across two lines commits alone: one per cycle at any width (measured GPR 4 in 4.00, ymm 4 in 4.00 against 2.00 aligned, zmm 4 in 4.00 as aligned: zenprobe2.txt gpr_st_split4, ymm_st_split4, zmm_st_split4)
