@@ -305,9 +305,9 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		/* a vector instruction's memory source is a vector load: on a
 		 * machine whose vector loads have pipes of their own (load-uop
 		 * P+Q: Zen 4's p78, Zen 5's p89) it takes them, as the written
-		 * out loads do (Zen 5 measured: heat's unrolled zmm stencil,
-		 * five folded loads a vector, ran at the two vector loads per
-		 * cycle, not at four) */
+		 * out loads do (Zen 5 measured four vpaddd with a memory source
+		 * in 2.00 cycles at zmm, ymm and xmm, not the four AGUs' 1:
+		 * bench/accuracy/zenprobe3.txt) */
 		uint32_t load = key->vector && m->nload_uop > 1 ? m->load_uop[1] : m->load_uop[0];
 		for (unsigned i = 0; i < nmem_read; i++)
 			uops[nu++] = load;
