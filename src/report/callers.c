@@ -218,10 +218,13 @@ static int by_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* spans up to this many bytes count their addresses in an array of the
+/* a span up to this many bytes, and at most COUNT_SPAN_PER_ADDRESS
+ * times its number of sampled addresses, counts them in an array of the
  * span (a cached report of xz's 64 K samples spent a quarter of its
- * time sorting each region's addresses); longer ones sort them */
+ * time sorting each region's addresses); a longer or sparser one sorts
+ * them (scanning a large span for a few samples would cost more) */
 #define COUNT_SPAN_MAX (1u << 20)
+#define COUNT_SPAN_PER_ADDRESS 16
 
 /* RC's sample addresses, all within SP, as (address, samples), by
  * address */
@@ -230,7 +233,8 @@ static int address_counts(struct region_count *rc, const struct report_span *sp,
 	if (!rc->naddrs)
 		return 0;
 	uint64_t span = sp->end > sp->start ? sp->end - sp->start : 0;
-	uint32_t *per = span && span <= COUNT_SPAN_MAX ? calloc((size_t)span, sizeof *per) : NULL;
+	bool dense = span && span <= COUNT_SPAN_MAX && span <= (uint64_t)rc->naddrs * COUNT_SPAN_PER_ADDRESS;
+	uint32_t *per = dense ? calloc((size_t)span, sizeof *per) : NULL;
 	size_t n = 0;
 	if (per) {
 		for (size_t i = 0; i < rc->naddrs; i++)
