@@ -56,6 +56,16 @@ static const uint8_t vecrem[] = { 0x31, 0xc0, 0x31, 0xc9, 0xc5, 0xfc, 0x10, 0x04
 				  0xfa, 0x11, 0x04, 0x8f, 0x48, 0xff, 0xc1, 0x48, 0x39, 0xd1, 0x72, 0xea, 0x48, 0xff,
 				  0xca, 0x75, 0xe0, 0xff, 0xc0, 0x83, 0xf8, 0x64, 0x75, 0xc0, 0xc3 };
 
+/* gcc's -O3 floyd shape: a row loop whose body jumps back to its top
+ * from inside another loop's body, before that loop's own latch (the
+ * likely way: a backward branch), by a conditional branch and a jump:
+ *   xor eax,eax; top: add eax,1; mov ecx,[rdi+rax*4]; cmp eax,esi; jae done;
+ *   inner: test ecx,ecx; je top; mov [rdi],ecx; jmp top; mov [rdx],ecx;
+ *   add r8,1; add r9,1; add r10,1; dec ecx; jnz inner; done: ret */
+static const uint8_t backtop[] = { 0x31, 0xc0, 0x83, 0xc0, 0x01, 0x8b, 0x0c, 0x87, 0x39, 0xf0, 0x73, 0x1a, 0x85,
+				   0xc9, 0x74, 0xf2, 0x89, 0x0f, 0xeb, 0xee, 0x89, 0x0a, 0x49, 0x83, 0xc0, 0x01,
+				   0x49, 0x83, 0xc1, 0x01, 0x49, 0x83, 0xc2, 0x01, 0xff, 0xc9, 0x75, 0xe6, 0xc3 };
+
 static size_t find(const struct sim_machine *m, const uint8_t *b, size_t len, struct sim_loop *loops)
 {
 	return sim_find_loops(m, BASE, b, len, loops, 8);
@@ -188,6 +198,26 @@ int main(void)
 		       "vector and remainder: the scalar remainder loop is the deepest (depth %u)", rem >= 0 ? li[rem].depth : 0);
 		tap_ok(best >= 0 && li[best].loop.start == BASE + 4 && li[best].vector_bits == 256,
 		       "vector and remainder: the ymm loop is chosen (%s)", why);
+	}
+	{
+		/* two overlapping innermost loops: the one the other's body
+		 * jumps back to before its latch is chosen, not the larger */
+		struct sim_loop_info li[8];
+		size_t nl = sim_loop_nest(m, BASE, backtop, sizeof backtop, li, 8);
+		char why[512];
+		int best = sim_hot_loop(li, nl, why, sizeof why);
+		int row = -1, other = -1;
+		for (size_t i = 0; i < nl; i++) {
+			if (li[i].loop.start == BASE + 2)
+				row = (int)i;
+			if (li[i].loop.start == BASE + 0xc)
+				other = (int)i;
+		}
+		tap_ok(row >= 0 && other >= 0 && li[row].innermost && li[other].innermost &&
+			       li[other].insns > li[row].insns,
+		       "back to the top: two innermost loops, the other the larger (%zu loops)", nl);
+		tap_ok(best >= 0 && best == row && strstr(why, "jumps back"),
+		       "back to the top: the row loop is chosen (%s)", why);
 	}
 	sim_machine_free(m);
 	return tap_done();
