@@ -685,4 +685,27 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 				       const struct collect_sample_sink *sink, struct collect_sample_stats *st,
 				       struct collect_result *res, char *err, size_t errlen);
 
+/* The kernel's functions (/proc/kallsyms), to name the kernel frames of
+ * samples and call chains: text and weak symbols, one per address (the
+ * best named of its aliases, as perf chooses), sorted, each up to the
+ * next (the last: one page). */
+struct collect_ksym {
+	uint64_t start, end;
+	const char *name;	/* "clear_page_erms" */
+	const char *module;	/* "" for the kernel image, else its module ("kvm") */
+	bool global;		/* T or W, not t or w */
+};
+struct collect_kallsyms;
+/* PATH (/proc/kallsyms, or a copy of it); -1 with ERR naming PATH and the
+ * problem: unreadable, no functions, or every address 0 (kptr_restrict) */
+int collect_kallsyms_read(const char *path, struct collect_kallsyms **out, char *err, size_t errlen);
+/* the same from TEXT (LEN bytes, malloc'd with a byte after them, which
+ * is overwritten), which it takes over, freed with the result or on
+ * failure */
+int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out, char *err, size_t errlen);
+/* the function ADDR falls in, NULL when none */
+const struct collect_ksym *collect_kallsyms_find(const struct collect_kallsyms *k, uint64_t addr);
+size_t collect_kallsyms_count(const struct collect_kallsyms *k);
+void collect_kallsyms_free(struct collect_kallsyms *k);
+
 #endif

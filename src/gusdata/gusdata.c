@@ -104,6 +104,12 @@ static const char gusdata_schema_stacks[] =
 	"CREATE TABLE IF NOT EXISTS sample_stacks (sample INTEGER PRIMARY KEY, abi INTEGER NOT NULL,"
 	" regs_mask INTEGER NOT NULL, regs BLOB, stack BLOB);";
 
+/* the kernel's functions that the samples' kernel addresses fall in,
+ * named from /proc/kallsyms by gus record: a table of its own too */
+static const char gusdata_schema_ksyms[] =
+	"CREATE TABLE IF NOT EXISTS kernel_symbols (id INTEGER PRIMARY KEY, start INTEGER NOT NULL,"
+	" end INTEGER NOT NULL, name TEXT NOT NULL, module TEXT);";
+
 /* schema 4's column, which an upgrade adds only once */
 static bool regions_have_build_id(struct gusdata *d)
 {
@@ -320,7 +326,8 @@ int gusdata_create(const char *path, unsigned flags, struct gusdata **out, char 
 	    gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 	    gusdata_exec(d, gusdata_schema4_regions) || gusdata_exec(d, gusdata_schema4) ||
 	    gusdata_exec(d, gusdata_schema5) || gusdata_exec(d, gusdata_schema6) ||
-	    gusdata_exec(d, gusdata_schema_stacks) || gusdata_exec(d, "COMMIT")) {
+	    gusdata_exec(d, gusdata_schema_stacks) || gusdata_exec(d, gusdata_schema_ksyms) ||
+	    gusdata_exec(d, "COMMIT")) {
 		gusdata_set_err(err, errlen, "%s: cannot create the schema: %s", d->file.tmp, gusdata_errmsg(d));
 		gusdata_discard(d);
 		return -1;
@@ -738,7 +745,8 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 		if (gusdata_exec(d, "BEGIN") || gusdata_exec(d, gusdata_schema2) || gusdata_exec(d, gusdata_schema3) ||
 		    (!regions_have_build_id(d) && gusdata_exec(d, gusdata_schema4_regions)) ||
 		    gusdata_exec(d, gusdata_schema4) || gusdata_exec(d, gusdata_schema5) ||
-		    gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, gusdata_schema_stacks) || gusdata_exec(d, sql) ||
+		    gusdata_exec(d, gusdata_schema6) || gusdata_exec(d, gusdata_schema_stacks) ||
+		    gusdata_exec(d, gusdata_schema_ksyms) || gusdata_exec(d, sql) ||
 		    gusdata_exec(d, "COMMIT")) {
 			gusdata_set_err(err, errlen, "%s: cannot upgrade schema %d to %d: %s", path, version,
 					GUSDATA_SCHEMA_VERSION, sqlite3_errmsg(d->db));
@@ -1375,6 +1383,53 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 	}
 	free(chain);
 	free(regs);
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gusdata_add_kernel_symbol(struct gusdata *d, const struct gusdata_kernel_symbol *k)
+{
+	/* a recording opened for writing has the table (created or upgraded) */
+	sqlite3_stmt *st = gusdata_prepare(d, "INSERT INTO kernel_symbols (start, end, name, module) VALUES (?,?,?,?)");
+	if (!st)
+		return -1;
+	gusdata_bind_u64(st, 1, k->start);
+	gusdata_bind_u64(st, 2, k->end);
+	sqlite3_bind_text(st, 3, k->name, -1, SQLITE_STATIC);
+	if (k->module && *k->module)
+		sqlite3_bind_text(st, 4, k->module, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gusdata_foreach_kernel_symbol(struct gusdata *d,
+				  int (*fn)(void *ctx, const struct gusdata_kernel_symbol *k), void *ctx)
+{
+	sqlite3_stmt *t;
+	bool have = sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND"
+				       " name='kernel_symbols'", -1, &t, NULL) == SQLITE_OK &&
+		    sqlite3_step(t) == SQLITE_ROW;
+	sqlite3_finalize(t);
+	if (!have)
+		return 0;
+	sqlite3_stmt *st = gusdata_prepare(d, "SELECT start, end, name, module FROM kernel_symbols ORDER BY id");
+	if (!st)
+		return -1;
+	int rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = gusdata_column_text(st, 2), *module = gusdata_column_text(st, 3);
+		struct gusdata_kernel_symbol k = {
+			.start = gusdata_column_u64(st, 0),
+			.end = gusdata_column_u64(st, 1),
+			.name = name ? name : "",
+			.module = module ? module : "",
+		};
+		if ((rc = fn(ctx, &k)))
+			break;
+	}
 	if (!rc && step != SQLITE_DONE)
 		rc = -1;
 	sqlite3_finalize(st);

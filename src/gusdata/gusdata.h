@@ -182,6 +182,21 @@ int gusdata_foreach_sample_read(struct gusdata *d, int (*fn)(void *ctx, const st
 int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct gusdata_sample *s), void *ctx);
 uint64_t gusdata_sample_count(struct gusdata *d);
 
+/* The kernel's functions that the samples' kernel addresses (their ip,
+ * their call chains) fall in, named by gus record from /proc/kallsyms
+ * (table kernel_symbols, absent from older recordings: none). Read from
+ * a recording gus did not write: start, end and name are not checked
+ * (the reader bounds and escapes them). */
+struct gusdata_kernel_symbol {
+	uint64_t start, end;	/* [start, end) */
+	const char *name;
+	const char *module;	/* "" for the kernel image */
+};
+int gusdata_add_kernel_symbol(struct gusdata *d, const struct gusdata_kernel_symbol *k);
+/* in the order written; NAME and MODULE valid during the call */
+int gusdata_foreach_kernel_symbol(struct gusdata *d,
+				  int (*fn)(void *ctx, const struct gusdata_kernel_symbol *k), void *ctx);
+
 /* The count set: one row per event as td_countset holds it. */
 struct gusdata_count {
 	const char *event;

@@ -172,6 +172,10 @@ struct import {
 	long sampled_index;
 	bool chosen;
 	uint64_t samples, pending, other_samples, kernel_samples;
+	/* the kernel's map record ("[kernel.kallsyms]_text"): where perf saw
+	 * its reference symbol, which tells this boot's layout from another */
+	uint64_t kernel_ref;
+	bool have_kernel_ref;
 	struct mapping *maps;
 	size_t nmaps, capmaps;
 	struct object *objs;
@@ -206,6 +210,10 @@ static int keep_mapping(struct import *im, const struct perfdata_record *r)
 {
 	const struct perfdata_mmap *mm = &r->u.mmap;
 	uint16_t mode = r->misc & PERFDATA_MISC_CPUMODE_MASK;
+	if (mode == PERFDATA_MISC_KERNEL && !strncmp(mm->filename, "[kernel.kallsyms]", 17) && !im->have_kernel_ref) {
+		im->kernel_ref = mm->pgoff;
+		im->have_kernel_ref = true;
+	}
 	/* code of user space: the kernel's own maps and data maps are not
 	 * where gus's regions are */
 	if (mode == PERFDATA_MISC_KERNEL || mode == PERFDATA_MISC_GUEST_KERNEL || !(mm->prot & PROT_EXEC))
@@ -1063,6 +1071,30 @@ static bool cpu_of_file(const char *cpuid, struct collect_host_cpu *h)
 	return true;
 }
 
+/* The kernel functions of the samples' kernel addresses, named from this
+ * machine's /proc/kallsyms when the perf.data was recorded on this very
+ * kernel and boot: the same release, and perf's reference symbol where
+ * this boot's kallsyms has a function start (another boot's KASLR
+ * layout puts it elsewhere); else said why not. -1 on a write error. */
+static int name_kernel(struct import *im)
+{
+	const struct perfdata_info *in = perfdata_info(im->pd);
+	struct utsname u;
+	char why[512] = "";
+	if (uname(&u) || !in->osrelease || strcmp(in->osrelease, u.release))
+		snprintf(why, sizeof why, "the kernel's frames are not named: the perf.data was recorded on another "
+			 "kernel (%.100s; this machine runs %.100s)", in->osrelease ? in->osrelease : "its release unsaid",
+			 u.release);
+	else if (!im->have_kernel_ref)
+		snprintf(why, sizeof why, "the kernel's frames are not named: the perf.data has no kernel map record "
+			 "to tell its boot's layout from this one's");
+	if (why[0]) {
+		recording_say(&im->rq->log, RECORDING_MSG_WARNING, "%s", why);
+		return gusdata_set_meta(im->d, "missing.kernel_symbols", why);
+	}
+	return rec_store_kernel_symbols(im->d, "/proc/kallsyms", im->kernel_ref, &im->rq->log);
+}
+
 /* ---------------------------------------------------------------- facts --- */
 static void join(char *buf, size_t n, char *const *v, size_t k)
 {
@@ -1458,6 +1490,10 @@ static enum recording_status convert(struct import *im)
 	collect_plan_free(&read_plan);
 	if (rc || (nregions && im->rows.n && rec_store_region_rows(im->d, &im->rows, rq->import_counts, &rq->log))) {
 		import_fail(im, "the hot regions cannot be stored");
+		return RECORDING_ERROR;
+	}
+	if (im->kernel_samples && name_kernel(im)) {
+		import_fail(im, "the kernel's function names cannot be stored");
 		return RECORDING_ERROR;
 	}
 	if (!nregions && !gusdata_meta(im->d, "missing.regions"))

@@ -24,6 +24,14 @@ struct gusdata;
 struct collect_plan;
 int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned top,
 		     const struct collect_plan *read_groups, const struct recording_log *log, size_t *nregions);
+/* The functions of KALLSYMS (/proc/kallsyms) that the kernel addresses
+ * of D's samples fall in, into D's kernel_symbols; where they cannot be
+ * read, or where REF (non-zero: a perf.data's kernel map, the address
+ * of perf's reference symbol there) is no function's start in them (the
+ * samples are of another boot), missing.kernel_symbols says why (and LOG
+ * warns). -1 on a write error. */
+int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t ref,
+			     const struct recording_log *log);
 /* gus record --import-counts: the perf stat -x, file PATH (whole
  * program, or per region: ROWS) into D's counts, counts.source set; -1
  * with the message logged. */

@@ -1996,6 +1996,13 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		}
 		if (!nregions)
 			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
+		if (rec_store_kernel_symbols(d, "/proc/kallsyms", 0, rec_log)) {
+			rec_error(rec_log, "writing the kernel's function names into %s failed: %s; no recording was "
+				  "kept%s", gusdata_path(d), gusdata_errmsg(d),
+				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
+			rc = RECORDING_ERROR;
+			goto fail_discard;
+		}
 		if (nregions && region_rows.n && store_imported_region_counts(d, &region_rows, o.import_counts)) {
 			rec_error(rec_log, "writing the regions' imported counts into %s failed: %s; no recording was "
 				  "kept%s", gusdata_path(d), gusdata_errmsg(d),

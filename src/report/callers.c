@@ -40,6 +40,8 @@ struct caller_search {
 	struct report_objects *objs;
 	struct region_count *counts;
 	struct report_sample_totals *totals;
+	struct report_ksyms ksyms;	/* the recording's kernel functions */
+	uint64_t *kernel_weight;	/* by ksyms entry: the samples' own */
 	bool have_chains;
 	bool failed;		/* out of memory */
 };
@@ -132,6 +134,9 @@ static int count_sample(void *ctx, const struct gusdata_sample *smp)
 	if (!smp->user) {
 		t->kernel_weight += w;
 		t->kernel_samples++;
+		const struct report_ksym *k = report_ksyms_find(&s->ksyms, smp->ip);
+		if (k)
+			s->kernel_weight[k - s->ksyms.v] += w;
 		return 0;
 	}
 	/* the vDSO and anonymous code are objects of their own for the
@@ -304,6 +309,39 @@ static int inlined_counts(struct report_objects *objs, size_t object, struct rep
 	return ret;
 }
 
+/* the kernel functions with the most of the kernel's samples, in words */
+static void kernel_top(struct caller_search *s)
+{
+	struct report_sample_totals *t = s->totals;
+	size_t pick[REPORT_KERNEL_TOP], npick = 0, o = 0;
+	t->kernel_top[0] = '\0';
+	while (npick < REPORT_KERNEL_TOP) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < s->ksyms.n; i++) {
+			bool taken = false;
+			for (size_t k = 0; k < npick; k++)
+				taken |= pick[k] == i;
+			if (!taken && s->kernel_weight[i] &&
+			    (best == SIZE_MAX || s->kernel_weight[i] > s->kernel_weight[best]))
+				best = i;
+		}
+		if (best == SIZE_MAX)
+			break;
+		pick[npick++] = best;
+	}
+	for (size_t k = 0; k < npick && t->kernel_weight; k++) {
+		const struct report_ksym *f = &s->ksyms.v[pick[k]];
+		int w = snprintf(t->kernel_top + o, sizeof t->kernel_top - o, "%s%s%s%s%s %.0f %%", k ? ", " : "",
+				 f->name, f->module[0] ? " [" : "", f->module, f->module[0] ? "]" : "",
+				 100.0 * (double)s->kernel_weight[pick[k]] / (double)t->kernel_weight);
+		if (w < 0 || (size_t)w >= sizeof t->kernel_top - o) {
+			t->kernel_top[o] = '\0';	/* the names that fit */
+			break;
+		}
+		o += (size_t)w;
+	}
+}
+
 int report_find_callers(struct gusdata *d, struct report_objects *objs, const struct report_span *spans, size_t n,
 			size_t top, struct report_callers *out, bool *have_chains, struct report_sample_totals *totals,
 			char *err, size_t errlen)
@@ -315,6 +353,12 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 	*have_chains = false;
 	if (!(s.counts = calloc(n + 1, sizeof *s.counts)))
 		goto oom;
+	if (report_ksyms_load(d, &s.ksyms)) {
+		snprintf(err, errlen, "the kernel's function names cannot be read: %s", gusdata_errmsg(d));
+		goto out;
+	}
+	if (!(s.kernel_weight = calloc(s.ksyms.n + 1, sizeof *s.kernel_weight)))
+		goto oom;
 	if (report_foreach_sample(d, objs, count_sample, &s)) {
 		if (s.failed)
 			goto oom;
@@ -322,6 +366,7 @@ int report_find_callers(struct gusdata *d, struct report_objects *objs, const st
 		goto out;
 	}
 	*have_chains = s.have_chains;
+	kernel_top(&s);
 	for (size_t i = 0; i < n; i++) {
 		struct region_count *c = &s.counts[i];
 		/* the threads, most samples first, with their share */
@@ -372,6 +417,8 @@ out:
 		free(s.counts[i].addrs);
 	}
 	free(s.counts);
+	free(s.kernel_weight);
+	report_ksyms_free(&s.ksyms);
 	return rc;
 }
 

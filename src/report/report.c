@@ -158,6 +158,7 @@ struct report {
 	struct report_sample_totals totals;
 	bool have_totals;
 	struct merge_report_outside outside[3];
+	char kernel_what[400];	/* the [kernel] row's words: its top functions */
 	/* merge_report.run_notes */
 	char run_note_text[4][200];
 	const char *run_note[4];
@@ -2004,10 +2005,16 @@ static void fill_outside(struct report *rp)
 			funcs_share += rp->rv[i].r.share;
 			funcs_samples += (uint64_t)rp->rv[i].r.samples;
 		}
-	if (t->kernel_samples)
+	if (t->kernel_samples) {
+		if (t->kernel_top[0])
+			snprintf(rp->kernel_what, sizeof rp->kernel_what, "samples in the kernel, not traced or "
+				 "simulated: %s", t->kernel_top);
+		else
+			snprintf(rp->kernel_what, sizeof rp->kernel_what, "samples in the kernel (system calls, page "
+				 "faults, interrupts): not traced or simulated");
 		rp->outside[m->noutside++] = (struct merge_report_outside){
-			"[kernel]", "samples in the kernel (system calls, page faults, interrupts): not traced or simulated",
-			t->kernel_samples, (double)t->kernel_weight / w };
+			"[kernel]", rp->kernel_what, t->kernel_samples, (double)t->kernel_weight / w };
+	}
 	if (t->unknown_samples)
 		rp->outside[m->noutside++] = (struct merge_report_outside){
 			"[unknown]", "user code in no object the sample run mapped: not traced or simulated",

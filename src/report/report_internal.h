@@ -117,7 +117,12 @@ struct report_callers {
 struct report_sample_totals {
 	uint64_t weight, kernel_weight, unknown_weight;
 	uint64_t samples, kernel_samples, unknown_samples;
+	/* the kernel functions with most of the kernel's samples, with their
+	 * shares of them ("pvm_irq_enable 63 %, fdget_pos 13 %"), "": none
+	 * named (the recording has no kernel_symbols) */
+	char kernel_top[320];
 };
+#define REPORT_KERNEL_TOP 3
 
 /* The callers and threads of the N regions SPANS in the samples of
  * recording D: each region's samples by thread and by instruction; for
@@ -149,6 +154,22 @@ struct report_stacks {
 	char **strings;		/* the names, files and build-ids (a hash set of NSTRINGS slots) */
 	size_t nstrings;
 };
+
+/* The kernel's functions named in a recording (kernel_symbols: gus
+ * record's, from /proc/kallsyms), sorted and disjoint (ksyms.c) */
+struct report_ksym {
+	uint64_t start, end;
+	char *name;		/* at most 256 bytes, as the recording has it */
+	char *module;		/* "" for the kernel image */
+};
+struct report_ksyms {
+	struct report_ksym *v;
+	size_t n;
+};
+/* none (n 0) in a recording without them; -1 on a read error */
+int report_ksyms_load(struct gusdata *d, struct report_ksyms *k);
+const struct report_ksym *report_ksyms_find(const struct report_ksyms *k, uint64_t addr);
+void report_ksyms_free(struct report_ksyms *k);
 
 /* Every sample of D as a stack of frames: its call chain, or its sampled
  * instruction alone, each address placed by OBJS and named as the

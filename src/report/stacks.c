@@ -5,8 +5,10 @@
  * (objects.c). A frame is a distinct address of a mapping: it is named,
  * given its source line and its innermost hot region once, however many
  * samples pass through it; a stack is a distinct sequence of frames, its
- * samples and their periods added up. Kernel code is one frame,
- * "[kernel]": the recording has no kernel symbols. */
+ * samples and their periods added up. A kernel address is the frame of
+ * the kernel function gus record named it with (kernel_symbols, from
+ * /proc/kallsyms), as perf report shows the kernel's chain; one the
+ * recording has no name for is "[kernel]", one frame however deep. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,7 @@ struct stack_slot {
 
 struct stack_search {
 	struct report_objects *objs;
+	struct report_ksyms ksyms;
 	const struct report_span *spans;
 	size_t nspans;
 	struct strset strings;
@@ -208,7 +211,14 @@ static int new_frame(struct stack_search *s, uint32_t uid, uint64_t address, uns
 	char name[PATH_MAX + 64];
 	const char *mangled = NULL, *file = NULL, *ffile = NULL;
 	int line = 0, fline = 0;
-	if (uid == UID_KERNEL) {
+	const struct report_ksym *ks;
+	if (uid == UID_KERNEL && address && (ks = report_ksyms_find(&s->ksyms, address))) {
+		if (ks->module[0])
+			snprintf(name, sizeof name, "%s [%s]", ks->name, ks->module);
+		else
+			snprintf(name, sizeof name, "%s", ks->name);
+		f.function_start = ks->start;
+	} else if (uid == UID_KERNEL) {
 		snprintf(name, sizeof name, "[kernel]");
 		f.address = 0;
 	} else if (uid == UID_UNKNOWN) {
@@ -300,8 +310,11 @@ static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user,
 	uint32_t uid;
 	uint64_t key = addr;
 	if (!user) {
+		/* a named kernel function is one frame, as a user one is per
+		 * address: its start */
+		const struct report_ksym *ks = report_ksyms_find(&s->ksyms, addr);
 		uid = UID_KERNEL;
-		key = 0;
+		key = ks ? ks->start : 0;
 	} else if (report_objects_locate(s->objs, pid, addr, &p)) {
 		if ((uid = mapping_uid(s, &p)) == UINT32_MAX)
 			return -1;
@@ -313,8 +326,9 @@ static int push_frame(struct stack_search *s, int pid, uint64_t addr, bool user,
 	uint8_t inlined = 0;
 	if (frame_of(s, uid, key, 0, &p, &f, &inlined))
 		return -1;
-	/* kernel code is one frame, however deep the kernel's own chain */
-	if (uid == UID_KERNEL && s->ncur && s->cur[s->ncur - 1] == f)
+	/* unnamed kernel code is one frame, however deep the kernel's own
+	 * chain */
+	if (uid == UID_KERNEL && !key && s->ncur && s->cur[s->ncur - 1] == f)
 		return 0;
 	if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1 + inlined, sizeof *s->cur))
 		return -1;
@@ -463,6 +477,10 @@ int report_find_stacks(struct gusdata *d, struct report_objects *objs, const str
 {
 	struct stack_search s = { .objs = objs, .spans = spans, .nspans = n };
 	memset(out, 0, sizeof *out);
+	if (report_ksyms_load(d, &s.ksyms)) {
+		snprintf(err, errlen, "the kernel's function names cannot be read: %s", gusdata_errmsg(d));
+		return -1;
+	}
 	if (report_foreach_sample(d, objs, add_sample, &s)) {
 		if (s.failed)
 			snprintf(err, errlen, "out of memory");
@@ -489,8 +507,10 @@ int report_find_stacks(struct gusdata *d, struct report_objects *objs, const str
 	free(s.fkeys);
 	free(s.skeys);
 	free(s.cur);
+	report_ksyms_free(&s.ksyms);
 	return 0;
 fail:
+	report_ksyms_free(&s.ksyms);
 	strset_free(&s.strings);
 	free(s.mappings);
 	free(s.uid_of);

@@ -125,6 +125,48 @@ else
 	check_contains "$row" " $nk  [kernel]" "dd: ... with the kernel's $nk samples"
 	check_contains "$(json_get dd.json '[x["name"] for x in d["outside"]]')" "[kernel]" "dd: JSON: the [kernel] row"
 	check_contains "$("$GUS" report -i dd.data --csv 2>/dev/null)" "outside,,outside,[kernel],samples,$nk" "dd: CSV: the [kernel] row"
+	# the kernel's functions, named from /proc/kallsyms at record time
+	if [ -n "$($SQL dd.data "select value from meta where key = 'missing.kernel_symbols'")" ]; then
+		echo "# skip: kernel names: $($SQL dd.data "select value from meta where key = 'missing.kernel_symbols'")"
+	else
+		nks=$($SQL dd.data "select count(*) from kernel_symbols")
+		[ "${nks:-0}" -gt 0 ]; ok $? "dd: the kernel functions its samples hit are kept ($nks)"
+		top=$(printf '%s\n' "$row" | sed -n 's/.*not traced or simulated: \([A-Za-z0-9_.]*\) [0-9]* %.*/\1/p')
+		known=$($SQL dd.data "select count(*) from kernel_symbols where name = '$top'")
+		[ -n "$top" ] && [ "$known" = 1 ]; ok $? "dd: the [kernel] row names its top function ($top)"
+		# with -g, the kernel's call chain under the system call, as
+		# perf report shows it
+		"$GUS" record -q -g --tracer none -o ddg.data -- dd if=big of=/dev/null bs=4k </dev/null >/dev/null 2>&1
+		"$GUS" report -q -i ddg.data --folded ddg.folded >/dev/null 2>&1
+		grep -Eq '^[^ ]*;entry_SYSCALL_64[A-Za-z_]*;do_syscall_64;[^ ]+ [0-9]+$' ddg.folded
+		ok $? "dd -g: kernel frames named under the system call ($(sort -t' ' -k2 -nr ddg.folded | head -1))"
+		grep -q '\[kernel\]' ddg.folded; [ $? -ne 0 ]; ok $? "dd -g: no unnamed [kernel] frame left"
+		# the kernel's own time next to perf's, function by function
+		if command -v perf >/dev/null 2>&1 &&
+			perf record -q -e cpu-clock -F 4000 -o dd.perf -- dd if=big of=/dev/null bs=4k </dev/null >/dev/null 2>&1; then
+			ptop=$(perf report -i dd.perf --stdio --no-children --sort sym 2>/dev/null |
+				awk '$2 == "[k]" { print $3; exit }')
+			gtop=$("$GUS" report -i ddg.data 2>/dev/null | grep -E '^ +- .*\[kernel\]' | sed 's/.*simulated: //')
+			if [ -n "$ptop" ]; then
+				check_contains "$gtop" "$ptop " "dd: perf report's top kernel function ($ptop) among gus's ($gtop)"
+			else
+				echo "# skip: next to perf: perf report shows no kernel function"
+			fi
+		else
+			echo "# skip: next to perf: no perf, or perf record refused"
+		fi
+		# a recording's names are not trusted: overlapping, empty and
+		# inverted ranges are dropped, a name's ';' and newline escaped
+		cp ddg.data evil.data
+		$SQL evil.data "update kernel_symbols set name = 'a;b' || char(10) || 'c' where name = 'do_syscall_64';
+			insert into kernel_symbols (start, end, name) values (5, 1, 'inverted'), (0, 0, 'empty');
+			insert into kernel_symbols (start, end, name) select start + 1, end + 1, 'overlap' from kernel_symbols limit 1"
+		"$GUS" report -q -i evil.data --folded evil.folded >/dev/null 2>&1
+		check_status $? 0 "a recording's odd kernel names: the report is written"
+		[ "$(wc -l <evil.folded)" -eq "$(wc -l <ddg.folded)" ]; ok $? "... one line per stack still ($(wc -l <evil.folded))"
+		grep -q 'a\\x3bb' evil.folded; ok $? "... the name's ';' escaped"
+		check_lacks "$(cat evil.folded)" "overlap" "... the overlapping range dropped"
+	fi
 fi
 # user code in no object the run mapped: an [unknown] row
 cp dd.data unk.data
