@@ -6,6 +6,7 @@
 # machines in tests/fixtures/perf-data against perf report --stat and what
 # they lack (lost samples, objects, damage); bad input.
 . "$TESTDIR/cli/lib.sh"
+SQL="sqlite3 -batch"
 FIX="$TESTDIR/fixtures/perf-data"
 
 skip() {	# skip DESCRIPTION REASON
@@ -104,6 +105,9 @@ check_contains "$out" "no instruction stream: /lib64/ld-2.23.so is not here (bui
 	"... and each region in them says why it has no stream"
 check_contains "$out" "Skylake (client)" "Skylake's cpuid"
 check_contains "$out" "# model: skx: Intel Skylake-SP" "its core model, the nearest to Skylake"
+got=$($SQL "$TMP/callgraph-3.8.data" "select value from meta where key = 'missing.kernel_symbols'")
+check_contains "$got" "recorded on another kernel (3.8.11; this machine runs" \
+	"another kernel's samples: its kernel frames not named from this machine's, said why"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)
 check_contains "$out" '"objects": "10 of the 10 sampled objects are not here' "missing objects in the JSON"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" 2>/dev/null)
@@ -287,6 +291,16 @@ else
 	out=$("$GUS" report -q -i "$TMP/file.perf" 2>&1)
 	check_contains "$out" "simulated statically" "file mode: the hot regions simulated from their code"
 	check_lacks "$(cat "$TMP/file.err")" "not here" "file mode: every object found by its build-id"
+	# this kernel and boot: the kernel's frames named from /proc/kallsyms
+	nk=$($SQL "$TMP/file.gus" "select count(*) from samples where user = 0")
+	missing=$($SQL "$TMP/file.gus" "select value from meta where key = 'missing.kernel_symbols'")
+	if [ "${nk:-0}" -eq 0 ] || [ -n "$missing" ]; then
+		skip "file mode: kernel frames named" "${missing:-no kernel sample}"
+	else
+		named=$($SQL "$TMP/file.gus" "select count(distinct s.id) from samples s, kernel_symbols k
+			where s.user = 0 and s.ip >= k.start and s.ip < k.end")
+		[ "$named" = "$nk" ]; ok $? "file mode: every kernel sample's function named from this boot's kallsyms ($named of $nk)"
+	fi
 
 	# pipe mode
 	perf record -q -e cpu-clock -g -o - -- "$prog" 100000000 >"$TMP/pipe.perf" 2>/dev/null
