@@ -4,7 +4,8 @@
 # runs, plain QEMU and perf record (issue 33's table).
 #
 # Each program runs natively, under plain qemu-x86_64, under gus record,
-# under perf record (cpu-clock, perf's default frequency); its recording
+# under gus record --no-trace (run 1 alone: the samples and what is read
+# after them), under perf record (cpu-clock, perf's default frequency); its recording
 # is reported twice: the first report (--no-cache: every region
 # simulated) and a cached one. Each measurement is the median of RUNS
 # (default 3) runs, the kinds alternating within each round, since a
@@ -128,7 +129,7 @@ programs=(
 
 echo "# bench/real_programs.sh: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; SCALE $scale, median of $runs${cpu:+, CPU seconds (user + system)}"
 echo "# gus: $(command -v "$gus")${base:+; baseline: $base}"
-printf '%-8s %9s %8s %9s %10s %9s %9s' program "native s" "QEMU x" "record x" "report s" "cached s" "perf x"
+printf '%-8s %9s %8s %9s %10s %9s %10s %9s' program "native s" "QEMU x" "record x" "report s" "cached s" "no-trace x" "perf x"
 [ -n "$base" ] && printf ' %12s' "baseline s"
 printf '\n'
 ratio() { [ "$1" = fail ] || [ "$2" = fail ] && { echo fail; return; }; awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
@@ -139,7 +140,7 @@ for entry in "${programs[@]}"; do
 	if [ -n "$only" ] && ! [[ " $only " == *" $name "* ]]; then
 		continue
 	fi
-	nat=() qem=() rec=() rep=() cac=() prf=() bas=()
+	nat=() qem=() rec=() rep=() cac=() ntr=() prf=() bas=()
 	for ((i = 0; i < runs; i++)); do
 		nat+=("$(seconds "${cmd[@]}")")
 		qem+=("$(seconds qemu-x86_64 "${cmd[@]}")")
@@ -152,12 +153,15 @@ for entry in "${programs[@]}"; do
 		fi
 		rep+=("$(seconds "$gus" report -q -i r.data --no-cache)")
 		cac+=("$(seconds "$gus" report -q -i r.data)")
+		rm -f n.data n.data.old
+		ntr+=("$(seconds "$gus" record -q --no-trace -o n.data -- "${cmd[@]}")")
 		prf+=("$(seconds perf record -q -e cpu-clock -o p.data -- "${cmd[@]}")")
 	done
 	n=$(median "${nat[@]}")
-	printf '%-8s %9s %8s %9s %10s %9s %9s' "$name" "$(fmt "$n" %.2f)" "$(ratio "$(median "${qem[@]}")" "$n")" \
+	printf '%-8s %9s %8s %9s %10s %9s %10s %9s' "$name" "$(fmt "$n" %.2f)" "$(ratio "$(median "${qem[@]}")" "$n")" \
 		"$(ratio "$(median "${rec[@]}")" "$n")" "$(fmt "$(median "${rep[@]}")" %.2f)" \
-		"$(fmt "$(median "${cac[@]}")" %.3f)" "$(ratio "$(median "${prf[@]}")" "$n")"
+		"$(fmt "$(median "${cac[@]}")" %.3f)" "$(ratio "$(median "${ntr[@]}")" "$n")" \
+		"$(ratio "$(median "${prf[@]}")" "$n")"
 	[ -n "$base" ] && printf ' %12s' "$(fmt "$(median "${bas[@]}")" %.2f)"
 	printf '\n'
 done

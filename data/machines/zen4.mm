@@ -69,6 +69,13 @@ topdown amd
 # ------------------------------------------------------------- core ---
 ports 0 1 2 3 4 5 6 7 8 9 A B C D E F   # ALU 0-5 (Zen 4: 0-3), AGU 6-9 (Zen 4: 6-8), FP0-FP3 A-D, FP4/FP5 E F
 window 320                          # reorder buffer, macro-ops (AMD 57647; Chips and Cheese Zen 4)
+# Math µops wait for a free scheduler entry: the FP unit's two 32-entry
+# schedulers (AMD 57647; the 64-entry non-scheduling queue in front of
+# them holds µops that do not wait on operands, and the integer side's
+# four 24-entry queues are rarely the ones a chain fills). µops waiting
+# on a long FP chain fill them, which limits how far the next row's chain
+# overlaps (Zen 5 measured, zen5.mm).
+scheduler 64
 frontend 6                          # dispatch: 6 macro-ops per cycle (AMD 57647)
 retire 8                            # retire: 8 macro-ops per cycle (AMD 57647)
 load-buffer 136                     # loads in flight to retirement: 136 (Chips and Cheese, Zen 4 part 2: a 136-entry structure tracks loads after the 72-entry load execution queue, AMD 57647, frees them)

@@ -123,8 +123,8 @@ int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t r
 	}
 	if (!rc) {
 		char fact[160];
-		snprintf(fact, sizeof fact, "%zu functions named from %s (%zu of the samples' %zu kernel addresses "
-			 "in none)", stored, kallsyms, unnamed, a.n);
+		snprintf(fact, sizeof fact, "%zu functions of %s for the samples' %zu kernel addresses (%zu in no "
+			 "function)", stored, kallsyms, a.n, unnamed);
 		rc = gusdata_set_meta(d, "kernel.symbols", fact);
 	}
 	rc = gusdata_commit(d) || rc;

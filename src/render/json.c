@@ -293,7 +293,8 @@ static void write_json(const struct merge_report *r, FILE *out)
 		free(copy);
 	}
 	fprintf(out, "\n  },\n  \"missing\": {");
-	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples", "objects" };
+	static const char *missing[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples", "objects",
+					 "kernel_symbols" };
 	first = true;
 	for (size_t i = 0; i < sizeof missing / sizeof *missing; i++) {
 		const char *why = merge_report_missing(r, missing[i]);

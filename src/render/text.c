@@ -95,6 +95,8 @@ static void write_header(const struct merge_report *r, FILE *out)
 		}
 	if (merge_report_missing(r, "kernel_samples"))
 		rd_text_put(out, "# kernel: not sampled: ", merge_report_missing(r, "kernel_samples"), "\n");
+	else if (merge_report_missing(r, "kernel_symbols"))
+		rd_text_put(out, "# kernel: ", merge_report_missing(r, "kernel_symbols"), "\n");
 	else if (merge_report_meta(r, "user_only"))
 		fputs("# kernel: not sampled (gus record --user)\n", out);
 		/* the same for every region: said once */

@@ -141,8 +141,8 @@ struct report {
 	struct merge_report model;
 	struct merge_report_fact *meta;
 	size_t nmeta, capmeta;
-	struct merge_report_fact missing[7];
-	char missing_text[7][1024];
+	struct merge_report_fact missing[8];
+	char missing_text[8][1024];
 	char incomplete[1024];
 	struct merge_report_region *mr;
 	/* the callers of each region (gus record -g) */
@@ -2092,7 +2092,8 @@ static int fill_model(struct report *rp)
 	m->meta = rp->meta;
 	m->nmeta = rp->nmeta;
 	/* objects: a perf.data's objects not here (gus import) */
-	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples", "objects" };
+	static const char *what[] = { "counts", "samples", "regions", "trace", "pt", "kernel_samples", "objects",
+				      "kernel_symbols" };
 	for (size_t i = 0; i < sizeof what / sizeof *what; i++) {
 		char key[32];
 		snprintf(key, sizeof key, "missing.%s", what[i]);

@@ -108,6 +108,10 @@ check_contains "$out" "# model: skx: Intel Skylake-SP" "its core model, the near
 got=$($SQL "$TMP/callgraph-3.8.data" "select value from meta where key = 'missing.kernel_symbols'")
 check_contains "$got" "recorded on another kernel (3.8.11; this machine runs" \
 	"another kernel's samples: its kernel frames not named from this machine's, said why"
+check_contains "$("$GUS" report -q -i "$TMP/callgraph-3.8.data" 2>/dev/null)" "# kernel: the kernel's frames are not named: the perf.data was recorded on another kernel" \
+	"... and in the report's heading"
+check_contains "$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)" '"kernel_symbols": "the kernel' \
+	"... and in the JSON's missing"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" --json 2>/dev/null)
 check_contains "$out" '"objects": "10 of the 10 sampled objects are not here' "missing objects in the JSON"
 out=$("$GUS" report -q -i "$TMP/callgraph-3.8.data" 2>/dev/null)
