@@ -369,10 +369,25 @@ static const char *verdict_class(enum merge_agreement k)
 	return k == MERGE_AGREE ? "agree" : k == MERGE_DISAGREE ? "disagree" : "other";
 }
 
+/* a row of the time outside the hot functions ([kernel], [unknown], the
+ * other functions): no rank, no simulation, what it is as its verdict */
+static void outside_html(FILE *out, const struct merge_report_outside *o)
+{
+	fprintf(out, "<tr class=\"outside\"><td class=\"num\" data-v=\"1e9\">-</td><td class=\"num\" data-v=\"%.6f\">"
+		     "%.1f %% ",
+		o->share, 100 * o->share);
+	bar(out, o->share, "small");
+	fprintf(out, "</td><td class=\"num\">%llu</td><td>outside</td><td>", (unsigned long long)o->samples);
+	esc(out, o->name);
+	fputs("</td><td class=\"obj\">-</td><td class=\"mono\"></td><td class=\"vd\">", out);
+	esc(out, o->what);
+	fputs("</td><td class=\"num\" data-v=\"-1\">-</td><td class=\"num\" data-v=\"-1\">-</td></tr>\n", out);
+}
+
 static void regions_html(FILE *out, const struct merge_report *r)
 {
 	fputs("<section class=\"card\" id=\"regions\">\n<h2>Hot regions</h2>\n", out);
-	if (!r->nregions) {
+	if (!r->nregions && !r->noutside) {
 		fputs("<p class=\"muted\">None", out);
 		for (size_t i = 0; i < r->nmissing; i++)
 			if (!strcmp(r->missing[i].key, "regions")) {
@@ -386,8 +401,20 @@ static void regions_html(FILE *out, const struct merge_report *r)
 	      "<th class=\"num\">samples</th><th>kind</th><th>region</th><th>object</th><th>source</th>"
 	      "<th>verdict</th><th class=\"num\">+15 %</th><th class=\"num\">unlimited</th></tr></thead>\n<tbody>\n",
 	      out);
-	for (size_t i = 0; i < r->nregions; i++) {
-		const struct merge_report_region *rv = &r->regions[i];
+	/* the rows outside the regions go where their share puts them,
+	 * between functions, as in the text */
+	bool done[8] = { false };
+	size_t noutside = r->noutside < 8 ? r->noutside : 8;
+	for (size_t i = 0; i <= r->nregions; i++) {
+		const struct merge_report_region *rv = i < r->nregions ? &r->regions[i] : NULL;
+		if (!rv || rv->parent < 0)
+			for (size_t k = 0; k < noutside; k++)
+				if (!done[k] && (!rv || r->outside[k].share > rv->share)) {
+					outside_html(out, &r->outside[k]);
+					done[k] = true;
+				}
+		if (!rv)
+			break;
 		const struct merge_verdict *vd = &rv->verdict;
 		fprintf(out, "<tr%s><td class=\"num\">%d</td><td class=\"num\" data-v=\"%.6f\">%.1f %% ",
 			rv->simulated && vd->bottleneck ? " class=\"hasbn\"" : "", rv->rank, rv->share, 100 * rv->share);
@@ -420,7 +447,8 @@ static void regions_html(FILE *out, const struct merge_report *r)
 	}
 	fputs("</tbody>\n</table>\n", out);
 	fprintf(out, "<p class=\"muted\">Share: of the time all %llu samples stand for; a loop's samples are also its "
-		     "function's. +15 %% and unlimited: the simulated speedup of the region with its top resource %s. "
+		     "function's; the rows without a rank are the time outside the hot functions, so that the "
+		     "functions and they add up to the whole profile. +15 %% and unlimited: the simulated speedup of the region with its top resource %s. "
 		     "A heading sorts the table.</p>\n",
 		(unsigned long long)r->samples, "given 15 % more capacity, or unlimited");
 	if (r->skid_note) {

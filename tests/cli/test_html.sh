@@ -96,8 +96,10 @@ cp "$WORKLOADS/threads2" "$PROG"
 check_status $st 0 "threads2: gus record exits 0"
 HOSTILE="<script>alert(2)</script></textarea><marquee>"
 $SQL "$TMP/t2.data" "update regions set name = name || '$HOSTILE' where rank = 1;
-	update meta set value = value || '$HOSTILE' where key in ('cpu.name', 'kernel');" 2>"$TMP/e"
-ok $? "threads2: a symbol and facts rewritten with markup"
+	update meta set value = value || '$HOSTILE' where key in ('cpu.name', 'kernel');
+	update samples set user = 0, ip = -2130706400 where id in (select id from samples order by id limit 30);
+	insert into kernel_symbols (start, end, name) values (-2130706432, -2130702336, 'kfn$HOSTILE');" 2>"$TMP/e"
+ok $? "threads2: a symbol, facts and a kernel function rewritten with markup"
 "$GUS" report -q -i "$TMP/t2.data" --html "$TMP/t2.html" >"$TMP/t2.txt" 2>"$TMP/e"; st=$?
 check_status $st 0 "threads2: gus report --html exits 0"
 [ -s "$TMP/t2.txt" ]; ok $? "threads2: the text report still goes to standard output"
@@ -133,6 +135,8 @@ check_lacks "$(cat "$TMP/t2.dom")" "<textarea" "threads2: the symbol is no eleme
 check_lacks "$(cat "$TMP/t2.dom")" "<marquee" "threads2: nor a fact"
 has t2 't2&lt;img src=x onerror=alert\(1\)&gt;"'"'"'&amp;amp;' "the command line shown as text"
 has t2 'hot&lt;script&gt;alert\(2\)&lt;/script&gt;&lt;/textarea&gt;&lt;marquee&gt;' "the symbol shown as text"
+has t2 '<tr class="outside">.*\[kernel\].*kfn&lt;script&gt;alert\(2\)&lt;/script&gt;' \
+	"the time in the kernel a row of the regions table, its top function's name shown as text"
 has t2 '<dd>[^<]*&lt;marquee&gt;</dd>' "a fact shown as text"
 
 # ------------------------------------------------------------------------
