@@ -67,8 +67,12 @@ static int kernel_addresses(void *ctx, const struct gusdata_sample *s)
 	struct kaddrs *a = ctx;
 	if (!s->user && add_kaddr(a, s->ip))
 		return -1;
+	/* a return address names its call, the byte before it (gus report
+	 * looks there): where the return lands at the start of the next
+	 * function, that is another function (an interrupt taken at a
+	 * function's first instruction, a call that does not return) */
 	for (size_t i = 0; i < s->ncallchain; i++)
-		if (add_kaddr(a, s->callchain[i]))
+		if (add_kaddr(a, s->callchain[i]) || (i && add_kaddr(a, s->callchain[i] - 1)))
 			return -1;
 	return 0;
 }
@@ -104,7 +108,12 @@ int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t r
 		free(a.v);
 		return gusdata_set_meta(d, "missing.kernel_symbols", why);
 	}
-	int rc = gusdata_begin(d);
+	if (gusdata_begin(d)) {
+		collect_kallsyms_free(k);
+		free(a.v);
+		return -1;
+	}
+	int rc = 0;
 	size_t stored = 0, unnamed = 0;
 	const struct collect_ksym *last = NULL;
 	for (size_t i = 0; !rc && i < a.n; i++) {

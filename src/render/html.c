@@ -448,7 +448,8 @@ static void regions_html(FILE *out, const struct merge_report *r)
 	fputs("</tbody>\n</table>\n", out);
 	fprintf(out, "<p class=\"muted\">Share: of the time all %llu samples stand for; a loop's samples are also its "
 		     "function's; the rows without a rank are the time outside the hot functions, so that the "
-		     "functions and they add up to the whole profile. +15 %% and unlimited: the simulated speedup of the region with its top resource %s. "
+		     "functions and they add up to the whole profile. +15 %% and unlimited: the simulated speedup "
+		     "of the region with its top resource %s. "
 		     "A heading sorts the table.</p>\n",
 		(unsigned long long)r->samples, "given 15 % more capacity, or unlimited");
 	if (r->skid_note) {

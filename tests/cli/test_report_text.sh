@@ -140,7 +140,12 @@ else
 		"$GUS" report -q -i ddg.data --folded ddg.folded >/dev/null 2>&1
 		grep -Eq '^[^ ]*;entry_SYSCALL_64[A-Za-z_]*;do_syscall_64;[^ ]+ [0-9]+$' ddg.folded
 		ok $? "dd -g: kernel frames named under the system call ($(sort -t' ' -k2 -nr ddg.folded | head -1))"
-		grep -q '\[kernel\]' ddg.folded; [ $? -ne 0 ]; ok $? "dd -g: no unnamed [kernel] frame left"
+		# code outside every function of kallsyms (a BPF program, the
+		# vsyscall page) stays [kernel], as perf shows it [unknown]: a
+		# few samples at most
+		unnamed=$(awk '/\[kernel\]/ { u += $NF } { t += $NF } END { printf "%d %d", u, t }' ddg.folded)
+		awk -v u="${unnamed% *}" -v t="${unnamed#* }" 'BEGIN { exit !(t > 0 && u <= 0.02 * t) }'
+		ok $? "dd -g: nearly every kernel frame named (unnamed in ${unnamed% *} of ${unnamed#* } samples; $($SQL ddg.data "select value from meta where key = 'kernel.symbols'"))"
 		# the kernel's own time next to perf's, function by function
 		if command -v perf >/dev/null 2>&1 &&
 			perf record -q -e cpu-clock -F 4000 -o dd.perf -- dd if=big of=/dev/null bs=4k </dev/null >/dev/null 2>&1; then
