@@ -79,14 +79,10 @@ struct model {
 	bool renaming;
 	bool renaming_indexed;
 	uint64_t focus_lo, focus_hi;
-	/* the scheduler: the dispatch times of the math µops allocated and
-	 * not yet dispatched (as far as issue has come), sorted, the earliest
-	 * at rs[rs_h]: a dispatch frees the front, a new µop goes in near the
-	 * back (later µops mostly dispatch later), which is cheaper than a
-	 * heap's two sifts per µop (a sixth of a report's time with one);
-	 * the buffer holds 2 x rs_cap, compacted when its end is reached */
+	/* the scheduler: a min-heap of the dispatch times of the math µops
+	 * allocated and not yet dispatched (as far as issue has come) */
 	double *rs;
-	unsigned rs_h, rs_n, rs_cap;
+	unsigned rs_n, rs_cap;
 	/* the load ports' resources (what L1 line transfers take) */
 	uint8_t load_res[SIM_MAX_LOAD_USES];
 	unsigned nload_res;
@@ -312,7 +308,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 		 * analysis: both are the instruction window */
 		double c = floor(m->scheduler * ww + 1e-9);
 		md->rs_cap = c < 1 ? 1 : c > 1e6 ? 1000000 : (unsigned)c;
-		md->rs = malloc(2 * (size_t)md->rs_cap * sizeof *md->rs);
+		md->rs = malloc(md->rs_cap * sizeof *md->rs);
 		if (!md->rs)
 			abort();
 	}
@@ -320,26 +316,35 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 
 static void rs_pop(struct model *md)
 {
-	md->rs_h++;
-	if (!--md->rs_n)
-		md->rs_h = 0;
+	double *h = md->rs;
+	unsigned n = --md->rs_n, i = 0;
+	double v = h[n];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
 }
 
-/* K µops dispatched at T (rs_issue made room for them) */
-static void rs_push(struct model *md, double t, unsigned k)
+static void rs_push(struct model *md, double t)
 {
-	if (md->rs_h + md->rs_n + k > 2 * md->rs_cap) {
-		memmove(md->rs, md->rs + md->rs_h, md->rs_n * sizeof *md->rs);
-		md->rs_h = 0;
+	double *h = md->rs;
+	unsigned i = md->rs_n++;
+	while (i) {
+		unsigned p = (i - 1) / 2;
+		if (h[p] <= t)
+			break;
+		h[i] = h[p];
+		i = p;
 	}
-	double *v = md->rs + md->rs_h;
-	unsigned j = md->rs_n;
-	while (j && v[j - 1] > t)
-		j--;
-	memmove(v + j + k, v + j, (md->rs_n - j) * sizeof *v);
-	for (unsigned i = 0; i < k; i++)
-		v[j + i] = t;
-	md->rs_n += k;
+	h[i] = t;
 }
 
 /* the issue time of E math µops at or after T: the scheduler's entries
@@ -347,12 +352,12 @@ static void rs_push(struct model *md, double t, unsigned k)
  * waits for the next dispatch */
 static double rs_issue(struct model *md, double t, unsigned e)
 {
-	while (md->rs_n && md->rs[md->rs_h] <= t)
+	while (md->rs_n && md->rs[0] <= t)
 		rs_pop(md);
 	if (e > md->rs_cap)
 		e = md->rs_cap;
 	while (md->rs_n + e > md->rs_cap) {
-		t = dmax(t, md->rs[md->rs_h]);
+		t = dmax(t, md->rs[0]);
 		rs_pop(md);
 	}
 	return t;
@@ -649,8 +654,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	double t_end = t_exec + in->lat * (in->serial ? 1.0 : md->latw);
 	for (unsigned u = 0; u < in->nexec; u++)
 		res_take(md, in->exec[u], t_issue, md->gap[in->exec[u]]);
-	if (md->rs && in->math_uops)
-		rs_push(md, t_exec, in->math_uops < md->rs_cap ? in->math_uops : md->rs_cap);
+	for (unsigned u = 0; md->rs && u < in->math_uops && u < md->rs_cap; u++)
+		rs_push(md, t_exec);
 	if (in->div > 0)
 		md->avail[m->r_div] = dmax(md->avail[m->r_div], t_exec) + in->div * md->gap[m->r_div];
 
