@@ -110,6 +110,20 @@ static const char gusdata_schema_ksyms[] =
 	"CREATE TABLE IF NOT EXISTS kernel_symbols (id INTEGER PRIMARY KEY, start INTEGER NOT NULL,"
 	" end INTEGER NOT NULL, name TEXT NOT NULL, module TEXT);";
 
+/* whether D has the table NAME (a table of its own, or of a schema) */
+static bool has_table(struct gusdata *d, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+	if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return found;
+}
+
 /* schema 4's column, which an upgrade adds only once */
 static bool regions_have_build_id(struct gusdata *d)
 {
@@ -724,15 +738,7 @@ int gusdata_open(const char *path, bool writable, struct gusdata **out, char *er
 	size_t ntables = version >= 6 ? 17 : version >= 5 ? 15 : version >= 4 ? 14 : version >= 3 ? 13
 			 : version >= 2 ? 12 : 6;
 	for (size_t i = 0; i < ntables; i++) {
-		sqlite3_stmt *st;
-		int found = 0;
-		if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-				       -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
-			found = sqlite3_step(st) == SQLITE_ROW;
-			sqlite3_finalize(st);
-		}
-		if (!found) {
+		if (!has_table(d, tables[i])) {
 			gusdata_set_err(err, errlen, "%s: damaged gus.data (table %s missing)", path, tables[i]);
 			gusdata_close(d);
 			return -1;
@@ -1317,13 +1323,8 @@ int gusdata_foreach_sample(struct gusdata *d, int (*fn)(void *ctx, const struct 
 {
 	if (d->version < 2)
 		return 0;
-	if (d->have_stacks < 0) {
-		sqlite3_stmt *t;
-		d->have_stacks = sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND"
-						     " name='sample_stacks'", -1, &t, NULL) == SQLITE_OK &&
-				 sqlite3_step(t) == SQLITE_ROW;
-		sqlite3_finalize(t);
-	}
+	if (d->have_stacks < 0)
+		d->have_stacks = has_table(d, "sample_stacks");
 	sqlite3_stmt *st = gusdata_prepare(d, d->have_stacks
 					   ? "SELECT time, cpu, pid, tid, ip, period, user, callchain, abi, regs_mask,"
 					     " regs, stack FROM samples LEFT JOIN sample_stacks ON sample = samples.id"
@@ -1408,12 +1409,7 @@ int gusdata_add_kernel_symbol(struct gusdata *d, const struct gusdata_kernel_sym
 int gusdata_foreach_kernel_symbol(struct gusdata *d,
 				  int (*fn)(void *ctx, const struct gusdata_kernel_symbol *k), void *ctx)
 {
-	sqlite3_stmt *t;
-	bool have = sqlite3_prepare_v2(d->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND"
-				       " name='kernel_symbols'", -1, &t, NULL) == SQLITE_OK &&
-		    sqlite3_step(t) == SQLITE_ROW;
-	sqlite3_finalize(t);
-	if (!have)
+	if (!has_table(d, "kernel_symbols"))
 		return 0;
 	sqlite3_stmt *st = gusdata_prepare(d, "SELECT start, end, name, module FROM kernel_symbols ORDER BY id");
 	if (!st)
