@@ -74,7 +74,16 @@ split-store 1 0                     # a store across two lines commits alone: on
 
 # ----------------------------------------------------------- caches ---
 cache L1D size=48K ways=12 line=64 latency=0             # 48 KiB 12-way (AMD 58455)
-cache L2 size=1M ways=16 line=64 latency=10 gap=1       # 1 MiB 16-way, 14 cycles load-to-use = 4 + 10 (AMD 58455; Chips and Cheese); 64 B/cycle from the L2 (AMD 58455)
+# Streams through the L2 (bench/accuracy/l2probe.txt, --data 256, two runs
+# on the Zen 5 guest, results/zen5-kvm-2026-11-30-l2probe{,b}.csv): a
+# 512-bit load stream takes 1.34-1.46 cycles a line, two, four and eight
+# such streams 1.16-1.42 a line (not AMD's 64 B/cycle: 1); a store stream
+# 1.0-1.3 a line, one store or eight to it (st64, st8_s64, st16_s64), so a
+# line fetched for ownership costs less than a load's and its write-back
+# costs nothing measurable (a path of its own); a copy 2.31-2.33 a line
+# (one in, one for ownership), axpy 2.33-2.47 (two in). gap 1.3, ogap 1,
+# wgap 0: the probes 18.0 % -> 6.1-6.2 % MAPE (gap 1, the guide's figure).
+cache L2 size=1M ways=16 line=64 latency=10 gap=1.3 wgap=0 ogap=1   # 1 MiB 16-way, 14 cycles load-to-use = 4 + 10 (AMD 58455; Chips and Cheese); bandwidth as measured (above)
 cache L3 size=32M ways=16 line=64 latency=46 gap=2      # 32 MiB 16-way L3 per CCD, ~50 cycles (Chips and Cheese, Zen 5): 46 over the L1; 32 B/cycle per core (estimate)
 
 # ========================================================================

@@ -662,7 +662,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* dirty lines written back take the bandwidth down to where they go */
 	for (unsigned l = 1; a->writebacks && l <= a->wb_level; l++) {
 		unsigned r = level_thr(m, l);
-		double per_line = m->cache_wgap[l] > 0 && m->cache_gap[l] > 0 ? m->cache_wgap[l] / m->cache_gap[l] : 1;
+		double per_line = m->cache_wgap_given[l] && m->cache_gap[l] > 0 ? m->cache_wgap[l] / m->cache_gap[l] : 1;
 		res_take(md, r, t_issue, a->writebacks * per_line * md->gap[r]);
 	}
 	/* lines a store fetched for ownership, and dirty lines written back
@@ -690,10 +690,12 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		if (!mo->write)
 			continue;
 		/* a store miss costs bandwidth (the line is fetched for
-		 * ownership) but is off the critical path */
+		 * ownership, at the level's ogap where given) but is off the
+		 * critical path */
 		for (unsigned l = 1; l <= a->level[i]; l++) {
 			unsigned r = level_thr(m, l);
-			res_take(md, r, t_issue, md->gap[r]);
+			double per_line = m->cache_ogap_given[l] && m->cache_gap[l] > 0 ? m->cache_ogap[l] / m->cache_gap[l] : 1;
+			res_take(md, r, t_issue, per_line * md->gap[r]);
 		}
 		double ready = t_end + md->store_fwd * md->latw;
 		bool renamable = md->renaming && (mo->index < 0 || md->renaming_indexed) && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;

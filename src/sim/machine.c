@@ -603,7 +603,10 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		if (!strcmp(k, "memory")) {
 			lvl = 3;
 			if (m->reading_derived && m->has_memory)	/* restated whole, as a cache level */
-				m->cache_lat[3] = m->cache_gap[3] = m->cache_wgap[3] = 0;
+			{
+				m->cache_lat[3] = m->cache_gap[3] = m->cache_wgap[3] = m->cache_ogap[3] = 0;
+				m->cache_wgap_given[3] = m->cache_ogap_given[3] = false;
+			}
 		} else {
 			if (ntok < 2)
 				goto bad;
@@ -613,7 +616,8 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 				 * of its base whole */
 				m->cache_size[lvl] = 0;
 				m->cache_ways[lvl] = 0;
-				m->cache_lat[lvl] = m->cache_gap[lvl] = m->cache_wgap[lvl] = 0;
+				m->cache_lat[lvl] = m->cache_gap[lvl] = m->cache_wgap[lvl] = m->cache_ogap[lvl] = 0;
+				m->cache_wgap_given[lvl] = m->cache_ogap_given[lvl] = false;
 			} else if (lvl < 0 || lvl != (int)m->ncache) {
 				merr(err, errlen, "%s: cache levels must be L1D, L2, L3 in that order", where);
 				return -1;
@@ -645,9 +649,17 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 					goto bad;
 				m->cache_gap[lvl] = d;
 			} else if ((v = attr(tok[i], "wgap")) && lvl > 0) {
-				if (parse_num(v, &d) || d <= 0)
+				/* 0: written-back lines take none of it (a
+				 * write path of their own) */
+				if (parse_num(v, &d) || d < 0)
 					goto bad;
 				m->cache_wgap[lvl] = d;
+				m->cache_wgap_given[lvl] = true;
+			} else if ((v = attr(tok[i], "ogap")) && lvl > 0) {
+				if (parse_num(v, &d) || d < 0)
+					goto bad;
+				m->cache_ogap[lvl] = d;
+				m->cache_ogap_given[lvl] = true;
 			} else {
 				goto bad;
 			}

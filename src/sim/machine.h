@@ -112,7 +112,9 @@ struct sim_machine {
 	unsigned cache_ways[3];
 	double cache_lat[4];	/* extra latency when served by L1D, L2, L3, memory */
 	double cache_gap[4];	/* cycles per line into the level above: -, L2, L3, memory */
-	double cache_wgap[4];	/* cycles of that bandwidth per dirty line written back into the level (0: gap) */
+	double cache_wgap[4];	/* cycles of that bandwidth per dirty line written back into the level (unless given: gap) */
+	double cache_ogap[4];	/* cycles of it per line a store fetches for ownership (unless given: gap) */
+	bool cache_wgap_given[4], cache_ogap_given[4];
 	bool has_memory;
 	unsigned btb_sets, btb_ways;
 	uint32_t load_uop[2], store_uop[2];	/* load_uop[1]: a second group of load µops (load-uop P+Q) */
