@@ -1212,7 +1212,7 @@ static void plan_region(struct sim_plan *pl, struct region_view *v)
 	}
 	struct sim_job *j = new_job(pl, JOB_REGION, v);
 	j->tc = (struct simrun_collect){ .code = sim_code_new(rp->m), .data_addresses = !strcmp(rp->tracer, "qemu"),
-					 .max = REPORT_STREAM_BUDGET, .lo = v->r.start + v->bias,
+					 .max = report_stream_budget(v->r.share), .lo = v->r.start + v->bias,
 					 .hi = v->r.end + v->bias };
 	struct report_trace_source src;
 	long range;
@@ -1224,7 +1224,7 @@ static void plan_region(struct sim_plan *pl, struct region_view *v)
 		}
 		j->gathered = true;
 		j->stream = report_gather_add(pl->g, &src, j->tc.lo, j->tc.hi, (uint32_t)range, -1,
-					      REPORT_STREAM_BUDGET, &j->tc, &v->win);
+					      report_stream_budget(v->r.share), &j->tc, &v->win);
 		return;
 	}
 	report_progress(rp, "region %d of %zu: reading the stream of %s", v->r.rank, rp->nrv, v->name);
@@ -1571,6 +1571,11 @@ static void finish_region(struct sim_plan *pl, struct sim_job *j)
 		fill_threads(pl, j);
 	}
 	char stream[sizeof v->cover.over + sizeof v->cover.cut + 256], note[800];
+	size_t budget = report_stream_budget(v->r.share);
+	if (budget < REPORT_STREAM_BUDGET && v->win.budget_bound) {
+		v->cover.budget = budget;
+		v->cover.share = v->r.share;
+	}
 	report_stream_line(rp->d, rp->tracer, NULL, j->tc.n, true, -1, &v->cover, stream, sizeof stream);
 	sweep_note(&v->an, v->win.n ? &v->win : NULL, note, sizeof note);
 	if (asprintf(&v->stream, "%s%s%s%s", stream, v->stream_note[0] ? "; " : "", v->stream_note, note) < 0)

@@ -46,7 +46,15 @@ void report_free(struct report *r);
  * the same windows, picked the same way, each simulated alone for the
  * run's cycles per unit (report_region_stream). */
 
-#define REPORT_STREAM_BUDGET 300000	/* records gathered per region */
+#define REPORT_STREAM_BUDGET 300000	/* records gathered for a region with REPORT_FULL_BUDGET_SHARE of the samples or more */
+#define REPORT_FULL_BUDGET_SHARE 0.25
+#define REPORT_MIN_STREAM_BUDGET 100000	/* records gathered for any region */
+/* The records gathered for a region of SHARE of the samples: the
+ * simulations' cost follows the time the region stands for (a region
+ * of 1 % costs a third of one of 25 %), its windows' standard error
+ * says what the smaller sample costs. gus report and gus sim --trace -i
+ * gather alike. */
+size_t report_stream_budget(double share);
 
 struct report_stream_request {
 	const char *input;		/* the recording */
@@ -55,7 +63,7 @@ struct report_stream_request {
 	uint64_t start, end;		/* its link-time [start, end) */
 	uint64_t bias;			/* runtime - link-time address in the traced run */
 	uint64_t head;			/* runtime address whose executions count its units (0: instructions) */
-	size_t budget;			/* records gathered; 0: REPORT_STREAM_BUDGET, as the report */
+	size_t budget;			/* records gathered; 0: as the report does (report_stream_budget of the region's share) */
 	struct recording_log log;
 };
 

@@ -242,6 +242,7 @@ struct report_windows {
 	struct report_window *v;	/* the picked windows; in run order after simulating */
 	size_t n;
 	size_t total;		/* windows of the trace holding the region */
+	bool budget_bound;	/* the records' budget picked fewer windows than there are (up to REPORT_MAX_WINDOWS) */
 	size_t threads;		/* threads that ran the region */
 	uint64_t window_records;
 	bool per_iteration;	/* cycles_per_unit per iteration of the head, else per instruction */
@@ -380,6 +381,10 @@ struct report_cover {
 	 * region was stepped */
 	bool stepped;
 	char why[420];
+	/* the records gathered for the region, where its share set them
+	 * under REPORT_STREAM_BUDGET (0: the full budget) */
+	size_t budget;
+	double share;
 };
 /* The cover of traced range RANGE (-1: none) of D, recorded by TRACER,
  * gus record cut at STAGE ("" or NULL: finished), from meta trace.stopped,

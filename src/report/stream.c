@@ -263,24 +263,68 @@ void report_stream_line(struct gusdata *d, const char *tracer, const char *input
 			long long gaps, const struct report_cover *c, char *out, size_t len)
 {
 	const char *mem = gusdata_meta(d, "trace.data_addresses");
+	/* a smaller sample for a region of a small share: said, as its
+	 * standard error says what it costs */
+	char budget[128] = "";
+	if (c->budget && c->windows)
+		snprintf(budget, sizeof budget, " (at most %zu for a region of %.1f %% of the samples)", c->budget,
+			 100 * c->share);
 	char gap[48] = "";
 	if (gaps >= 0)
 		snprintf(gap, sizeof gap, "%lld gap(s), ", gaps);
 	if (c->stepped)
 		snprintf(out, len, "native single-stepping (ptrace) in run 3%s%s, %zu instructions in the region%s, "
-			 "picked by the time they stand for, data addresses %s, stepped because %s%s%s",
-			 input ? " recorded in " : "", input ? input : "", n, c->over,
+			 "picked by the time they stand for%s, data addresses %s, stepped because %s%s%s",
+			 input ? " recorded in " : "", input ? input : "", n, c->over, budget,
 			 !data_addresses || (mem && !strcmp(mem, "no")) ? "not used" : "known", c->why, c->cut[0] ? "; " : "",
 			 c->cut);
 	else if (!strcmp(tracer, "qemu"))
-		snprintf(out, len, "QEMU trace%s%s, %zu instructions in the region%s%s, data addresses %s%s%s",
+		snprintf(out, len, "QEMU trace%s%s, %zu instructions in the region%s%s%s, data addresses %s%s%s",
 			 input ? " recorded in " : "", input ? input : "", n, c->over,
-			 c->windows ? ", picked by the time they stand for" : "",
+			 c->windows ? ", picked by the time they stand for" : "", budget,
 			 !data_addresses || (mem && !strcmp(mem, "no")) ? "not used" : "known", c->cut[0] ? "; " : "", c->cut);
 	else
-		snprintf(out, len, "Intel PT%s%s, %zu instructions in the region%s%s, %sno data addresses "
+		snprintf(out, len, "Intel PT%s%s, %zu instructions in the region%s%s%s, %sno data addresses "
 			 "(memory dependencies from address expressions)%s%s", input ? " of " : "", input ? input : "", n,
-			 c->over, c->windows ? ", picked by the time they stand for" : "", gap, c->cut[0] ? "; " : "", c->cut);
+			 c->over, c->windows ? ", picked by the time they stand for" : "", budget, gap, c->cut[0] ? "; " : "",
+			 c->cut);
+}
+
+size_t report_stream_budget(double share)
+{
+	if (!(share >= 0))
+		return REPORT_STREAM_BUDGET;
+	double b = REPORT_STREAM_BUDGET * (share / REPORT_FULL_BUDGET_SHARE);
+	if (b >= REPORT_STREAM_BUDGET)
+		return REPORT_STREAM_BUDGET;
+	return b > REPORT_MIN_STREAM_BUDGET ? (size_t)b : REPORT_MIN_STREAM_BUDGET;
+}
+
+struct region_match {
+	const struct report_stream_request *rq;
+	double share;
+};
+
+static int match_region(void *ctx, const struct gusdata_region *r)
+{
+	struct region_match *m = ctx;
+	if (r->file && !strcmp(r->file, m->rq->file) && r->start == m->rq->start && r->end == m->rq->end &&
+	    r->share >= 0 && r->share <= 1) {
+		m->share = r->share;
+		return 1;
+	}
+	return 0;
+}
+
+/* the report's budget for RQ's region: by its share where the recording
+ * holds it as a hot region (*SHARE), else the full one */
+static size_t region_budget(struct gusdata *d, const struct report_stream_request *rq, double *share)
+{
+	struct region_match m = { rq, NAN };
+	if (rq->file)
+		gusdata_foreach_region(d, match_region, &m);
+	*share = m.share;
+	return report_stream_budget(m.share);
 }
 
 /* ------------------------------------------------- gus sim --trace -i --- */
@@ -314,7 +358,8 @@ enum recording_status report_region_stream(const struct report_stream_request *r
 	out->windows = true;
 	tc->lo = rq->start + rq->bias;
 	tc->hi = rq->end + rq->bias;
-	size_t budget = rq->budget ? rq->budget : REPORT_STREAM_BUDGET;
+	double share = NAN;
+	size_t budget = rq->budget ? rq->budget : region_budget(d, rq, &share);
 	struct report_windows w;
 	uint64_t damaged = 0;
 	enum recording_status rc = RECORDING_OK;
@@ -331,6 +376,7 @@ enum recording_status report_region_stream(const struct report_stream_request *r
 			      "read up to the damage", rq->input, (unsigned long long)damaged, err);
 	out->budget_reached = tc->max && tc->n >= tc->max && tc->skipped > 0;
 	out->picked = w.n;
+	bool budget_bound = w.budget_bound;
 	out->total = w.total;
 	if (w.n && rq->m) {
 		report_windows_simulate(rq->m, tc, rq->head, NULL, &w);
@@ -342,6 +388,10 @@ enum recording_status report_region_stream(const struct report_stream_request *r
 	report_windows_free(&w);
 	struct report_cover c;
 	report_cover_of(d, tracer, stage, range, true, &c);
+	if (!rq->budget && budget < REPORT_STREAM_BUDGET && budget_bound) {
+		c.budget = budget;
+		c.share = share;
+	}
 	out->covers = c.covers;
 	out->covers_at_most = c.at_most;
 	snprintf(out->cut, sizeof out->cut, "%s", c.cut);

@@ -628,6 +628,7 @@ static void pick_windows(struct report_gather *g, struct gather_stream *s)
 	 * REPORT_MAX_WINDOWS */
 	double avg = (double)records / (double)s->n;
 	size_t want = (size_t)((double)s->budget / (avg > 1 ? avg : 1));
+	out->budget_bound = want < REPORT_MAX_WINDOWS && want < s->n;
 	if (want > REPORT_MAX_WINDOWS)
 		want = REPORT_MAX_WINDOWS;
 	if (want < 1)

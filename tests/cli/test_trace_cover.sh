@@ -110,6 +110,15 @@ print(ok, a["ipc"], b["ipc"], a["cycles_per_iteration"], b["cycles_per_iteration
 	n_compared=$((n_compared + 1))
 done
 test "$n_compared" -eq 2; ok $? "one answer: a function and a loop compared ($n_compared)"
+# a region of under a quarter of the samples gets a budget in proportion
+# (said), and gus sim --trace -i takes the same (compared above: the
+# first loop, 15-20 % of the samples)
+check_contains "$(json_get all.json '[x for x in d["regions"] if x["name"].startswith("hot loop")][0]["simulated"]["stream"]')" \
+	"picked by the time they stand for (at most " "budget: a region of a small share says its smaller budget"
+budget=$(json_get all.json '[x for x in d["regions"] if x["name"].startswith("hot loop")][0]["simulated"]["stream"].split("(at most ")[1].split()[0]')
+share=$(json_get all.json '[x for x in d["regions"] if x["name"].startswith("hot loop")][0]["share"]')
+awk -v b="$budget" -v s="$share" 'BEGIN { w = 300000 * s / 0.25; if (w < 100000) w = 100000; d = b - w; exit !(s < 0.25 && d > -2 && d < 2) }'
+ok $? "budget: $budget records for a share of $share (300000 at 25 % and up, in proportion below, 100000 at least)"
 # the report's stream line says where its stream came from
 out=$("$GUS" report -i whole.data --region 'hot loop' 2>/dev/null)
 check_contains "$out" "Stream: QEMU trace, " "one answer: the report says where its stream came from"
