@@ -70,6 +70,12 @@ store-forward 8                     # vector store to load: measured 9.0 cycles 
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads, folded ones too, on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8; vpaddd zmm/ymm/xmm, vaddsd, vmulpd zmm with a memory source 4 in 2.14-2.28: zenprobe3.txt)
 store-uops p67+pEF
 split-load 1                        # a load across two lines takes its load pipe twice: measured 4 zmm (vector) loads at +8 bytes in 4.20 cycles against 2.16 aligned, ymm across a line 4 in 4.00, GPR 4 in 2.25 (zenprobe2.txt: zmm_ld_split4 4.43, ymm_ld_split4, gpr_ld_split4 2.00)
+# A gather's elements each take a line of the L2's bandwidth: the -O3
+# gather kernel (vpgatherdd zmm, 16 random elements of 128 KiB a gather)
+# measured 20.8 cycles a gather, 1.30 per element, the L2's 1.3 cycles a
+# line (bench/accuracy/compiled, results/zen5-kvm-2026-11-29.csv: modelled
+# 11.5 without, 22.1 with it)
+gather-line-per-element
 split-store 1 0                     # a store across two lines commits alone: one per cycle at any width (measured GPR 4 in 4.00, ymm 4 in 4.00 against 2.00 aligned, zmm 4 in 4.00 as aligned: zenprobe2.txt gpr_st_split4, ymm_st_split4, zmm_st_split4)
 
 # ----------------------------------------------------------- caches ---

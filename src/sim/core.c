@@ -578,10 +578,14 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			double t = slot + (lat + extra) * md->latw;
 			/* a miss uses the bandwidth of every level up to the one
 			 * that served it (L1 misses themselves are free) */
+			unsigned lines = m->gather_line_per_element && mo->elements > 1 ? mo->elements : 1;
 			for (unsigned l = 1; l <= lvl; l++) {
 				unsigned r = level_thr(m, l);
 				t = dmax(t, md->avail[r]);
-				res_take(md, r, t_issue, md->gap[r]);
+				res_take(md, r, t_issue, lines * md->gap[r]);
+				/* a gather's data is there with its last element */
+				if (lines > 1)
+					t = dmax(t, md->avail[r] - md->gap[r]);
 			}
 			if (lvl > 0)
 				mem_bound = true;

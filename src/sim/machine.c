@@ -565,6 +565,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->split_store_cycles = d;
 		return 0;
 	}
+	if (!strcmp(k, "gather-line-per-element")) {
+		if (ntok != 1)
+			goto bad;
+		m->gather_line_per_element = true;
+		return 0;
+	}
 	if (!strcmp(k, "store-pairs-same-line")) {
 		if (ntok != 1)
 			goto bad;

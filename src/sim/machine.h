@@ -96,6 +96,7 @@ struct sim_machine {
 	 * TAKEN_PAIR_BYTES-aligned lines (0: one per 1/taken_rate always) */
 	unsigned taken_pair_bytes;
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
+	bool gather_line_per_element;	/* each element of a gather that missed takes a line of the level's bandwidth */
 	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
 	unsigned l1_transfer_uses;	/* load-port uses per line filled into the L1 or written back from it */
 	/* extra allocation slots of a load-op un-laminated for its indexed
