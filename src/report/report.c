@@ -1322,6 +1322,32 @@ static void set_cuts(struct sim_source *src, const struct report_windows *w, siz
 	src->ncuts = k;
 }
 
+/* The resources a thread's job sweeps: of RES (N), those that changed
+ * its region's time unlimited (the thread's windows are some of the
+ * region's: what does nothing to the whole does next to nothing to a
+ * part), which its region's job, run first, found; all N where the
+ * region has none to say. */
+static size_t thread_resources(const struct sim_job *j, uint8_t *res, size_t n)
+{
+	const struct sim_analysis *an = j->region && j->region->ok ? &j->region->an : NULL;
+	if (!an || !an->nsens)
+		return n;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool moved = false;
+		for (size_t s = 0; s < an->nsens && !moved; s++) {
+			const struct sim_sensitivity *se = &an->sens[s];
+			if (se->searched || se->set.n != 1 || se->set.res[0] != res[i])
+				continue;
+			moved = se->upper > 1e-9 || se->dip > 0 ||
+				(an->nweights && se->speedup && se->speedup[an->nweights - 1] != 0);
+		}
+		if (moved)
+			res[k++] = res[i];
+	}
+	return k ? k : n;
+}
+
 /* A job, on a thread of the pool: the simulation, and its windows timed
  * (the prepass of the stream once for both). The sweep's speedups get a
  * standard error over the windows' runs: the windows are a sample of
@@ -1337,6 +1363,8 @@ static void run_job(void *arg, unsigned threads)
 	/* a thread's line says its top resource at the top weight alone */
 	static const double top_only[] = { 1.15 };
 	bool thread = j->kind == JOB_THREAD;
+	if (thread)
+		nres = thread_resources(j, res, nres);
 	/* a twin's sensitivities are its twin's: its own base only */
 	struct sim_analysis_opts ao = {
 		.weights = thread ? top_only : rp->weights, .nweights = j->twin ? 0 : thread ? 1 : rp->nweights,
@@ -1736,18 +1764,30 @@ static void run_batch(struct sim_plan *pl)
 	pl->regions = 0;
 	for (size_t i = 0; i < pl->n; i++) {
 		struct sim_job *j = pl->jobs[i];
-		if (j->batch == b && !j->dropped) {
+		if (j->batch == b && !j->dropped && j->kind != JOB_THREAD) {
 			tasks[nt++] = (struct report_pool_task){ .run = run_job, .arg = j, .cost = j->cost };
-			pl->regions += j->kind != JOB_THREAD;
+			pl->regions++;
 		}
 	}
 	report_pool_run(tasks, nt, rp->threads, tick, pl);
-	free(tasks);
 	for (size_t i = 0; i < pl->n; i++) {
 		struct sim_job *j = pl->jobs[i];
 		if (j->batch == b && !j->dropped && j->twin)
 			copy_sweep(j);
 	}
+	/* the threads' jobs after their regions': each sweeps only what
+	 * changed its region's time (thread_resources) */
+	nt = 0;
+	for (size_t i = 0; i < pl->n; i++) {
+		struct sim_job *j = pl->jobs[i];
+		if (j->batch == b && !j->dropped && j->kind == JOB_THREAD)
+			tasks[nt++] = (struct report_pool_task){ .run = run_job, .arg = j, .cost = j->cost };
+	}
+	if (nt) {
+		pl->regions = 0;
+		report_pool_run(tasks, nt, rp->threads, tick, pl);
+	}
+	free(tasks);
 	/* the batch's results cached in one transaction: a commit each
 	 * would wait for the disk twice per region */
 	bool tx = rp->writable && !gusdata_begin(rp->d);
