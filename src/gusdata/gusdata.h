@@ -296,7 +296,7 @@ int gusdata_add_output(struct gusdata *d, int run, const char *stream, const voi
 int gusdata_get_output(struct gusdata *d, int run, const char *stream, void **data, size_t *n, uint64_t *total);
 
 /* Cached results of gus report, by key (gus report uses
- * "sim/vN/MACHINE/regionID/wFIRST-LAST-COUNT"). */
+ * "sim/vN/MACHINE-DIGEST/regionID/wFIRST-LAST-COUNT"). */
 int gusdata_put_result(struct gusdata *d, const char *key, const void *data, size_t n);
 /* a malloc'ed copy, or NULL when absent */
 void *gusdata_get_result(struct gusdata *d, const char *key, size_t *n);

@@ -26,9 +26,11 @@
 #include "spire.h"
 #include "topdown.h"
 
-/* bumped whenever the model or the cached layout changes what a cached
- * result would say */
-#define REPORT_CACHE_VERSION 5
+/* bumped whenever the model's code, the report's sampling of a region
+ * (its budget of records) or the cached layout changes what a cached
+ * result would say; the machine file's statements are in the key
+ * (sim_machine_digest), so an edited model is simulated again */
+#define REPORT_CACHE_VERSION 6
 #define MAX_REGIONS 100
 /* callers listed per region; the others are summed */
 #define TOP_CALLERS 5
@@ -718,8 +720,9 @@ static void check_build_ids(struct report *rp)
 
 static void cache_key(const struct report *rp, const struct region_view *v, char *key, size_t n)
 {
-	snprintf(key, n, "sim/v%d/%s/region%lld/w%.3f-%.3f-%zu", REPORT_CACHE_VERSION, sim_machine_name(rp->m),
-		 (long long)v->r.id, rp->weights[0], rp->weights[rp->nweights - 1], rp->nweights);
+	snprintf(key, n, "sim/v%d/%s-%016llx/region%lld/w%.3f-%.3f-%zu", REPORT_CACHE_VERSION, sim_machine_name(rp->m),
+		 (unsigned long long)sim_machine_digest(rp->m), (long long)v->r.id, rp->weights[0],
+		 rp->weights[rp->nweights - 1], rp->nweights);
 }
 
 /* Where region V's windows come from (false: the recording has none,

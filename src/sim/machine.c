@@ -745,6 +745,18 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
+		/* the statement's words into the digest, each ended by a 0 */
+		{
+			char copy[1024];
+			snprintf(copy, sizeof copy, "%s", line);
+			for (char *save = NULL, *t = strtok_r(copy, " \t\r\n", &save); t;
+			     t = strtok_r(NULL, " \t\r\n", &save))
+				for (const char *c = t;; c++) {
+					m->digest = (m->digest ^ (uint8_t)*c) * 0x100000001b3ULL;
+					if (!*c)
+						break;
+				}
+		}
 		char *tok[32];
 		int ntok = 0;
 		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t;
@@ -861,6 +873,7 @@ struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size
 	if (!m)
 		abort();
 	snprintf(m->path, sizeof m->path, "%s", path);
+	m->digest = 0xcbf29ce484222325ULL;	/* FNV-1a's offset basis */
 	m->frontend = 4;
 	m->window = 224;
 	m->dividers = 1;
@@ -990,6 +1003,11 @@ struct sim_machine *sim_machine_find(const char *dir, const char *name, char *er
 const char *sim_machine_name(const struct sim_machine *m)
 {
 	return m->name;
+}
+
+uint64_t sim_machine_digest(const struct sim_machine *m)
+{
+	return m->digest;
 }
 
 const char *sim_machine_describe(const struct sim_machine *m)

@@ -63,6 +63,9 @@ struct sim_portstr {
 struct sim_machine {
 	char path[512];
 	char name[32];
+	/* FNV-1a over the statements read (comments and blank lines left
+	 * out), its base's included: what the model says, for a cache key */
+	uint64_t digest;
 	char alias[SIM_MAX_ALIASES][32];
 	unsigned naliases;
 	char describe[160];

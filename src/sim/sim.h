@@ -37,6 +37,9 @@ struct sim_machine *sim_machine_read(FILE *fp, const char *path, char *err, size
 struct sim_machine *sim_machine_find(const char *dir, const char *name, char *err, size_t errlen);
 void sim_machine_free(struct sim_machine *m);
 const char *sim_machine_name(const struct sim_machine *m);
+/* A digest of the model's statements (its base's too; comments left out):
+ * two files that say the same give the same digest */
+uint64_t sim_machine_digest(const struct sim_machine *m);
 const char *sim_machine_describe(const struct sim_machine *m);
 unsigned sim_machine_width(const struct sim_machine *m);	/* issue slots per cycle */
 /* the Top-Down hierarchy the simulated breakdown is told in: Intel's

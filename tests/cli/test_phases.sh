@@ -49,6 +49,16 @@ printf '%s\n' "$csv" | grep -Eq '^windows,[0-9]+,summary,'; ok $? "CSV: the wind
 # cached: the second report reads the windows from the recording
 out2=$("$GUS" report -i ph.data --region 'hot loop' 2>&1)
 check_contains "$out2" "# simulations: 1 of 1 from the recording's cache" "the second report reads the cache"
+# the cache is keyed by what the model file says: a comment changed
+# still reads it, a statement changed simulates again
+cp -r "$GUS_DATADIR" "$TMP/data2"
+sed -i '1s/^/# a comment added\n/' "$TMP/data2/machines/skx.mm"
+out3=$(GUS_DATADIR="$TMP/data2" "$GUS" report -i ph.data --region 'hot loop' 2>&1)
+check_contains "$out3" "# simulations: 1 of 1 from the recording's cache" "a model whose comments changed: the cache serves"
+sed -i 's/^mispredict-penalty 16 /mispredict-penalty 30 /' "$TMP/data2/machines/skx.mm"
+out4=$(GUS_DATADIR="$TMP/data2" "$GUS" report -i ph.data --region 'hot loop' 2>&1)
+printf '%s\n' "$out4" | grep -q "from the recording's cache"; test $? -ne 0
+ok $? "a model whose statements changed: simulated again, not read from the cache"
 check_contains "$out2" "Phases (windows that differ by more than 20 %):" "... with the phases"
 
 "$GUS" record -q --window 0 -o first.data -- "$P" </dev/null >/dev/null 2>&1
