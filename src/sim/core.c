@@ -73,6 +73,10 @@ struct model {
 	double sc_avail, sc_last;
 	/* the L1's write-back path: free from WB_AVAIL, WB_GAP per line */
 	double wb_avail, wb_gap;
+	/* of a level's bandwidth per line (the machine's wgap and ogap over
+	 * its gap): a dirty line written back into it, a line fetched from it
+	 * for a store's ownership */
+	double wb_line[4], own_line[4];
 	double l1_stall;	/* issue cycles per line moved in or out of the L1 */
 	uint64_t sc_line;
 	bool sc_open;
@@ -299,6 +303,10 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
 	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
 					   : m->l1_transfer_stall;
+	for (unsigned l = 1; l < 4; l++) {
+		md->wb_line[l] = m->cache_wgap_given[l] && m->cache_gap[l] > 0 ? m->cache_wgap[l] / m->cache_gap[l] : 1;
+		md->own_line[l] = m->cache_ogap_given[l] && m->cache_gap[l] > 0 ? m->cache_ogap[l] / m->cache_gap[l] : 1;
+	}
 	md->renaming = m->mem_renaming;
 	md->renaming_indexed = m->mem_renaming_indexed;
 	if (m->nload_uop)
@@ -666,8 +674,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* dirty lines written back take the bandwidth down to where they go */
 	for (unsigned l = 1; a->writebacks && l <= a->wb_level; l++) {
 		unsigned r = level_thr(m, l);
-		double per_line = m->cache_wgap_given[l] && m->cache_gap[l] > 0 ? m->cache_wgap[l] / m->cache_gap[l] : 1;
-		res_take(md, r, t_issue, a->writebacks * per_line * md->gap[r]);
+		res_take(md, r, t_issue, a->writebacks * md->wb_line[l] * md->gap[r]);
 	}
 	/* lines a store fetched for ownership, and dirty lines written back
 	 * to the L2, pass through the L1's ports */
@@ -698,8 +705,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		 * critical path */
 		for (unsigned l = 1; l <= a->level[i]; l++) {
 			unsigned r = level_thr(m, l);
-			double per_line = m->cache_ogap_given[l] && m->cache_gap[l] > 0 ? m->cache_ogap[l] / m->cache_gap[l] : 1;
-			res_take(md, r, t_issue, per_line * md->gap[r]);
+			res_take(md, r, t_issue, md->own_line[l] * md->gap[r]);
 		}
 		double ready = t_end + md->store_fwd * md->latw;
 		bool renamable = md->renaming && (mo->index < 0 || md->renaming_indexed) && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;

@@ -745,18 +745,6 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
-		/* the statement's words into the digest, each ended by a 0 */
-		{
-			char copy[1024];
-			snprintf(copy, sizeof copy, "%s", line);
-			for (char *save = NULL, *t = strtok_r(copy, " \t\r\n", &save); t;
-			     t = strtok_r(NULL, " \t\r\n", &save))
-				for (const char *c = t;; c++) {
-					m->digest = (m->digest ^ (uint8_t)*c) * 0x100000001b3ULL;
-					if (!*c)
-						break;
-				}
-		}
 		char *tok[32];
 		int ntok = 0;
 		for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t;
@@ -772,6 +760,13 @@ static int read_layer(struct sim_machine *m, FILE *fp, const char *path, unsigne
 			break;
 		if (!ntok)
 			continue;
+		/* the statement's words into the digest, each ended by its 0 */
+		for (int i = 0; i < ntok; i++)
+			for (const char *c = tok[i];; c++) {
+				m->digest = (m->digest ^ (uint8_t)*c) * 0x100000001b3ULL;
+				if (!*c)
+					break;
+			}
 		for (const unsigned char *p = (const unsigned char *)tok[0]; *p; p++)
 			if (*p < 0x20 || *p > 0x7e) {
 				merr(err, errlen, "%s: not a machine model (binary data)", where);

@@ -354,6 +354,65 @@ static struct sim_machine *spr_without(const char *const *skip, bool nowgap)
 	return m;
 }
 
+/* The cycles per iteration of the loop HEX run ITERS times, from the
+ * second half of its stream (the first warms the caches up): PLACE (NULL:
+ * none) sets the records' data addresses, the data lives at DATA_LEVEL
+ * (0: where the addresses put it); NAN on an error (said) */
+static double loop_cpi(const struct sim_machine *m, const char *hex, size_t iters,
+		       void (*place)(struct sim_rec *recs, size_t n, size_t per), unsigned data_level)
+{
+	uint8_t buf[64];
+	int len = hexbytes(hex, buf);
+	struct sim_code *code = sim_code_new(m);
+	struct sim_rec *recs;
+	size_t n, per;
+	if (sim_stream_loop(code, 0x1000, buf, (size_t)len, iters, &recs, &n, &per, err, sizeof err)) {
+		tap_ok(0, "loop %s: %s", hex, err);
+		sim_code_free(code);
+		return NAN;
+	}
+	if (place)
+		place(recs, n, per);
+	struct sim_config cfg;
+	for (int i = 0; i < SIM_MAX_RES; i++)
+		cfg.w[i] = 1;
+	double cycles[2] = { 0, 0 };
+	size_t upto[2] = { iters / 2 * per, n };
+	for (int h = 0; h < 2; h++) {
+		struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
+		if (!s)
+			break;
+		struct sim_stats st;
+		struct sim_events ev;
+		sim_session_data_level(s, data_level);
+		sim_session_feed(s, recs, upto[h]);
+		sim_session_finish(s, &st, &ev);
+		sim_events_free(&ev);
+		sim_session_free(s);
+		cycles[h] = st.cycles;
+	}
+	free(recs);
+	sim_code_free(code);
+	return (cycles[1] - cycles[0]) / (double)(iters - iters / 2);
+}
+
+/* l1-transfer's loop: four loads from one L1 line, two ymm stores that
+ * fill a line of 256 KiB per iteration */
+static void place_l1_transfer(struct sim_rec *recs, size_t n, size_t per)
+{
+	for (size_t i = 0, it = 0; i < n; i += per, it++) {
+		uint64_t a = 0x20000000 + (it % 4096) * 64;
+		for (size_t l = 0; l < 4; l++) {
+			recs[i + l].nmem = 1;
+			recs[i + l].mem[0] = 0x10000000;
+		}
+		recs[i + 4].nmem = 1;
+		recs[i + 4].mem[0] = a;
+		recs[i + 5].nmem = 1;
+		recs[i + 5].mem[0] = a + 32;
+	}
+}
+
 /* A line a store stream dirties comes from the L2 for ownership and goes
  * back: two ymm stores fill a line per iteration over 256 KiB, cycled,
  * with four loads from the L1. spr: the L1's write-back path takes 4
@@ -373,42 +432,32 @@ static void test_l1_transfer(void)
 		spr_without(no_wb, true),
 		spr_without(no_wb_tr, true),
 	};
-	uint8_t buf[64];
-	int len = hexbytes("c5fc100ec5fc100ec5fc100ec5fc100ec5fc1107c5fc1147204883c74049ffcf75de", buf);
 	double cpi[4] = { 0, 0, 0, 0 };
-	for (int k = 0; k < 4 && mv[k]; k++) {
-		struct sim_code *code = sim_code_new(mv[k]);
-		struct sim_rec *recs;
-		size_t n, per;
-		if (sim_stream_loop(code, 0x1000, buf, (size_t)len, 16384, &recs, &n, &per, err, sizeof err)) {
-			tap_ok(0, "l1-transfer stream: %s", err);
-			sim_code_free(code);
-			break;
-		}
-		for (size_t i = 0, it = 0; i < n; i += per, it++) {
-			uint64_t a = 0x20000000 + (it % 4096) * 64;
-			for (size_t l = 0; l < 4; l++) {
-				recs[i + l].nmem = 1;
-				recs[i + l].mem[0] = 0x10000000;
-			}
-			recs[i + 4].nmem = 1;
-			recs[i + 4].mem[0] = a;
-			recs[i + 5].nmem = 1;
-			recs[i + 5].mem[0] = a + 32;
-		}
-		struct sim_stats st0, st1;
-		run_once(mv[k], code, recs, n / 2, NULL, 1, &st0);
-		run_once(mv[k], code, recs, n, NULL, 1, &st1);
-		cpi[k] = (st1.cycles - st0.cycles) / 8192.0;
-		free(recs);
-		sim_code_free(code);
-	}
+	for (int k = 0; k < 4 && mv[k]; k++)
+		cpi[k] = loop_cpi(mv[k], "c5fc100ec5fc100ec5fc100ec5fc100ec5fc1107c5fc1147204883c74049ffcf75de", 16384,
+				  place_l1_transfer, 0);
 	tap_ok(cpi[0] > 3.95 && cpi[0] < 4.1, "spr: a dirty line out of the L1 per iteration: 4 cycles (%.2f)", cpi[0]);
 	tap_ok(cpi[1] > 3.4 && cpi[1] < 3.5, "without l1-writeback: the L2's bandwidth, 1.3 + 2.15 cycles (%.2f)", cpi[1]);
 	tap_ok(cpi[2] > 3.25 && cpi[2] < 3.4, "and without wgap: the load ports, 3.33 cycles (%.2f)", cpi[2]);
 	tap_ok(cpi[3] > 2.5 && cpi[3] < 2.7, "and without l1-transfer: 2 x 1.3 cycles (%.2f)", cpi[3]);
 	for (int k = 0; k < 4; k++)
 		sim_machine_free(mv[k]);
+}
+
+/* the L2 stream loops' first memory operand at 0x10000000 (a store
+ * too), a copy's second at 0x20000000: a line per
+ * iteration of 256 KiB each */
+static void place_l2_streams(struct sim_rec *recs, size_t n, size_t per)
+{
+	for (size_t i = 0, it = 0; i < n; i += per, it++) {
+		uint64_t off = (it % 4096) * 64;
+		recs[i].nmem = 1;
+		recs[i].mem[0] = 0x10000000 + off;
+		if (per == 6) {
+			recs[i + 1].nmem = 1;
+			recs[i + 1].mem[0] = 0x20000000 + off;
+		}
+	}
 }
 
 /* Streams through the L2 on zen5, one 64-byte access per line, over 256
@@ -431,66 +480,16 @@ static void test_zen5_l2_streams(void)
 		{ "62f17c48280662f17c4829074883c6404883c74049ffcf75e7", "a copy: 1.3 + 1 cycles a line", 2.25, 2.35 },
 	};
 	for (size_t k = 0; k < sizeof loop / sizeof loop[0]; k++) {
-		uint8_t buf[64];
-		int len = hexbytes(loop[k].hex, buf);
-		struct sim_code *code = sim_code_new(m);
-		struct sim_rec *recs;
-		size_t n, per;
-		if (sim_stream_loop(code, 0x1000, buf, (size_t)len, 16384, &recs, &n, &per, err, sizeof err)) {
-			tap_ok(0, "zen5 L2 stream: %s", err);
-			sim_code_free(code);
-			break;
-		}
-		for (size_t i = 0, it = 0; i < n; i += per, it++) {
-			uint64_t off = (it % 4096) * 64;
-			recs[i].nmem = 1;
-			recs[i].mem[0] = (per == 4 && k == 1 ? 0x20000000 : 0x10000000) + off;
-			if (per == 6) {
-				recs[i + 1].nmem = 1;
-				recs[i + 1].mem[0] = 0x20000000 + off;
-			}
-		}
-		struct sim_stats st0, st1;
-		run_once(m, code, recs, n / 2, NULL, 1, &st0);
-		run_once(m, code, recs, n, NULL, 1, &st1);
-		double cpi = (st1.cycles - st0.cycles) / 8192.0;
+		double cpi = loop_cpi(m, loop[k].hex, 16384, place_l2_streams, 0);
 		tap_ok(cpi > loop[k].lo && cpi < loop[k].hi, "zen5: %s (%.2f)", loop[k].what, cpi);
-		free(recs);
-		sim_code_free(code);
 	}
 	/* the -O3 gather kernel's loop (vmovdqa32 zmm2, [rax]; kmovw k2, k1;
 	 * add rax, 64; vpgatherdd zmm0{k2}, [rdx+zmm2*4]; vpaddd; cmp; jne),
 	 * its data in the L2 and no addresses: each of the 16 elements a line
 	 * (gather-line-per-element), measured 20.8 cycles an iteration
 	 * (bench/accuracy/compiled gather -O3: 1.30 per element) */
-	uint8_t buf[64];
-	int len = hexbytes("62f17d486f10c5f890d14883c04062f27d4a90049262f17548fec84839c175e0", buf);
-	struct sim_code *code = sim_code_new(m);
-	struct sim_rec *recs;
-	size_t n, per;
-	if (sim_stream_loop(code, 0x1000, buf, (size_t)len, 4000, &recs, &n, &per, err, sizeof err)) {
-		tap_ok(0, "zen5 gather stream: %s", err);
-	} else {
-		struct sim_config cfg;
-		for (int i = 0; i < SIM_MAX_RES; i++)
-			cfg.w[i] = 1;
-		double cyc[2];
-		for (int h = 0; h < 2; h++) {
-			struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
-			struct sim_stats st;
-			struct sim_events ev;
-			sim_session_data_level(s, 1);
-			sim_session_feed(s, recs, h ? n : n / 2);
-			sim_session_finish(s, &st, &ev);
-			sim_events_free(&ev);
-			sim_session_free(s);
-			cyc[h] = st.cycles;
-		}
-		double cpi = (cyc[1] - cyc[0]) / (double)(n / per - n / 2 / per);
-		tap_ok(cpi > 20 && cpi < 23, "zen5: a 16-element gather from the L2, a line per element (%.2f)", cpi);
-		free(recs);
-	}
-	sim_code_free(code);
+	double cpi = loop_cpi(m, "62f17d486f10c5f890d14883c04062f27d4a90049262f17548fec84839c175e0", 4000, NULL, 1);
+	tap_ok(cpi > 20 && cpi < 23, "zen5: a 16-element gather from the L2, a line per element (%.2f)", cpi);
 	sim_machine_free(m);
 }
 
