@@ -64,6 +64,17 @@ retire 8                            # retire: 8 per cycle (AMD 58455)
 store-buffer 104                    # store queue: 104 entries (AMD 58455)
 vector-renames 384                  # FP/vector register file: 384 512-bit entries (AMD 58455; Chips and Cheese)
 taken-branch-rate 1                 # one taken branch per cycle per loop (measured: no kernel below 1.0 cycles per iteration)
+# A loop that reaches into a second 64-byte line with 7 or more of its
+# instructions in the first (one straddling the boundary counts there)
+# runs at 2 cycles per iteration; with 6 or fewer there, or all in one
+# line, at its width. Measured here: the -O2 lu kernel's inner loop (9
+# instructions, 34 bytes) at 1.15 cycles placed 0-30 or 40-63 bytes past a
+# line, 1.97-2.00 placed 31-39; 6-9 three-byte nops and dec/jnz at 2.0 just
+# where the first line holds 7 of them. The compiled lu -O2 binary had
+# its loop at 32: 2.17-2.4 cycles measured, 1.03 with the same object
+# linked 16 bytes later. (An op-cache entry holds up to 6 instructions of
+# one line, two entries a cycle: a reading that fits, not AMD's words.)
+fetch-line-split 64 7 2
 mispredict-penalty 13               # ~13 cycles (Chips and Cheese, Zen 5; not measured here)
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)

@@ -64,11 +64,18 @@ struct model {
 	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
 	double taken_gap, taken_avail;
 	double cross_gap;	/* taken-branch budget of a branch across the fetch window */
+	double split_gap;	/* ... and of one ending a run split over lines (fetch-line-split) */
 	/* the last taken branch's line and time, whether a second one in
 	 * another line may still join its cycle */
 	double tk_last;
 	uint64_t tk_line;
 	bool tk_open;
+	/* the run of instructions since the last taken branch: its first
+	 * line (fetch-line-split), how many of its instructions start there,
+	 * and whether the next instruction starts a new run */
+	uint64_t run_line;
+	unsigned run_first;
+	bool run_new;
 	/* store commit: the last store's line and cycle, whether it is paired */
 	double sc_avail, sc_last;
 	/* the L1's write-back path: free from WB_AVAIL, WB_GAP per line */
@@ -300,6 +307,7 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	 * would show no gain the hardware could have */
 	md->ret_gap = m->retire > 0 ? 1.0 / (m->retire * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
+	md->split_gap = m->split_bytes ? m->split_cycles / wf : 0;
 	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
 	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
 					   : m->l1_transfer_stall;
@@ -479,15 +487,33 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* a branch across the fetch window's boundary, or whose fused head
 	 * crosses it, costs more of the taken-branch budget; a taken branch
 	 * in another line than the last one may join that one's cycle */
-	bool cross = false, tk_pair = false;
+	bool cross = false, tk_pair = false, run_split = false;
 	uint64_t tk_line = 0;
+	if (m->split_bytes && md->taken_gap > 0) {
+		uint64_t line = in->addr / m->split_bytes;
+		if (md->run_new || !md->run_first) {
+			md->run_line = line;
+			md->run_first = 0;
+			md->run_new = false;
+		}
+		if (line == md->run_line)
+			md->run_first++;
+		/* the run reaches into another line with too many of its
+		 * instructions in the first: the front end needs another cycle
+		 * for the run (Zen 5: more than one op-cache entry there) */
+		run_split = a->taken && md->run_first >= m->split_insns &&
+			(in->addr + in->len - 1) / m->split_bytes != md->run_line;
+		if (a->taken)
+			md->run_new = true;
+	}
 	if (a->taken && md->taken_gap > 0) {
 		cross = md->cross_gap > 0 &&
 			(crosses(in->addr, in->len, m->cross_bytes) ||
 			 (in->fused_jcc && crosses(in->addr - in->head_len, in->head_len, m->cross_bytes)));
+
 		if (m->taken_pair_bytes) {
 			tk_line = in->addr / m->taken_pair_bytes;
-			tk_pair = md->tk_open && !cross && tk_line != md->tk_line;
+			tk_pair = md->tk_open && !cross && !run_split && tk_line != md->tk_line;
 		}
 		double t_tk = tfloor(tk_pair ? md->tk_last : md->taken_avail);
 		if (t_tk > t_issue)
@@ -504,8 +530,11 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		if (tk_pair && t_issue < tfloor(md->taken_avail)) {
 			md->tk_open = false;	/* the second of the cycle */
 		} else {
-			md->taken_avail = dmax(md->taken_avail, t_issue) + (cross ? md->cross_gap : md->taken_gap);
-			md->tk_open = m->taken_pair_bytes && !cross;
+			double cost = cross ? md->cross_gap : md->taken_gap;
+			if (run_split)
+				cost = dmax(cost, md->split_gap);
+			md->taken_avail = dmax(md->taken_avail, t_issue) + cost;
+			md->tk_open = m->taken_pair_bytes && !cross && !run_split;
 			md->tk_line = tk_line;
 			md->tk_last = t_issue;
 		}

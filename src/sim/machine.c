@@ -545,6 +545,15 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(k, "fetch-line-split")) {
+		double n;
+		if (ntok != 4 || window_bytes(tok[1], &m->split_bytes) || parse_num(tok[2], &n) || n < 1 || n > 64 ||
+		    n != (unsigned)n || parse_num(tok[3], &d) || d <= 0 || d > 64)
+			goto bad;
+		m->split_insns = (unsigned)n;
+		m->split_cycles = d;
+		return 0;
+	}
 	if (!strcmp(k, "branch-window-cross")) {
 		if (ntok != 3 || window_bytes(tok[1], &m->cross_bytes) || parse_num(tok[2], &d) || d <= 0 || d > 64)
 			goto bad;

@@ -98,6 +98,13 @@ struct sim_machine {
 	/* two taken branches in one cycle when they lie in different
 	 * TAKEN_PAIR_BYTES-aligned lines (0: one per 1/taken_rate always) */
 	unsigned taken_pair_bytes;
+	/* a taken branch ending a run of instructions (from the last taken
+	 * branch's target) that reaches past its first SPLIT_BYTES-aligned
+	 * line, that first line holding SPLIT_INSNS or more of the run's
+	 * instructions, takes SPLIT_CYCLES of the taken-branch budget (0: no
+	 * rule; Zen 5's op-cache fetch) */
+	unsigned split_bytes, split_insns;
+	double split_cycles;
 	bool store_pairs_same_line;	/* two stores commit in a cycle only to one line */
 	bool gather_line_per_element;	/* each element of a gather that missed takes a line of the level's bandwidth */
 	unsigned split_load_uses;	/* extra load-port uses of a load across a cache line */
