@@ -42,6 +42,10 @@
 #                 (cycles(2N) - cycles(N)) / N (default: 200)
 #   BENCH_OUT     build and output directory (default: /tmp/gus-compiled)
 #   CC            C compiler (default: gcc)
+#   PAD           bytes of padding (0-63) linked in front of the kernels:
+#                 the same code placed PAD bytes further against 64-byte
+#                 lines, for the front end's placement effects (default:
+#                 none; a padded binary's bin_id differs from the CSV's)
 
 set -eu
 
@@ -93,6 +97,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $cpu in *[!0-9]*) die "--cpu wants a CPU number" ;; esac
+case ${PAD:-} in '') ;; *[!0-9]*) die "PAD wants a number of bytes, 0-63" ;; *) [ "$PAD" -le 63 ] || die "PAD wants a number of bytes, 0-63" ;; esac
 case $samples in ''|*[!0-9]*|0) die "--samples wants a positive number" ;; esac
 case $MCA_ITERS in ''|*[!0-9]*|0) die "MCA_ITERS wants a positive number" ;; esac
 case $TRACE_INSNS in ''|*[!0-9]*|0) die "TRACE_INSNS wants a positive number" ;; esac
@@ -130,9 +135,16 @@ else
 		$CC $cflags ${bflags[$b]} -c -o "$work/kernels-$b.o" "$here/kernels.c" ||
 			die "cannot compile kernels.c ($b: ${bflags[$b]})"
 		# the kernels first: where their loops fall against 64-byte
-		# lines then does not move with the driver's code
+		# lines then does not move with the driver's code (PAD bytes
+		# of padding before them move them on purpose)
+		pad_obj=
+		if [ -n "${PAD:-}" ]; then
+			printf '\t.text\n\t.p2align 6\npad_before_kernels:\n\t.skip %d, 0x90\n' "$PAD" >"$work/pad.s"
+			$CC -c -o "$work/pad.o" "$work/pad.s" || die "cannot assemble the padding"
+			pad_obj=$work/pad.o
+		fi
 		# shellcheck disable=SC2086
-		$CC $cflags -O2 -I"$here" -o "$bin/compiled-$b" "$work/kernels-$b.o" "$here/measure.c" \
+		$CC $cflags -O2 -I"$here" -o "$bin/compiled-$b" $pad_obj "$work/kernels-$b.o" "$here/measure.c" \
 			"$here/calib.S" -lm || die "cannot link the $b binary"
 	done
 	{
@@ -140,6 +152,7 @@ else
 		echo "# cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "# compiler: $($CC --version | head -n 1)"
 		for b in "${builds[@]}"; do echo "compiled-$b: kernels.c ${bflags[$b]}; measure.c -O2"; done
+		[ -z "${PAD:-}" ] || echo "# padding: $PAD bytes linked in front of the kernels (PAD)"
 	} >"$bin/BUILD-INFO"
 fi
 for b in "${builds[@]}"; do
