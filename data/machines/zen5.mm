@@ -73,7 +73,10 @@ taken-branch-rate 1                 # one taken branch per cycle per loop (measu
 # where the first line holds 7 of them. The compiled lu -O2 binary had
 # its loop at 32: 2.17-2.4 cycles measured, 1.03 with the same object
 # linked 16 bytes later. (An op-cache entry holds up to 6 instructions of
-# one line, two entries a cycle: a reading that fits, not AMD's words.)
+# one line, two entries a cycle: a reading that fits these two-line loops,
+# not AMD's words; a 13-op loop in one line, 3.0 cycles, and a short inner
+# loop entered by falling through from its line, 2.0 at some places, are
+# outside it: bench/accuracy/compiled/README.md)
 fetch-line-split 64 7 2
 mispredict-penalty 13               # ~13 cycles (Chips and Cheese, Zen 5; not measured here)
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
