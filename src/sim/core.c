@@ -76,6 +76,7 @@ struct model {
 	uint64_t run_line;
 	unsigned run_first;
 	bool run_new;
+	unsigned split_shift;	/* log2 of the machine's split_bytes */
 	/* store commit: the last store's line and cycle, whether it is paired */
 	double sc_avail, sc_last;
 	/* the L1's write-back path: free from WB_AVAIL, WB_GAP per line */
@@ -308,6 +309,10 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->ret_gap = m->retire > 0 ? 1.0 / (m->retire * wf) : 0;
 	md->cross_gap = m->cross_bytes ? m->cross_cycles / wf : 0;
 	md->split_gap = m->split_bytes ? m->split_cycles / wf : 0;
+	/* split_bytes is a power of two (window_bytes): a shift, not a
+	 * division, for every instruction */
+	md->split_shift = m->split_bytes ? (unsigned)__builtin_ctz(m->split_bytes) : 0;
+	md->run_new = true;
 	md->wb_gap = m->cache_gap[1] > 0 ? m->l1_writeback / m->cache_gap[1] * md->gap[m->r_l2] : m->l1_writeback;
 	md->l1_stall = m->cache_gap[1] > 0 ? m->l1_transfer_stall / m->cache_gap[1] * md->gap[m->r_l2]
 					   : m->l1_transfer_stall;
@@ -490,8 +495,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	bool cross = false, tk_pair = false, run_split = false;
 	uint64_t tk_line = 0;
 	if (m->split_bytes && md->taken_gap > 0) {
-		uint64_t line = in->addr / m->split_bytes;
-		if (md->run_new || !md->run_first) {
+		uint64_t line = in->addr >> md->split_shift;
+		if (md->run_new) {
 			md->run_line = line;
 			md->run_first = 0;
 			md->run_new = false;
@@ -502,7 +507,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		 * instructions in the first: the front end needs another cycle
 		 * for the run (Zen 5: more than one op-cache entry there) */
 		run_split = a->taken && md->run_first >= m->split_insns &&
-			(in->addr + in->len - 1) / m->split_bytes != md->run_line;
+			(in->addr + in->len - 1) >> md->split_shift != md->run_line;
 		if (a->taken)
 			md->run_new = true;
 	}
@@ -510,7 +515,6 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		cross = md->cross_gap > 0 &&
 			(crosses(in->addr, in->len, m->cross_bytes) ||
 			 (in->fused_jcc && crosses(in->addr - in->head_len, in->head_len, m->cross_bytes)));
-
 		if (m->taken_pair_bytes) {
 			tk_line = in->addr / m->taken_pair_bytes;
 			tk_pair = md->tk_open && !cross && !run_split && tk_line != md->tk_line;
