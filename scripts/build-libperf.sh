@@ -11,7 +11,7 @@
 #   PREFIX/lib/pkgconfig/libperf.pc
 # No shared objects are installed, so "-lperf" always links statically.
 #
-# Usage: scripts/build-libperf.sh [--prefix DIR] [--force] [--keep]
+# Usage: scripts/build-libperf.sh [--prefix DIR] [--force] [--keep] [--metric-files DIR]
 #
 # Environment:
 #   CC                     compiler (default: gcc)
@@ -29,13 +29,14 @@ prefix="$repo_root/.deps/libperf"
 workdir="$repo_root/.deps/build"
 force=0
 keep=0
+metric_dir=
 
 msg() { printf '%s: %s\n' "$prog" "$*"; }
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 1; }
 
 usage() {
 	cat <<EOF
-Usage: $0 [--prefix DIR] [--force] [--keep]
+Usage: $0 [--prefix DIR] [--force] [--keep] [--metric-files DIR]
 
 Build libperf from /usr/src/linux-source-*.tar.xz (Debian package
 linux-source) and install it, static-only, into a local prefix.
@@ -43,6 +44,11 @@ linux-source) and install it, static-only, into a local prefix.
   --prefix DIR   install prefix (default: $repo_root/.deps/libperf)
   --force        rebuild even if PREFIX already holds a working install
   --keep         keep the extraction/build dir ($workdir)
+  --metric-files DIR
+                 also take the kernel's x86 metric and event files
+                 (tools/perf/pmu-events/arch/x86) out of the tarball, in the
+                 same pass, into DIR/linux-source-*/ (tools/tmagen reads
+                 them); nothing is extracted when libperf is installed already
   -h, --help     show this help
 EOF
 }
@@ -60,6 +66,11 @@ while [ $# -gt 0 ]; do
 		;;
 	--force) force=1; shift ;;
 	--keep) keep=1; shift ;;
+	--metric-files)
+		[ $# -ge 2 ] || die "--metric-files needs an argument"
+		metric_dir=$2
+		shift 2
+		;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument: $1" ;;
 	esac
@@ -194,6 +205,10 @@ mkdir -p -- "$workdir"
 msg "extracting libperf sources from $tarball"
 # xz -T0 decompresses multi-block archives in parallel (xz >= 5.4).
 # Patterns: '*' must not cross '/', so tools/lib/*.c means only top-level files.
+# With --metric-files the metric files come out of the same pass: the
+# tarball is decompressed once (xz is the slow part).
+metric_pattern=()
+[ -z "$metric_dir" ] || metric_pattern=("$topdir/tools/perf/pmu-events/arch/x86")
 xz -T0 -dc -- "$tarball" |
 	tar -x -C "$workdir" --wildcards --no-wildcards-match-slash \
 		"$topdir/tools/lib/perf" \
@@ -202,9 +217,19 @@ xz -T0 -dc -- "$tarball" |
 		"$topdir/tools/include" \
 		"$topdir/tools/arch/*/include" \
 		"$topdir/tools/build" \
-		"$topdir/tools/scripts" ||
+		"$topdir/tools/scripts" \
+		"${metric_pattern[@]}" ||
 	die "extracting $tarball failed"
 [ -f "$srcdir/tools/lib/perf/Makefile" ] || die "tools/lib/perf missing from $tarball"
+if [ -n "$metric_dir" ]; then
+	[ -d "$srcdir/tools/perf/pmu-events/arch/x86" ] || die "tools/perf/pmu-events/arch/x86 missing from $tarball"
+	mkdir -p -- "$metric_dir/$topdir/tools/perf/pmu-events/arch" || die "cannot create $metric_dir"
+	[ ! -e "$metric_dir/$topdir/tools/perf/pmu-events/arch/x86" ] ||
+		die "$metric_dir/$topdir/tools/perf/pmu-events/arch/x86 exists already"
+	mv -- "$srcdir/tools/perf/pmu-events/arch/x86" "$metric_dir/$topdir/tools/perf/pmu-events/arch/x86" ||
+		die "cannot move the metric files into $metric_dir"
+	msg "metric files in $metric_dir/$topdir/tools/perf/pmu-events/arch/x86"
+fi
 
 # ---------------------------------------------------------------------------
 # Build and install into a staging prefix next to the final one.

@@ -24,20 +24,20 @@ if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt con
 	reconf=$!
 fi
 # the kernel's metric files (tools/tmagen) taken out of the linux-source
-# tarball once for the three builds (each would decompress all of it),
-# while libperf builds
+# tarball once for the three builds, in libperf's own pass over it (xz
+# decompresses all of it each time); where libperf is built already, on
+# their own
 mkdir -p "$top/build"
 rm -rf "$top/build/pmu-events"
+mkdir -p "$top/build/pmu-events"
+scripts/build-libperf.sh --metric-files "$top/build/pmu-events" || exit 1
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
-if [ -n "$tarball" ]; then
-	mkdir -p "$top/build/pmu-events"
-	xz -dc "$tarball" | tar -x -C "$top/build/pmu-events" --wildcards '*/tools/perf/pmu-events/arch/x86/*' &
-	extract=$!
-fi
-scripts/build-libperf.sh || exit 1
 pmu_args=()
 if [ -n "$tarball" ]; then
-	wait "$extract" || { echo "test-all: could not extract the metric files of $tarball" >&2; exit 1; }
+	if ! ls -d "$top"/build/pmu-events/*/tools/perf/pmu-events/arch/x86 >/dev/null 2>&1; then
+		xz -dc "$tarball" | tar -x -C "$top/build/pmu-events" --wildcards '*/tools/perf/pmu-events/arch/x86/*' ||
+			{ echo "test-all: could not extract the metric files of $tarball" >&2; exit 1; }
+	fi
 	pmu_args=(--with-pmu-events="$(echo "$top"/build/pmu-events/*/tools/perf/pmu-events/arch/x86)")
 fi
 if [ -n "$reconf" ]; then
