@@ -29,7 +29,10 @@ base zen4
 #   loads per cycle);
 # - full 512-bit datapaths: a zmm operation is one µop (measured 4 vpaddd
 #   zmm and 2 zmm FMAs per cycle, the same as ymm);
-# - the FP adder takes 2 cycles (measured vaddps x/y/z and vaddsd chains);
+# - the FP adder takes 2 cycles (measured vaddps x/y/z and vaddsd chains),
+#   for its own results: another unit's vector result reaches it 1 cycle
+#   later (xin=1; FP arithmetic below), and min/max take 2, not the
+#   multiplier's 3;
 # - simple vector integer operations, logic, in-lane shuffles and vector
 #   shifts take 2 cycles instead of Zen 4's 1 (measured vpaddd x/z,
 #   vpshufd y/z, vpsllq, vpxor+vpaddd+vpshufd chains: 2 each; numberworld
@@ -313,20 +316,38 @@ form vpbroadcastb|vpbroadcastw|vpbroadcastd|vpbroadcastq v,r pBC lat=4
 form vpbroadcastmb2q|vpbroadcastmw2d v,k pABCD lat=2
 
 # ------------------------------------------------------- FP arithmetic ---
-form vaddps|vaddpd|vsubps|vsubpd z,z,z pCD lat=2 fused=1
-form vaddps|vaddpd|vsubps|vsubpd z,z,mb pCD+p89 lat=2 fused=1
-form vaddps|vaddpd|vsubps|vsubpd v,v,mb pCD+p89 lat=2
-form vaddps|vaddpd|vsubps|vsubpd|vaddsubps|vaddsubpd|vaddss|vaddsd|vsubss|vsubsd v,v,v pCD lat=2
-form addps|addpd|subps|subpd|addsubps|addsubpd|addss|addsd|subss|subsd x,x pCD lat=2
-form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd z,z,z pAB lat=3 fused=1
-form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd z,z,mb pAB+p89 lat=3 fused=1
-form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd v,v,mb pAB+p89 lat=3
-form vmulps|vmulpd|vminps|vminpd|vmaxps|vmaxpd|vscalefps|vscalefpd|vmulss|vmulsd|vminss|vminsd|vmaxss|vmaxsd|vscalefss|vscalefsd|vgetexpss|vgetexpsd v,v,v pAB lat=3
-form mulps|mulpd|minps|minpd|maxps|maxpd|mulss|mulsd|minss|minsd|maxss|maxsd x,x pAB lat=3
-form vaddss|vaddsd|vsubss|vsubsd x,x,m pCD+p89 lat=2
-form addss|addsd|subss|subsd x,m pCD+p89 lat=2
-form vmulss|vmulsd|vminss|vminsd|vmaxss|vmaxsd|vscalefss|vscalefsd|vgetexpss|vgetexpsd x,x,m pAB+p89 lat=3
-form mulss|mulsd|minss|minsd|maxss|maxsd x,m pAB+p89 lat=3
+# The FP adder's own results reach it in 2 cycles; a vector input from any
+# other unit (multiply, FMA, min/max, compare, logic, shuffle, blend,
+# vector integer, convert; through an eliminated move too) 1 cycle later:
+# xin=1. Measured chains (bench/accuracy/fpbypass.txt, results/zen5-kvm-
+# 2026-11-30-fpbypass.csv): vaddsd x4 8.0, vmulsd x4 12.0, (vaddsd vmulsd)
+# x2 12.0 (not 10), 4 vaddsd + vmulsd (seidel's) 12.0 (not 11), vaddsd +
+# FMA 7.0, vandpd/vshufpd/vblendpd/vpaddd/vcmpltpd + add 5.0 (not 4),
+# vmaxsd + add 5.0; no delay into the multiplier (vminsd + vmulsd 5.0,
+# vmulsd + vandpd 5.0) nor from a mask register (kernels.txt zmm_masked
+# 9.0). vmaxsd/vminsd chains 2 cycles (8.0 for 4), not the multiplier's 3;
+# vcvtsd2ss + vcvtss2sd 6.0: 3 each.
+form vminps|vminpd|vmaxps|vmaxpd z,z,z pAB lat=2 fused=1
+form vminps|vminpd|vmaxps|vmaxpd z,z,mb pAB+p89 lat=2 fused=1
+form vminps|vminpd|vmaxps|vmaxpd v,v,mb pAB+p89 lat=2
+form vminps|vminpd|vmaxps|vmaxpd|vminss|vminsd|vmaxss|vmaxsd v,v,v pAB lat=2
+form minps|minpd|maxps|maxpd|minss|minsd|maxss|maxsd x,x pAB lat=2
+form vminss|vminsd|vmaxss|vmaxsd x,x,m pAB+p89 lat=2
+form minss|minsd|maxss|maxsd x,m pAB+p89 lat=2
+form vaddps|vaddpd|vsubps|vsubpd z,z,z pCD lat=2 xin=1 fused=1
+form vaddps|vaddpd|vsubps|vsubpd z,z,mb pCD+p89 lat=2 xin=1 fused=1
+form vaddps|vaddpd|vsubps|vsubpd v,v,mb pCD+p89 lat=2 xin=1
+form vaddps|vaddpd|vsubps|vsubpd|vaddsubps|vaddsubpd|vaddss|vaddsd|vsubss|vsubsd v,v,v pCD lat=2 xin=1
+form addps|addpd|subps|subpd|addsubps|addsubpd|addss|addsd|subss|subsd x,x pCD lat=2 xin=1
+form vmulps|vmulpd|vscalefps|vscalefpd z,z,z pAB lat=3 fused=1
+form vmulps|vmulpd|vscalefps|vscalefpd z,z,mb pAB+p89 lat=3 fused=1
+form vmulps|vmulpd|vscalefps|vscalefpd v,v,mb pAB+p89 lat=3
+form vmulps|vmulpd|vscalefps|vscalefpd|vmulss|vmulsd|vscalefss|vscalefsd|vgetexpss|vgetexpsd v,v,v pAB lat=3
+form mulps|mulpd|mulss|mulsd x,x pAB lat=3
+form vaddss|vaddsd|vsubss|vsubsd x,x,m pCD+p89 lat=2 xin=1
+form addss|addsd|subss|subsd x,m pCD+p89 lat=2 xin=1
+form vmulss|vmulsd|vscalefss|vscalefsd|vgetexpss|vgetexpsd x,x,m pAB+p89 lat=3
+form mulss|mulsd x,m pAB+p89 lat=3
 form vfmadd132ps|vfmadd213ps|vfmadd231ps|vfmadd132pd|vfmadd213pd|vfmadd231pd|vfmsub132ps|vfmsub213ps|vfmsub231ps|vfmsub132pd|vfmsub213pd|vfmsub231pd z,z,z pAB lat=4
 form vfnmadd132ps|vfnmadd213ps|vfnmadd231ps|vfnmadd132pd|vfnmadd213pd|vfnmadd231pd|vfnmsub132ps|vfnmsub213ps|vfnmsub231ps|vfnmsub132pd|vfnmsub213pd|vfnmsub231pd z,z,z pAB lat=4
 form vfmaddsub132ps|vfmaddsub213ps|vfmaddsub231ps|vfmaddsub132pd|vfmaddsub213pd|vfmaddsub231pd|vfmsubadd132ps|vfmsubadd213ps|vfmsubadd231ps|vfmsubadd132pd|vfmsubadd213pd|vfmsubadd231pd z,z,z pAB lat=4
@@ -434,8 +455,10 @@ form vcvtpd2ps|vcvtpd2dq|vcvttpd2dq|vcvtpd2udq|vcvttpd2udq|vcvtqq2ps|vcvtuqq2ps 
 form vcvtps2pd|vcvtdq2pd|vcvtudq2pd|vcvtpd2ps|vcvtpd2dq|vcvttpd2dq|vcvtpd2udq|vcvttpd2udq|vcvtps2qq|vcvttps2qq|vcvtps2uqq|vcvttps2uqq|vcvtqq2ps|vcvtuqq2ps v,mb pCD+pBC+p89 lat=5
 form vcvtps2pd|vcvtdq2pd|vcvtudq2pd|vcvtps2qq|vcvttps2qq|vcvtps2uqq|vcvttps2uqq|vcvtph2ps z,m pCD+p89 lat=4
 form vcvtps2pd|vcvtdq2pd|vcvtudq2pd|vcvtps2qq|vcvttps2qq|vcvtps2uqq|vcvttps2uqq|vcvtph2ps|cvtps2pd|cvtdq2pd v,m pCD+p89 lat=4
-form vcvtss2sd|vcvtsd2ss x,x,m pCD+p89 lat=4
-form cvtss2sd|cvtsd2ss x,m pCD+p89 lat=4
+form vcvtss2sd|vcvtsd2ss x,x,m pCD+p89 lat=3
+form vcvtss2sd|vcvtsd2ss x,x,x pCD+pBC lat=3   # measured: 3 (above)
+form cvtss2sd|cvtsd2ss x,m pCD+p89 lat=3
+form cvtss2sd|cvtsd2ss x,x pCD+pBC lat=3
 form vcvtsi2ss|vcvtusi2ss x,x,r64 pCD+2pBC lat=7
 form vcvtsi2ss|vcvtsi2sd|vcvtusi2ss|vcvtusi2sd x,x,r pF+pCD lat=7   # measured 1 per cycle (cvtsi2sd3: 3 in 3.02); round trip with vcvttsd2si 13 (cvt_roundtrip) = 7 + 6
 form vcvtsi2ss|vcvtsi2sd|vcvtusi2ss|vcvtusi2sd x,x,m pCD+p89 lat=4

@@ -46,6 +46,10 @@ struct model {
 	double gap[SIM_MAX_RES];
 	double avail[SIM_MAX_RES];
 	double reg[NREGS];
+	/* made by an operation whose result an xin= consumer gets late (a
+	 * vector result of another unit's operation: not a load's, not an
+	 * xin= form's) */
+	bool reg_cross[NREGS];
 	double latw, penalty, store_fwd, br_inc, br_acc, width;
 	double load_lat[4], level_lat[4];
 	unsigned window, pos;
@@ -574,8 +578,17 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 
 	double t_ready = t_issue;
-	for (unsigned i = 0; i < in->nreads; i++)
-		t_ready = dmax(t_ready, md->reg[in->reads[i]]);
+	if (__builtin_expect(in->xin > 0, 0)) {
+		/* a unit with a bypass of its own (xin=) gets other units'
+		 * vector results later */
+		for (unsigned i = 0; i < in->nreads; i++) {
+			unsigned r = in->reads[i];
+			t_ready = dmax(t_ready, md->reg[r] + (md->reg_cross[r] ? in->xin * md->latw : 0));
+		}
+	} else {
+		for (unsigned i = 0; i < in->nreads; i++)
+			t_ready = dmax(t_ready, md->reg[in->reads[i]]);
+	}
 
 	double t_exec = t_ready;
 	bool mem_bound = false;
@@ -753,8 +766,17 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			md->sm_ren[s] = renamable ? (in->nload ? t_end : t_ready) : -1;
 		}
 	}
-	for (unsigned i = 0; i < in->nwrites; i++)
-		md->reg[in->writes[i]] = t_end;
+	/* an eliminated move passes its source's kind on; a load's result,
+	 * a zero idiom's or an xin= form's is no other unit's */
+	bool other_unit = in->eliminated ? in->nreads == 1 && md->reg_cross[in->reads[0]]
+					 : in->math_uops > 0 && !in->zero_idiom && !(in->xin > 0);
+	for (unsigned i = 0; i < in->nwrites; i++) {
+		unsigned r = in->writes[i];
+		md->reg[r] = t_end;
+		/* vector registers only: mask and general-purpose inputs
+		 * (addresses too) are not late (bench/accuracy/fpbypass.txt) */
+		md->reg_cross[r] = other_unit && r >= REG_VEC && r < REG_VEC + 32;
+	}
 
 	/* retirement is in order and at most the retire width per cycle:
 	 * what finished behind a long miss leaves the window at that rate,

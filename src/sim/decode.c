@@ -11,16 +11,6 @@
 #include "machine.h"
 #include "sim_internal.h"
 
-/* shadow register ids */
-enum {
-	REG_GPR = 0,		/* 16 */
-	REG_VEC = 16,		/* 32 */
-	REG_K = 48,		/* 8 */
-	REG_CF = 56,		/* carry: renamed apart from the other flags */
-	REG_SPAZO = 57,		/* sign, parity, adjust, zero, overflow */
-	REG_RSP = REG_GPR + 4,
-};
-
 struct code_slot {
 	uint64_t key;		/* address + 1; 0 = empty */
 	uint32_t idx;
@@ -295,6 +285,7 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		for (unsigned i = 0; i < f->nuops; i++)
 			uops[nu++] = f->uop[i];
 		in->lat = f->lat;
+		in->xin = f->xin;
 		in->div = f->div;
 	} else {
 		/* no rule at all: one simple µop on the widest group */

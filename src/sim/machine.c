@@ -356,6 +356,10 @@ static int parse_form(struct sim_machine *m, char **tok, int ntok, bool category
 			if (parse_num(v, &d))
 				goto bad;
 			f->lat = (float)d;
+		} else if ((v = attr(tok[i], "xin"))) {
+			if (parse_num(v, &d) || d > 16)
+				goto bad;
+			f->xin = (float)d;
 		} else if ((v = attr(tok[i], "div"))) {
 			if (parse_num(v, &d))
 				goto bad;
@@ -378,7 +382,7 @@ static int parse_form(struct sim_machine *m, char **tok, int ntok, bool category
 			f->flags |= SIM_F_RENAME;
 		} else {
 		bad:
-			merr(err, errlen, "%s: bad attribute '%s' (lat=N div=N fused=N zero-idiom elim rename fuse nomicrofuse serial)",
+			merr(err, errlen, "%s: bad attribute '%s' (lat=N xin=N div=N fused=N zero-idiom elim rename fuse nomicrofuse serial)",
 			     where, tok[i]);
 			free(names);
 			return -1;

@@ -38,6 +38,10 @@ struct sim_form {
 	unsigned nuops;
 	uint32_t uop[SIM_FORM_MAX_UOPS];	/* port mask per µop */
 	float lat, div;
+	/* cycles more for a vector register input that an operation of
+	 * another kind produced (not a load, not a form with xin= too): a
+	 * unit whose fast bypass is its own (Zen 5's FP adder); 0: none */
+	float xin;
 	int fused;		/* -1: derive */
 	unsigned flags;
 };

@@ -97,6 +97,7 @@ struct sim_insn {
 	uint8_t uops;		/* unfused µops that execute */
 	uint8_t math_uops;	/* of them, neither loads nor stores: the math scheduler's */
 	float lat;		/* operation latency (without the load) */
+	float xin;		/* cycles more for a vector input from another kind of operation (the form's xin=) */
 	float div;		/* divider cycles */
 	uint8_t load_lat_class;	/* 0 GPR, 1 xmm, 2 ymm, 3 zmm */
 	bool vector;		/* has xmm/ymm/zmm operands */

@@ -10,6 +10,16 @@
 
 #include "sim.h"
 
+/* shadow register ids (sim_insn's reads and writes) */
+enum {
+	REG_GPR = 0,		/* 16 */
+	REG_VEC = 16,		/* 32 */
+	REG_K = 48,		/* 8 */
+	REG_CF = 56,		/* carry: renamed apart from the other flags */
+	REG_SPAZO = 57,		/* sign, parity, adjust, zero, overflow */
+	REG_RSP = REG_GPR + 4,
+};
+
 /* ------------------------------------------------------------ caches --- */
 
 /* One set-associative level with bit-PLRU replacement (one MRU bit per

@@ -898,6 +898,69 @@ static void test_cmov_and_splits(void)
 	}
 }
 
+/* zen5's FP adder: its own results in 2 cycles, another unit's vector
+ * results 1 cycle later (form attribute xin=1), measured in chains on
+ * the Zen 5 guest (bench/accuracy/fpbypass.txt, results/zen5-kvm-2026-11-30-
+ * fpbypass.csv; zmm_masked from kernels.txt) */
+static void test_zen5_fp_bypass(void)
+{
+	static const struct {
+		const char *hex, *what;
+		double cpi;
+	} chain[] = {
+		{ "c5fb58c1c5fb58c1c5fb58c1c5fb58c149ffcf75eb", "4 vaddsd", 8.0 },
+		{ "c5fb58c1c5fb59c1c5fb58c1c5fb59c149ffcf75eb", "(vaddsd, vmulsd) x 2", 12.0 },
+		{ "c5fb58c3c5fb58c1c5fb58c4c5fb58c5c5fb59c249ffcf75e7", "4 vaddsd and a vmulsd (seidel's)", 12.0 },
+		{ "c5f954c1c5fb58c1c5f954c1c5fb58c149ffcf75eb", "(vandpd, vaddsd) x 2", 10.0 },
+		/* the multiplier's result through an eliminated vmovapd */
+		{ "c5fb58c1c5fb59d1c5f928c249ffcf75ef", "vaddsd, vmulsd, vmovapd", 6.0 },
+		/* a mask register into the adder: not delayed */
+		{ "62f33d481fd00162d17c4a58c1c5ec41d962d13ccb59c949ffcf75e4", "vpcmpd k2 + masked vaddps", 9.0 },
+		{ "c5fb5fc1c5fb5fc1c5fb5fc1c5fb5fc149ffcf75eb", "4 vmaxsd", 8.0 },
+	};
+	struct sim_machine *m = load("data/machines/zen5.mm");
+	if (!tap_ok(m != NULL, "zen5 machine model loads"))
+		return;
+	for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
+		struct analysis_result r;
+		if (tap_ok(loop_analysis(m, chain[k].hex, &r) == 0, "zen5 %s: simulated", chain[k].what))
+			tap_near(r.cpi, chain[k].cpi, 0.05, "zen5: a chain of %s: %.2f cycles (measured %.1f)", chain[k].what,
+				 r.cpi, chain[k].cpi);
+	}
+	sim_machine_free(m);
+	/* a machine file with xin= read, and bad values refused with the
+	 * file and line named */
+	static const char *const bad[] = { "xin=x", "xin=-1", "xin=17" };
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		char path[] = "/tmp/gus-test-xin-XXXXXX";
+		int fd = mkstemp(path);
+		if (!tap_ok(fd >= 0, "temporary machine file"))
+			continue;
+		/* skx.mm and one form more */
+		char src[4096], line[4096];
+		snprintf(src, sizeof src, "%s/data/machines/skx.mm", datadir);
+		FILE *in = fopen(src, "r"), *f = fdopen(fd, "w");
+		unsigned lines = 0;
+		while (in && f && fgets(line, sizeof line, in)) {
+			fputs(line, f);
+			lines++;
+		}
+		if (in)
+			fclose(in);
+		if (f) {
+			fprintf(f, "form vaddsd x,x,x p0 lat=2 %s\n", bad[k]);
+			fclose(f);
+		}
+		char msg[1024] = "", at[32];
+		snprintf(at, sizeof at, ":%u", lines + 1);
+		struct sim_machine *b = sim_machine_load(path, msg, sizeof msg);
+		tap_ok(lines > 0 && !b && strstr(msg, path) && strstr(msg, at) && strstr(msg, bad[k]),
+		       "machine file with '%s' refused, naming it and its line: %s", bad[k], msg);
+		sim_machine_free(b);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	datadir = getenv("GUS_TOP") ? getenv("GUS_TOP") : GUS_ABS_SRCDIR;
@@ -910,6 +973,7 @@ int main(void)
 	test_l1_transfer();
 	test_zen5_l2_streams();
 	test_zen5_fetch_split();
+	test_zen5_fp_bypass();
 	test_branches();
 	test_retire_width();
 	test_short_stream();
