@@ -950,6 +950,8 @@ static void test_zen5_fp_bypass(void)
 		if (f) {
 			fprintf(f, "form vaddsd x,x,x p0 lat=2 %s\n", bad[k]);
 			fclose(f);
+		} else {
+			close(fd);
 		}
 		char msg[1024] = "", at[32];
 		snprintf(at, sizeof at, ":%u", lines + 1);
