@@ -6,7 +6,7 @@
 # on), a plain -Werror build with the unit tests and the command line's
 # surface (make check-plain), and the fuzz targets (clang): each replays
 # its corpus and regression inputs, then fuzzes for $GUS_FUZZ_SECONDS
-# (default 4; make fuzz-campaign runs the long campaign). The three
+# (default 2; make fuzz-campaign runs the long campaign). The three
 # stages run side by side (their tests wait on programs and timers as much
 # as they compute), each into its own log; their results are printed in
 # order. Ends with "N passed, N failed" over all.
@@ -79,11 +79,13 @@ run_suite() {	# run_suite NAME CHECK-TARGET CONFIGURE-FLAGS...
 
 # The libFuzzer targets (tests/fuzz), built with clang, each run on its
 # corpus and regression inputs, then fuzzed for $GUS_FUZZ_SECONDS seconds
-# (default 4), as many at once as there are cores: each target is one
+# (default 2: CI's time is at its limit; the corpora and regression
+# inputs are what CI checks, a parser's change gets the campaign), as
+# many at once as there are cores: each target is one
 # test, a crash, leak, hang or sanitizer report fails it.
 fuzz_suite() {	# fuzz_suite CONFIGURE-FLAGS...
 	local dir="$top/build/fuzz"
-	local secs=${GUS_FUZZ_SECONDS:-4}
+	local secs=${GUS_FUZZ_SECONDS:-2}
 	mkdir -p "$dir"
 	exec >"$top/build/fuzz.out" 2>&1
 	# -O1, as libFuzzer's documentation builds its targets: clang

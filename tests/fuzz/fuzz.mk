@@ -50,7 +50,7 @@ else
 fuzz:
 	@echo "make fuzz: the fuzz targets need ./configure CC=clang --enable-fuzzing" >&2; exit 1
 endif
-# each target on its corpus for FUZZ_SECONDS (default 15; CI takes 4)
+# each target on its corpus for FUZZ_SECONDS (default 15; CI takes 2)
 # seconds, FUZZ_JOBS at once; fuzz-campaign is the long run (FUZZ_CAMPAIGN_SECONDS
 # each, default 600), to do before a parser's change lands
 FUZZ_SECONDS = 15
