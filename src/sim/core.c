@@ -766,10 +766,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			md->sm_ren[s] = renamable ? (in->nload ? t_end : t_ready) : -1;
 		}
 	}
-	/* an eliminated move passes its source's kind on; a load's result,
-	 * a zero idiom's or an xin= form's is no other unit's */
-	bool other_unit = in->eliminated ? in->nreads == 1 && md->reg_cross[in->reads[0]]
-					 : in->math_uops > 0 && !in->zero_idiom && !(in->xin > 0);
+	/* an eliminated move passes its source's kind on */
+	bool other_unit = in->eliminated ? in->nreads == 1 && md->reg_cross[in->reads[0]] : in->other_unit;
 	for (unsigned i = 0; i < in->nwrites; i++) {
 		unsigned r = in->writes[i];
 		md->reg[r] = t_end;

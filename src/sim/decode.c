@@ -361,6 +361,7 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		in->fused = 1;
 	/* only an operation with a load to unlaminate from */
 	in->unlaminated = indexed_load_op && n_load && n_other && !n_sta && !n_std;
+	in->other_unit = in->math_uops > 0 && !in->zero_idiom && !(in->xin > 0);
 	in->fusible = f && (f->flags & SIM_F_FUSE) && !in->approx;
 }
 
