@@ -46,6 +46,8 @@ base zen4
 #   [rsi], 1` chains (stfwd_idx, stfwd_simple, stfwd_disp, rmw_chain):
 #   `memory-renaming indexed`, one of the format's two additions for these
 #   models (the other: `load-uop P+Q`).
+# - a line moved between the L1 and the L2 takes a cycle of the load pipes
+#   (l1-transfer 1, below: measured from the L2 against the L1).
 # The form lines below restate zen4.mm's forms whose resources or
 # latencies these rules change (every such form, and the forms before it of
 # the same mnemonic, so that the lookup order is zen4.mm's); generated from
@@ -93,6 +95,25 @@ split-load 1                        # a load across two lines takes its load pip
 # line (bench/accuracy/compiled, results/zen5-kvm-2026-11-29.csv: modelled
 # 11.5 without, 22.1 with it)
 gather-line-per-element
+# A line moved between the L1 and the L2 (filled for a load or for
+# ownership, or written back) takes a cycle of the load pipes (FORMAT's
+# l1-transfer, as spr.mm's): loops whose data streams through the L2 and
+# whose loads keep the two vector pipes busy run slower than either bound
+# alone. From the L2 (bench/accuracy/zenprobe4.txt, results/zen5-kvm-
+# 2026-11-30-zenprobe4-l2.csv) the compiled jacobi1d -O3 body (three zmm
+# loads, two across a line, and a zmm store a line) 3.74 cycles, 2.68 from
+# the L1; modelled 2.50 without this (the pipes' bound), 3.0 with it.
+# zenprobe5.txt (a line an iteration loaded 3 to 8 times by zmm loads) on
+# a noisy day (a busy sibling thread: the tiny loops ran 1.4-1.8 cycles,
+# 1.0 the day before; results/zen5-kvm-2026-11-30-zenprobe5-{l1,l2}.csv):
+# 0.3-0.5 cycles more from the L2 than from the L1. With it the compiled
+# kernels (their quiet measurements of 2026-11-29) go 15.7 -> 14.6 %
+# static, 15.5 -> 13.5 % traced (axpy -O2 -17 -> +4 %, jacobi1d, jacobi2d
+# and heat -O3 -41/-31/-28 -> -29/-25/-22 %; syrk -O3 static +35 -> +69
+# %: its static loop takes more lines from the L2 than its trace shows),
+# the L2 stream probes (l2probe.txt) 6.1/6.2 -> 4.8/5.4 %, the loop bodies
+# (in the L1) unchanged; 2 uses a line: 15.6 % static.
+l1-transfer 1
 split-store 1 0                     # a store across two lines commits alone: one per cycle at any width (measured GPR 4 in 4.00, ymm 4 in 4.00 against 2.00 aligned, zmm 4 in 4.00 as aligned: zenprobe2.txt gpr_st_split4, ymm_st_split4, zmm_st_split4)
 
 # ----------------------------------------------------------- caches ---
