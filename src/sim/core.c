@@ -54,12 +54,19 @@ struct model {
 	double load_lat[4], level_lat[4];
 	unsigned window, pos;
 	double *ring;
-	uint8_t *ring_mem;
 	/* entries held from issue to retirement: vector rename registers,
 	 * the load and the store buffer, the branches' buffer */
 	struct inflight vregs, loads, stores, branches;
 	uint8_t held;		/* HELD_* of those with a capacity */
 	double recover, last_retire;
+	/* the mispredicted branch that set RECOVER: when it resolved, and
+	 * when the wrong path it was fetched past would have filled the
+	 * window */
+	double recover_resolve, recover_fill;
+	/* the last arrival of data a load served beyond the L1 brings (of
+	 * the instructions so far): a backend stall before it has a miss
+	 * outstanding, Memory Bound as the counters tell it */
+	double miss_until;
 	/* in-order retirement, RET_GAP cycles per fused-domain µop: free from
 	 * RET_AVAIL (0: no width limit) */
 	double ret_gap, ret_avail;
@@ -228,6 +235,11 @@ static inline double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
+static inline double dmin(double a, double b)
+{
+	return a < b ? a : b;
+}
+
 static void inflight_init(struct inflight *f, unsigned n, double scale)
 {
 	f->ring = NULL;
@@ -298,11 +310,10 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	inflight_init(&md->branches, m->branch_buffer, ww);
 	md->held = (md->vregs.cap ? HELD_VREGS : 0) | (md->loads.cap ? HELD_LOADS : 0) |
 		   (md->stores.cap ? HELD_STORES : 0) | (md->branches.cap ? HELD_BRANCHES : 0);
-	md->ring_mem = calloc(md->window, 1);
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
 	md->sm_ren = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_ren);
-	if (!md->ring || !md->ring_mem || !md->sm_key || !md->sm_val || !md->sm_ren)
+	if (!md->ring || !md->sm_key || !md->sm_val || !md->sm_ren)
 		abort();
 	/* the taken-branch rate is part of the front end's capacity */
 	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
@@ -395,7 +406,6 @@ static void model_free(struct model *md)
 	free(md->loads.ring);
 	free(md->stores.ring);
 	free(md->branches.ring);
-	free(md->ring_mem);
 	free(md->sm_key);
 	free(md->sm_val);
 	free(md->sm_ren);
@@ -462,7 +472,6 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	/* window: the slots this instruction takes were freed when their
 	 * previous occupants retired */
 	double t_win = 0;
-	uint8_t win_mem = 0;
 	if (fused) {
 		unsigned k = fused > md->window ? md->window : fused;
 		/* no modulo here: a division per instruction is a measurable
@@ -471,7 +480,6 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		if (p >= md->window)
 			p -= md->window;
 		t_win = md->ring[p];
-		win_mem = md->ring_mem[p];
 	}
 	double fe_avail = md->avail[fe];
 	double t_fe = tfloor(fe_avail);
@@ -550,18 +558,40 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	if (fused && t_issue > fe_avail) {
 		double lost = (t_issue - fe_avail) * md->width;
 		switch (cause) {
-		case BY_RECOVERY:
-			md->st.bad_spec += lost;
+		case BY_RECOVERY: {
+			/* the front end runs down the wrong path until the
+			 * window is full; from then until the branch resolves
+			 * the slots are the backend's (a window full of work
+			 * waiting, as the counters count them: a branch on a
+			 * load from memory is Memory Bound but for the fill
+			 * and the restart), the rest bad speculation */
+			double lo = dmax(fe_avail, md->recover_fill);
+			double hi = dmin(md->recover_resolve, t_issue);
+			double stalled = hi > lo ? (hi - lo) * md->width : 0;
+			double mem = dmin(hi, md->miss_until) > lo ? (dmin(hi, md->miss_until) - lo) * md->width : 0;
+			if (stalled > lost)
+				stalled = lost;
+			if (mem > stalled)
+				mem = stalled;
+			md->st.bad_spec += lost - stalled;
+			md->st.backend_mem += mem;
+			md->st.backend_core += stalled - mem;
 			break;
+		}
 		case BY_TAKEN:
 			md->st.frontend += lost;
 			break;
-		case BY_WINDOW:
-			if (win_mem) {
-				md->st.backend_mem += lost;
-				break;
-			}
-			/* fall through */
+		case BY_WINDOW: {
+			/* the stall's part with a miss outstanding is Memory
+			 * Bound (as the counters' stalls with an L1D miss) */
+			double until = dmin(t_issue, md->miss_until);
+			double mem = until > fe_avail ? (until - fe_avail) * md->width : 0;
+			if (mem > lost)
+				mem = lost;
+			md->st.backend_mem += mem;
+			md->st.backend_core += lost - mem;
+			break;
+		}
 		default:
 			md->st.backend_core += lost;
 			break;
@@ -591,7 +621,6 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	}
 
 	double t_exec = t_ready;
-	bool mem_bound = false;
 	/* the deepest level a load of it was served by, and when its data
 	 * was there */
 	int load_level = -1;
@@ -642,7 +671,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 					t = dmax(t, md->avail[r] - md->gap[r]);
 			}
 			if (lvl > 0)
-				mem_bound = true;
+				md->miss_until = dmax(md->miss_until, t);
 			/* store-to-load forwarding through shadow memory; with
 			 * memory renaming a [base+disp] GPR load (any GPR load
 			 * with `memory-renaming indexed`) takes the value
@@ -803,12 +832,10 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	md->last_retire = r;
 	if (fused == 1) {
 		md->ring[md->pos] = r;
-		md->ring_mem[md->pos] = mem_bound;
 		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
 	} else {
 		for (unsigned k = 0; k < fused && k < md->window; k++) {
 			md->ring[md->pos] = r;
-			md->ring_mem[md->pos] = mem_bound;
 			md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
 		}
 	}
@@ -822,6 +849,10 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		md->br_acc += md->br_inc;
 		if (md->br_acc >= 1 - 1e-9) {
 			md->br_acc -= 1;
+			if (t_end + md->penalty > md->recover) {
+				md->recover_resolve = t_end;
+				md->recover_fill = t_issue + md->window * md->gap[fe];
+			}
 			md->recover = dmax(md->recover, t_end + md->penalty);
 			md->st.mispredicts++;
 		}
