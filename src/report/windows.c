@@ -897,7 +897,9 @@ void report_windows_simulate(const struct sim_machine *m, const struct simrun_co
 	 * caches nearly empty, and a loop over more data than one window
 	 * touches then misses everywhere: 6x the time of the concatenated
 	 * stream on gzip's longest_match), and the windows' cycles add up to
-	 * the stream's. The predictor starts trained, as for the stream. */
+	 * the stream's. The predictor starts trained, and the caches hold
+	 * the lines the stream comes back to, as for the stream
+	 * (sim_session_warm; with a replay, from the tape). */
 	size_t *ord = malloc((w->n ? w->n : 1) * sizeof *ord);
 	if (!ord)
 		abort();

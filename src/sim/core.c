@@ -1232,9 +1232,71 @@ void sim_session_replay(struct sim_session *s, const struct sim_tape *t)
 	s->at = 0;
 }
 
+/* records apart that make a second touch of a line a return to it (more
+ * than one window of a report's stream, more than a loop's own stride) */
+#define WARM_RETURN 4096
+
+/* The caches as a run that kept using its data leaves them: a stream of
+ * windows spread over a run holds a sample of its accesses, and what the
+ * run touched between them is not there. A line the stream comes back
+ * to, WARM_RETURN records or more after it first touched it, is data the
+ * run keeps using: it is loaded into the caches (in the stream's order)
+ * before the stream runs. A line touched in one stretch only (a stream
+ * through new data, or one access into a structure larger than the
+ * sample) stays cold. Cold caches made gzip's longest_match (its 200 KiB
+ * in the L2) wait on memory for 56 % of its cycles; warming every line
+ * made xz's match finder (a tree of 94 MiB at random) never miss. */
+static void warm_caches(struct sim_session *s, const struct sim_rec *recs, size_t n)
+{
+	size_t naccess = 0;
+	for (size_t i = 0; i < n; i++)
+		naccess += recs[i].nmem;
+	if (!s->cache.nlevels || !naccess)
+		return;
+	size_t cap = 64;
+	while (cap < 2 * naccess)
+		cap <<= 1;
+	/* open addressing: a line (+1, 0 is empty) and where it was first
+	 * touched, the top bit set once the stream came back to it */
+	uint64_t *line = calloc(cap, sizeof *line);
+	uint64_t *first = calloc(cap, sizeof *first);
+	if (!line || !first)
+		abort();
+	const uint64_t back = 1ULL << 63;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct sim_rec *rec = &recs[i];
+			const struct sim_insn *in = sim_code_insn(s->code, rec->insn);
+			for (unsigned k = 0; k < in->nmem && k < rec->nmem; k++) {
+				uint64_t l = (rec->mem[k] >> 6) + 1;
+				size_t h = (size_t)((l * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+				while (line[h] && line[h] != l)
+					h = (h + 1) & (cap - 1);
+				if (pass == 0) {
+					if (!line[h]) {
+						line[h] = l;
+						first[h] = i;
+					} else if (!(first[h] & back) && i - first[h] >= WARM_RETURN) {
+						first[h] |= back;
+					}
+					continue;
+				}
+				if (!(first[h] & back))
+					continue;
+				const struct sim_memop *mo = &in->mem[k];
+				sim_cache_access(&s->cache, in->addr, rec->mem[k], mo->bytes, NULL);
+				if (mo->write)
+					sim_cache_write(&s->cache, rec->mem[k], mo->bytes);
+			}
+		}
+	free(line);
+	free(first);
+}
+
 void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t n)
 {
-	/* a replay has the predictor's training in its annotations */
+	/* a replay has the predictor's and the caches' training in its
+	 * annotations */
 	if (s->replay)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -1243,6 +1305,7 @@ void sim_session_warm(struct sim_session *s, const struct sim_rec *recs, size_t 
 		if (in->branch)
 			sim_bpred_branch(&s->bp, (enum sim_branch_kind)in->branch, in->addr, rec->taken, rec->target);
 	}
+	warm_caches(s, recs, n);
 }
 
 void sim_session_data_level(struct sim_session *s, unsigned level)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core model on the paper's worked example and on one loop per
  * mechanism, with the Skylake-SP machine model. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -639,6 +640,79 @@ static void test_mispredict_on_memory(void)
 	sim_machine_free(m);
 }
 
+/* the memory level hits of a load stream (mov rax, [rsi+rdx]; add rdx,
+ * 64; dec r15; jne) over random lines of SPAN bytes, warmed or not */
+static uint64_t warm_memory_hits(const struct sim_machine *m, uint64_t span, bool warm, uint64_t *all)
+{
+	uint8_t buf[32];
+	int len = hexbytes("488b04164883c24049ffcf75f3", buf);
+	struct sim_code *code = sim_code_new(m);
+	long idx[4];
+	uint64_t at = 0x1000;
+	for (int i = 0; i < 4; i++) {
+		idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
+		at += sim_code_insn(code, (size_t)idx[i])->len;
+	}
+	size_t iters = 8000, n = 0;
+	struct sim_rec *recs = calloc(iters * 4, sizeof *recs);
+	uint64_t x = 2463534242ULL;
+	for (size_t it = 0; it < iters; it++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		recs[n].insn = (uint32_t)idx[0];
+		recs[n].nmem = 1;
+		recs[n++].mem[0] = 0x10000000 + ((x >> 8) % (span / 64)) * 64;
+		recs[n++].insn = (uint32_t)idx[1];
+		recs[n++].insn = (uint32_t)idx[2];
+		recs[n].insn = (uint32_t)idx[3];
+		recs[n].taken = 1;
+		recs[n++].target = 0x1000;
+	}
+	struct sim_config cfg;
+	for (int i = 0; i < SIM_MAX_RES; i++)
+		cfg.w[i] = 1;
+	uint64_t mem = 0;
+	*all = 0;
+	struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
+	if (s) {
+		struct sim_stats st;
+		struct sim_events ev;
+		if (warm)
+			sim_session_warm(s, recs, n);
+		sim_session_feed(s, recs, n);
+		sim_session_finish(s, &st, &ev);
+		mem = ev.level_hits[3];
+		for (int l = 0; l < 4; l++)
+			*all += ev.level_hits[l];
+		sim_events_free(&ev);
+		sim_session_free(s);
+	}
+	free(recs);
+	sim_code_free(code);
+	return mem;
+}
+
+/* A stream of windows spread over a run starts with the caches warmed by
+ * the lines it comes back to: a structure the stream keeps returning to
+ * (128 KiB at random, each line touched again thousands of records
+ * later) is in the caches, as the run left them; one touched once a line
+ * (1 GiB at random) stays in memory */
+static void test_warm_caches(void)
+{
+	struct sim_machine *m = load("data/machines/zen5.mm");
+	if (!m)
+		return;
+	uint64_t all, mem;
+	mem = warm_memory_hits(m, 128 << 10, false, &all);
+	tap_ok(all == 8000 && mem > all / 5, "cold caches: 128 KiB at random, %" PRIu64 " of %" PRIu64 " loads from memory (first touches)", mem, all);
+	mem = warm_memory_hits(m, 128 << 10, true, &all);
+	/* but for the lines the sample touched in one stretch only (about 8
+	 * % of the 2048 are touched once in 8000 draws) */
+	tap_ok(all == 8000 && mem < all / 20, "warmed: 128 KiB at random, %" PRIu64 " of %" PRIu64 " loads from memory", mem, all);
+	mem = warm_memory_hits(m, 1ULL << 30, true, &all);
+	tap_ok(all == 8000 && mem > all * 95 / 100, "warmed: 1 GiB at random stays cold, %" PRIu64 " of %" PRIu64 " loads from memory", mem, all);
+	sim_machine_free(m);
+}
+
 /* a branch on random data costs mispredictions, one on a pattern does not */
 static void test_branches(void)
 {
@@ -1088,6 +1162,7 @@ int main(void)
 	test_zen5_fp_bypass();
 	test_branches();
 	test_mispredict_on_memory();
+	test_warm_caches();
 	test_retire_width();
 	test_short_stream();
 	test_monotonic();
