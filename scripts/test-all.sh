@@ -100,8 +100,13 @@ fuzz_suite() {	# fuzz_suite CONFIGURE-FLAGS...
 	# starved until the sanitized tests ended, and the fuzzing after it
 	# was then all CI waited for); the fuzzing itself fills in where the
 	# tests wait
-	renice -n 10 $BASHPID >/dev/null 2>&1
 	echo "== fuzz: each target ${secs}s on its corpus (built after $(($(date +%s) - start)) s)"
+	# the sim coverage test's corpus (120 compiles, 25 CPU-s) into the
+	# stages' shared cache, off the sanitized stage's path: it copies them
+	# when its test comes (or compiles what is not there yet)
+	GUS_CORPUS_COMPILE_ONLY=1 TESTDIR="$top/tests" "$top/tests/cli/test_sim_coverage.sh" >"$dir/corpus.log" 2>&1 ||
+		echo "fuzz: compiling the sim coverage corpus failed (see $dir/corpus.log)"
+	renice -n 10 $BASHPID >/dev/null 2>&1
 	local names
 	names=$(sed -n 's/^fuzz_names = //p' "$top/tests/fuzz/fuzz.mk")
 	# shellcheck disable=SC2086
