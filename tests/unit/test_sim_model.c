@@ -512,7 +512,7 @@ static void place_line_x4(struct sim_rec *recs, size_t n, size_t per)
 /* zen5's l1-transfer: a line filled from the L2 takes a cycle of the load
  * pipes, so four zmm loads of a line (2 cycles on the two vector pipes)
  * take 2.5 cycles from the L2, not the larger of the pipes' 2 and the
- * L2's 1.3 (measured 0.3-0.5 cycles more from the L2 than from the L1:
+ * L2's 1.3 (measured 0.2-0.5 cycles more from the L2 than from the L1:
  * bench/accuracy/zenprobe5.txt; the jacobi1d -O3 body 3.74 against 2.68) */
 static void test_zen5_l1_transfer(void)
 {
