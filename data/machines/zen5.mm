@@ -106,7 +106,9 @@ gather-line-per-element
 # zenprobe5.txt (a line an iteration loaded 3 to 8 times by zmm loads) on
 # a noisy day (a busy sibling thread: the tiny loops ran 1.4-1.8 cycles,
 # 1.0 the day before; results/zen5-kvm-2026-11-30-zenprobe5-{l1,l2}.csv):
-# 0.2-0.5 cycles more from the L2 than from the L1. With it the compiled
+# 0.2-0.5 cycles more from the L2 than from the L1 (a second such pair
+# of runs: none for the loads alone, 0.6-1.0 with a store stream, as in
+# the first: the loads' part is not settled). With it the compiled
 # kernels (their quiet measurements of 2026-11-29) go 15.7 -> 14.6 %
 # static, 15.5 -> 13.5 % traced (axpy -O2 -17 -> +4 %, jacobi1d, jacobi2d
 # and heat -O3 -41/-31/-28 -> -29/-25/-22 %; syrk -O3 static +35 -> +69
