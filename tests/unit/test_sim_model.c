@@ -569,6 +569,42 @@ static void test_zen5_fetch_split(void)
 	sim_machine_free(m);
 }
 
+/* the code of HEX at 0x1000, its first N instructions' indices in IDX */
+static struct sim_code *code_at_1000(const struct sim_machine *m, const char *hex, long *idx, int n)
+{
+	uint8_t buf[64];
+	int len = hexbytes(hex, buf);
+	struct sim_code *code = sim_code_new(m);
+	uint64_t at = 0x1000;
+	for (int i = 0; i < n; i++) {
+		idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
+		at += sim_code_insn(code, (size_t)idx[i])->len;
+	}
+	return code;
+}
+
+/* one session over RECS at the machine's own capacities (warmed first
+ * when WARM): its statistics and the accesses served by each level */
+static int run_stream(const struct sim_machine *m, const struct sim_code *code, const struct sim_rec *recs,
+		      size_t n, bool warm, struct sim_stats *st, uint64_t level_hits[4])
+{
+	struct sim_config cfg;
+	for (int i = 0; i < SIM_MAX_RES; i++)
+		cfg.w[i] = 1;
+	struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
+	if (!s)
+		return -1;
+	struct sim_events ev;
+	if (warm)
+		sim_session_warm(s, recs, n);
+	sim_session_feed(s, recs, n);
+	sim_session_finish(s, st, &ev);
+	memcpy(level_hits, ev.level_hits, sizeof ev.level_hits);
+	sim_events_free(&ev);
+	sim_session_free(s);
+	return 0;
+}
+
 /* A branch on data from memory that mispredicts: the slots while it
  * waits (the window full of wrong-path work after the first few) are
  * Memory Bound, as the counters count them, and Bad Speculation keeps
@@ -582,15 +618,8 @@ static void test_mispredict_on_memory(void)
 		return;
 	/* 1000: mov rax, [rsi+rdx]; test al, 1; je +4; add rcx, 1;
 	 * add rdx, 64; dec r15; jne 1000 */
-	uint8_t buf[32];
-	int len = hexbytes("488b0416a80174044883c1014883c24049ffcf75eb", buf);
-	struct sim_code *code = sim_code_new(m);
 	long idx[7];
-	uint64_t at = 0x1000;
-	for (int i = 0; i < 7; i++) {
-		idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
-		at += sim_code_insn(code, (size_t)idx[i])->len;
-	}
+	struct sim_code *code = code_at_1000(m, "488b0416a80174044883c1014883c24049ffcf75eb", idx, 7);
 	size_t iters = 4000, n = 0;
 	struct sim_rec *recs = calloc(iters * 7, sizeof *recs);
 	uint64_t x = 88172645463325252ULL;
@@ -613,17 +642,9 @@ static void test_mispredict_on_memory(void)
 		recs[n].taken = 1;
 		recs[n++].target = 0x1000;
 	}
-	struct sim_config cfg;
-	for (int i = 0; i < SIM_MAX_RES; i++)
-		cfg.w[i] = 1;
-	struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
-	if (tap_ok(s != NULL, "mispredicts on memory: a session")) {
-		struct sim_stats st;
-		struct sim_events ev;
-		sim_session_feed(s, recs, n);
-		sim_session_finish(s, &st, &ev);
-		sim_events_free(&ev);
-		sim_session_free(s);
+	struct sim_stats st;
+	uint64_t hits[4];
+	if (tap_ok(run_stream(m, code, recs, n, false, &st, hits) == 0, "mispredicts on memory: a session")) {
 		tap_ok(st.mispredicts > iters / 4, "mispredicts on memory: %.0f of %zu branches on random data mispredicted",
 		       (double)st.mispredicts, iters);
 		/* skx: 224 entries filled 4 a cycle, 56 cycles of wrong path
@@ -644,15 +665,8 @@ static void test_mispredict_on_memory(void)
  * 64; dec r15; jne) over random lines of SPAN bytes, warmed or not */
 static uint64_t warm_memory_hits(const struct sim_machine *m, uint64_t span, bool warm, uint64_t *all)
 {
-	uint8_t buf[32];
-	int len = hexbytes("488b04164883c24049ffcf75f3", buf);
-	struct sim_code *code = sim_code_new(m);
 	long idx[4];
-	uint64_t at = 0x1000;
-	for (int i = 0; i < 4; i++) {
-		idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
-		at += sim_code_insn(code, (size_t)idx[i])->len;
-	}
+	struct sim_code *code = code_at_1000(m, "488b04164883c24049ffcf75f3", idx, 4);
 	size_t iters = 8000, n = 0;
 	struct sim_rec *recs = calloc(iters * 4, sizeof *recs);
 	uint64_t x = 2463534242ULL;
@@ -667,24 +681,13 @@ static uint64_t warm_memory_hits(const struct sim_machine *m, uint64_t span, boo
 		recs[n].taken = 1;
 		recs[n++].target = 0x1000;
 	}
-	struct sim_config cfg;
-	for (int i = 0; i < SIM_MAX_RES; i++)
-		cfg.w[i] = 1;
-	uint64_t mem = 0;
+	uint64_t mem = 0, hits[4];
+	struct sim_stats st;
 	*all = 0;
-	struct sim_session *s = sim_session_new(m, code, &cfg, 1, 1, err, sizeof err);
-	if (s) {
-		struct sim_stats st;
-		struct sim_events ev;
-		if (warm)
-			sim_session_warm(s, recs, n);
-		sim_session_feed(s, recs, n);
-		sim_session_finish(s, &st, &ev);
-		mem = ev.level_hits[3];
+	if (run_stream(m, code, recs, n, warm, &st, hits) == 0) {
+		mem = hits[3];
 		for (int l = 0; l < 4; l++)
-			*all += ev.level_hits[l];
-		sim_events_free(&ev);
-		sim_session_free(s);
+			*all += hits[l];
 	}
 	free(recs);
 	sim_code_free(code);
@@ -720,18 +723,11 @@ static void test_branches(void)
 	if (!m)
 		return;
 	/* 1000: cmp rax, rbx; jz +4; add rcx, 1; dec r15; jnz 1000 */
-	uint8_t buf[32];
-	int len = hexbytes("4839d874044883c10149ffcf75f2", buf);
 	double cpi[2] = { 0, 0 };
 	uint64_t miss[2] = { 0, 0 };
 	for (int random = 0; random < 2; random++) {
-		struct sim_code *code = sim_code_new(m);
 		long idx[5];
-		uint64_t at = 0x1000;
-		for (int i = 0; i < 5; i++) {
-			idx[i] = sim_code_add(code, at, buf + (at - 0x1000), (size_t)len - (at - 0x1000), err, sizeof err);
-			at += sim_code_insn(code, (size_t)idx[i])->len;
-		}
+		struct sim_code *code = code_at_1000(m, "4839d874044883c10149ffcf75f2", idx, 5);
 		size_t iters = 20000, n = 0;
 		struct sim_rec *recs = calloc(iters * 5, sizeof *recs);
 		uint64_t x = 2463534242ULL;
