@@ -936,8 +936,10 @@ static void sim_stats_html(FILE *out, const struct merge_report_region *rv)
 	const struct sim_events *e = &a->events;
 	fputs("<dl class=\"stats\">\n", out);
 	if (a->units > 0) {
-		fprintf(out, "<dt>cycles per %s</dt><dd>%.2f</dd>\n",
-			rv->window_unit && !strcmp(rv->window_unit, "instruction") ? "instruction" : "iteration",
+		/* the simulation's unit (a call of a function region), as
+		 * the text says it: not the windows' (which may be
+		 * instructions) */
+		fprintf(out, "<dt>cycles per %s</dt><dd>%.2f</dd>\n", rv->unit ? rv->unit : "iteration",
 			a->cycles_per_unit);
 		if (a->stream_cycles_per_unit > a->cycles_per_unit * 1.005)
 			fprintf(out, "<dt>&nbsp;&nbsp;with the code around it</dt><dd>%.2f</dd>\n", a->stream_cycles_per_unit);

@@ -193,6 +193,11 @@ if command -v xz >/dev/null 2>&1; then
 	has xz '<svg class="chart sensitivity"' "a sensitivity chart"
 	has xz '<table class="sortable insn"' "a per-instruction table"
 	has xz 'class="muted no-source">No source lines: ' "no debug information: said"
+	# the simulation's unit as the text says it (a function's cycles per
+	# call, not per instruction as its windows are timed)
+	"$GUS" report -q -i "$TMP/xz.data" >"$TMP/xz.txt" 2>/dev/null
+	unit=$(sed -n 's/^Simulated on [^:]*: [0-9.]* cycles per \([a-z]*\),.*/\1/p' "$TMP/xz.txt" | head -n 1)
+	has xz "<dt>cycles per $unit</dt>" "the region's cycles per ${unit:-(no unit in the text)}, as the text says"
 else
 	echo "# xz is not installed: its page is not checked"
 fi
