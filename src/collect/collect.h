@@ -528,9 +528,19 @@ struct collect_qemu_opts {
 	/* with windows: a range's code runs cheaply instrumented (counted,
 	 * no data addresses, no block sequence) while each thread's next
 	 * window of it is more than WINDOW_GAP records away; the records are
-	 * the same either way. 0: the plugin's default (8 Mi records);
-	 * UINT64_MAX: always fully instrumented. */
+	 * the same either way. 0: the plugin's default (65536 records, and
+	 * far in time: window_pace_ns); UINT64_MAX: always fully
+	 * instrumented. */
 	uint64_t window_gap;
+	/* with windows and the default gap: how much of the thread's CPU
+	 * time the next window must be away for its range to go cheap
+	 * (nanoseconds; 0: the plugin's default, 100 ms) */
+	uint64_t window_pace_ns;
+	/* and where it is 4 times this many records away too, cheap code is
+	 * a bare count, switched back this many records before the window by
+	 * the plugin's watcher thread (0: the plugin's default, 10 M), on
+	 * time or late (late_windows), the records otherwise the same */
+	uint64_t window_bare_records;
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;
@@ -545,6 +555,10 @@ struct collect_qemu_stats {
 	/* window_gap: how many times the tracer switched instrumentation
 	 * (each one a flush of QEMU's translations), over all processes */
 	uint64_t mode_switches;
+	/* windows that opened after their scheduled start, the switch to
+	 * full code having come late (the watcher's timing), all processes */
+	uint64_t late_windows;
+	uint64_t bare_arms;	/* switches back from bare code (the watcher's) */
 	/* follow_children: why programs the traced ones exec were not
 	 * followed (no gus-qemu-exec.so beside the plugin), "" when they were */
 	char exec_note[384];

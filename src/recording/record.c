@@ -1135,8 +1135,10 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		gusdata_set_meta(d, "trace.interrupted", "yes");
 	gusdata_set_meta_u64(d, "trace.records", stored);
 	gusdata_set_meta_u64(d, "trace.seconds_x1000", (uint64_t)(res.seconds * 1000));
-	if (windows)
+	if (windows) {
 		gusdata_set_meta_u64(d, "trace.mode_switches", qs.mode_switches);
+		gusdata_set_meta_u64(d, "trace.late_windows", qs.late_windows);
+	}
 	if (wrc || q.failed) {
 		snprintf(err, sizeof err, "writing the trace into %s failed: %s; %llu of %llu records were stored",
 			 gusdata_path(d), write_err, (unsigned long long)stored, (unsigned long long)q.stored);

@@ -797,6 +797,63 @@ static void test_window_modes(void)
 	rec_free(&cheap);
 }
 
+/* 7. windows with the watcher: between them a range's code is a bare
+ * count (no callback) and the plugin's watcher thread switches it back to
+ * full code before the next window, by time (pace= 10 ms here); every
+ * window the same as in a run instrumented fully throughout, but those
+ * the plugin says opened late */
+static void test_window_watch(void)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_qemu_stats st_full, st_watch;
+	struct collect_result res;
+	struct rec full = { 0 }, watch = { 0 };
+	struct stream_range fr[2];
+	if (!tap_ok(!lookup_off(prog, "sum_array", &fr[0]) && !lookup_off(prog, "bump_array", &fr[1]),
+		    "file offsets of sum_array and bump_array"))
+		return;
+	struct collect_qemu_object obj = { prog, fr, 2 };
+	struct collect_qemu_opts o = { .objects = &obj, .nobjects = 1, .data_addresses = true,
+				       .window_records = 100, .windows_per_level = 2,
+				       .window_gap = UINT64_MAX };
+	enum collect_status s1 = run(&full, &o, "phases", "60000", &st_full, &res, err, sizeof(err));
+	o.window_gap = 0;
+	o.window_pace_ns = 1000000;
+	o.window_bare_records = 3000000;
+	enum collect_status s2 = run(&watch, &o, "phases", "60000", &st_watch, &res, err, sizeof(err));
+	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && full.n > 1000,
+	       "arraywalk phases 60000 in windows, fully and with the watcher (%zu and %zu records)", full.n,
+	       watch.n);
+	tap_ok(st_full.mode_switches == 0 && st_watch.mode_switches >= 4 && st_watch.bare_arms >= 2,
+	       "the watched run switched instrumentation %" PRIu64 " times (%" PRIu64
+	       " back from bare code), the full one %" PRIu64,
+	       st_watch.mode_switches, st_watch.bare_arms, st_full.mode_switches);
+	/* the windows in order: [start, end) in each */
+	size_t nw = 0, same = 0, windows_full = 0, i = 0, j = 0;
+	while (i < full.n && j < watch.n) {
+		size_t ie = i + 1, je = j + 1;
+		while (ie < full.n && !(full.v[ie].flags & STREAM_WINDOW))
+			ie++;
+		while (je < watch.n && !(watch.v[je].flags & STREAM_WINDOW))
+			je++;
+		bool eq = ie - i == je - j && full.v[i].window == watch.v[j].window;
+		for (size_t k = 0; eq && k < ie - i; k++)
+			eq = same_record(&full.v[i + k], &watch.v[j + k]);
+		same += eq;
+		nw++;
+		i = ie;
+		j = je;
+	}
+	for (size_t k = 0; k < full.n; k++)
+		windows_full += (full.v[k].flags & STREAM_WINDOW) != 0;
+	tap_ok(nw == windows_full && nw > 40 && same + st_watch.late_windows >= nw &&
+		       st_watch.late_windows * 4 <= nw,
+	       "%zu of %zu windows the same, %" PRIu64 " opened late (at most a quarter)", same, nw,
+	       st_watch.late_windows);
+	rec_free(&full);
+	rec_free(&watch);
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("TEST_QEMU_FAKE"))
@@ -1020,6 +1077,7 @@ int main(int argc, char **argv)
 	rec_free(&r);
 
 	test_window_modes();
+	test_window_watch();
 
 	/* 5. errors and exit statuses */
 	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1 };
