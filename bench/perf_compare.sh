@@ -25,9 +25,19 @@ perf report -i "$out/perf.data" --comm "$comm" --percentage relative --sort dso,
 	-F overhead,dso,sym 2>/dev/null | awk '/^ +[0-9.]+%/ { p=$1; sub("%","",p); dso=$2; $1=""; $2=""; sub(/^ +/,""); sub(/^\[\.\] /,""); print p "\t" dso "\t" $0 }' >"$out/perf.tsv"
 sqlite3 -separator '	' "$out/gus.data" \
 	"select share*100, file, name, start, end from regions where kind='function' order by rank" >"$out/gus.tsv"
+# perf shows an address without a symbol as its file offset; gus's regions
+# are link-time addresses: the executable segment's vaddr - offset apart
+# (0x400000 in a non-PIE program such as Debian's python3.11, 0 in most
+# PIE programs and libraries)
+cut -f2 "$out/gus.tsv" | sort -u | while IFS= read -r f; do
+	[ -r "$f" ] || continue
+	printf '%s\t%s\n' "$f" "$(readelf -lW "$f" 2>/dev/null |
+		gawk '$1 == "LOAD" && / E / { print strtonum($3) - strtonum($2); exit }')"
+done >"$out/shift.tsv"
 echo "== $name"
 gawk -F'\t' '
-NR == FNR { pshare[NR] = $1; pdso[NR] = $2; psym[NR] = $3; np = NR; next }
+FILENAME ~ /shift.tsv$/ { shift[$1] = $2 + 0; next }
+FILENAME ~ /perf.tsv$/ { pshare[FNR] = $1; pdso[FNR] = $2; psym[FNR] = $3; np = FNR; next }
 {
 	g = $1; file = $2; gname = $3; start = $4 + 0; end = $5 + 0
 	n = split(file, parts, "/"); base = parts[n]
@@ -36,9 +46,9 @@ NR == FNR { pshare[NR] = $1; pdso[NR] = $2; psym[NR] = $3; np = NR; next }
 		if (pdso[i] != base) continue
 		s = psym[i]
 		if (s ~ /^0x[0-9a-f]+$/) {
-			a = strtonum(s)
+			a = strtonum(s) + shift[file]
 			if (a >= start && a < end) p += pshare[i]
 		} else if (s == gname) p += pshare[i]
 	}
 	printf "  gus %5.1f%%  perf %5.1f%%  %s\n", g, p, gname
-}' "$out/perf.tsv" "$out/gus.tsv"
+}' "$out/shift.tsv" "$out/perf.tsv" "$out/gus.tsv"
