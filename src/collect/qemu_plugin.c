@@ -74,13 +74,14 @@
  *
  * The callback on every executed block is still most of a cheap run's
  * cost (python3's loop: 1.6 times plain QEMU with it, 1.25 with an inline
- * count alone), so with a pace (the default) cheap code is a bare inline
- * add to the first thread's place in the range, and no callback runs at
- * all; the watcher thread reads the place every millisecond and, when the
- * next window is near in time, has the vCPU itself ask for the reset
- * (async_run_on_cpu, not part of the plugin API: without it the callback
- * stays). A window the reset reaches late opens at the range's next full
- * block (late_windows; the records are otherwise the same). Only
+ * count alone), so where the next window is also far in records (4
+ * bare_arm) cheap code is bare, an inline add to the first thread's place
+ * in the range, and no callback runs at all; the watcher thread reads the
+ * place every millisecond and, bare_arm records before the window, has
+ * the vCPU itself ask for the reset (async_run_on_cpu, not part of the
+ * plugin API: without it the callback stays). A window the reset reaches
+ * late opens at the range's next full block (late_windows; the records
+ * are otherwise the same). Only
  * while the process has one thread: a new thread's first block in a range
  * opens its first window, so a second thread makes every range full for
  * good (should its first blocks run before that reset lands, its first
@@ -329,6 +330,9 @@ static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws *
  * without QEMU's async_run_on_cpu, or with bare=0, cheap code keeps its
  * execution callback, which asks itself (exact, and what gap= tests). */
 #define WATCH_NS 1000000
+/* QEMU's async_run_on_cpu(CPUState *, run_on_cpu_func, run_on_cpu_data):
+ * the data is a union of 8 bytes passed by value, in a register as a
+ * uint64_t is (x86-64 SysV), and so is the function's */
 static void (*async_run)(void *cpu, void (*fn)(void *cpu, uint64_t tag), uint64_t tag);
 static uint64_t bare_arm = 10000000;	/* bare=: 0, no bare code */
 static bool inline_cheap;	/* bare code allowed (the watcher can arm it) */
