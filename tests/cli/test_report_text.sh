@@ -148,7 +148,7 @@ else
 		ok $? "dd -g: nearly every kernel frame named (unnamed in ${unnamed% *} of ${unnamed#* } samples; $($SQL ddg.data "select value from meta where key = 'kernel.symbols'"))"
 		# the kernel's own time next to perf's, function by function
 		if command -v perf >/dev/null 2>&1 &&
-			perf record -q -e cpu-clock -F 4000 -o dd.perf -- dd if=big of=/dev/null bs=4k </dev/null >/dev/null 2>&1; then
+			perf record -q --no-bpf-event -e cpu-clock -F 4000 -o dd.perf -- dd if=big of=/dev/null bs=4k </dev/null >/dev/null 2>&1; then
 			ptop=$(perf report -i dd.perf --stdio --no-children --sort sym 2>/dev/null |
 				awk '$2 == "[k]" { print $3; exit }')
 			gtop=$("$GUS" report -i ddg.data 2>/dev/null | grep -E '^ +- .*\[kernel\]' | sed 's/.*simulated: //')
