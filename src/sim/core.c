@@ -1263,12 +1263,13 @@ static void warm_caches(struct sim_session *s, const struct sim_rec *recs, size_
 	if (!line || !first)
 		abort();
 	const uint64_t back = 1ULL << 63;
+	const unsigned shift = s->cache.lvl[0].line_shift;	/* the L1's line */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
 			const struct sim_rec *rec = &recs[i];
 			const struct sim_insn *in = sim_code_insn(s->code, rec->insn);
 			for (unsigned k = 0; k < in->nmem && k < rec->nmem; k++) {
-				uint64_t l = (rec->mem[k] >> 6) + 1;
+				uint64_t l = (rec->mem[k] >> shift) + 1;
 				size_t h = (size_t)((l * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
 				while (line[h] && line[h] != l)
 					h = (h + 1) & (cap - 1);
