@@ -459,7 +459,7 @@ struct collect_step_opts {
 struct collect_step_stats {
 	uint64_t insns, steps, windows, entries;
 	uint64_t traps;		/* breakpoint hits, windows' or passed over */
-	uint64_t vsib;		/* records without data addresses (vector indexes) */
+	uint64_t vsib;		/* records without data addresses: a gather's or scatter's vector registers unread */
 	uint64_t threads;	/* threads of the program followed */
 	uint64_t children;	/* processes it forked, not followed */
 	bool truncated;		/* MAX_INSNS reached */

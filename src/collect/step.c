@@ -39,6 +39,9 @@
 #include <unistd.h>
 
 #include <Zydis/Zydis.h>
+#include <cpuid.h>
+#include <elf.h>
+#include <sys/uio.h>
 
 #ifndef SIGEV_THREAD_ID
 #define SIGEV_THREAD_ID 4
@@ -136,6 +139,9 @@ struct stepper {
 	size_t nbatch;
 	int sink_rc;
 	uint64_t window;
+	/* a thread's XSAVE area, read for a gather's or scatter's vector
+	 * index (vsib_addresses) */
+	uint8_t xsave[4096];
 };
 
 static volatile sig_atomic_t step_ticks;
@@ -262,9 +268,166 @@ static void fill_context(ZydisRegisterContext *c, const struct user_regs_struct 
 	c->values[ZYDIS_REGISTER_RIP] = r->rip;
 }
 
-/* one record of the instruction at REGS->rip; false when it cannot be
- * read or decoded */
-static bool record_at(struct stepper *s, const struct user_regs_struct *regs, struct stream_insn *out,
+/* --------------------------------------------------- vector indexes --- */
+/* where the XSAVE area's components lie in the standard format that
+ * PTRACE_GETREGSET's NT_X86_XSTATE uses: CPUID leaf 0xD, sub-leaf N,
+ * EBX (Intel SDM vol. 1, 13.4). 0: not on this CPU. */
+enum { XC_YMM_HI128 = 2, XC_OPMASK = 5, XC_ZMM_HI256 = 6, XC_HI16_ZMM = 7, XC_N = 8 };
+#define XSAVE_LEGACY_XMM 160	/* XMM0-15 in the legacy region */
+#define XSAVE_HEADER 512	/* XSTATE_BV: the components not in their init state */
+
+static uint32_t xsave_offset(unsigned comp)
+{
+	static uint32_t off[XC_N];
+	static bool known;
+	if (!known) {
+		for (unsigned c = 2; c < XC_N; c++) {
+			unsigned a = 0, b = 0, cx = 0, d = 0;
+			if (__get_cpuid_count(0xd, c, &a, &b, &cx, &d) && a)
+				off[c] = b;
+		}
+		known = true;
+	}
+	return comp < XC_N ? off[comp] : 0;
+}
+
+/* LEN bytes of a component's part at OFF: zeros for a component in its
+ * init state (XSTATE_BV clear) or beyond what the kernel gave */
+static void xsave_bytes(const uint8_t *xs, size_t got, unsigned comp, uint32_t off, uint8_t *out, size_t len)
+{
+	uint64_t bv = 0;
+	if (got >= XSAVE_HEADER + 8)
+		memcpy(&bv, xs + XSAVE_HEADER, 8);
+	if (!(bv >> comp & 1) || !off || off + len > got)
+		memset(out, 0, len);
+	else
+		memcpy(out, xs + off, len);
+}
+
+/* the 64 bytes of xmm/ymm/zmm REG (the bytes past its width are left
+ * as they are in the register file); false for another register */
+static bool vector_reg(const uint8_t *xs, size_t got, ZydisRegister reg, uint8_t out[64])
+{
+	ZydisRegisterClass cls = ZydisRegisterGetClass(reg);
+	if (cls != ZYDIS_REGCLASS_XMM && cls != ZYDIS_REGCLASS_YMM && cls != ZYDIS_REGCLASS_ZMM)
+		return false;
+	int n = ZydisRegisterGetId(reg);
+	if (n < 0 || n > 31)
+		return false;
+	if (n >= 16) {
+		xsave_bytes(xs, got, XC_HI16_ZMM, xsave_offset(XC_HI16_ZMM) ? xsave_offset(XC_HI16_ZMM) + 64u * (unsigned)(n - 16) : 0,
+			    out, 64);
+		return true;
+	}
+	xsave_bytes(xs, got, 1, XSAVE_LEGACY_XMM + 16u * (unsigned)n, out, 16);
+	uint32_t o = xsave_offset(XC_YMM_HI128);
+	xsave_bytes(xs, got, XC_YMM_HI128, o ? o + 16u * (unsigned)n : 0, out + 16, 16);
+	o = xsave_offset(XC_ZMM_HI256);
+	xsave_bytes(xs, got, XC_ZMM_HI256, o ? o + 32u * (unsigned)n : 0, out + 32, 32);
+	return true;
+}
+
+/* a gather's or scatter's index and data element sizes (bytes); false for
+ * another instruction (the AVX-512PF prefetches among them) */
+static bool vsib_sizes(ZydisMnemonic m, unsigned *index, unsigned *data)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_VPGATHERDD: case ZYDIS_MNEMONIC_VGATHERDPS:
+	case ZYDIS_MNEMONIC_VPSCATTERDD: case ZYDIS_MNEMONIC_VSCATTERDPS:
+		*index = 4, *data = 4;
+		return true;
+	case ZYDIS_MNEMONIC_VPGATHERDQ: case ZYDIS_MNEMONIC_VGATHERDPD:
+	case ZYDIS_MNEMONIC_VPSCATTERDQ: case ZYDIS_MNEMONIC_VSCATTERDPD:
+		*index = 4, *data = 8;
+		return true;
+	case ZYDIS_MNEMONIC_VPGATHERQD: case ZYDIS_MNEMONIC_VGATHERQPS:
+	case ZYDIS_MNEMONIC_VPSCATTERQD: case ZYDIS_MNEMONIC_VSCATTERQPS:
+		*index = 8, *data = 4;
+		return true;
+	case ZYDIS_MNEMONIC_VPGATHERQQ: case ZYDIS_MNEMONIC_VGATHERQPD:
+	case ZYDIS_MNEMONIC_VPSCATTERQQ: case ZYDIS_MNEMONIC_VSCATTERQPD:
+		*index = 8, *data = 8;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The data addresses of a gather or scatter about to run in thread TID:
+ * base + index[i] * scale + displacement for each element i its mask
+ * selects (an EVEX form's opmask register, a VEX form's mask vector:
+ * the top bit of each element), in element order, as the hardware (and
+ * QEMU's memory callbacks) access them; the first STREAM_MAX_MEM - NMEM
+ * distinct ones go to OUT. The index vector and the mask come from the
+ * thread's XSAVE area. An element the mask leaves out is not accessed;
+ * none selected: no address, and true. False when the registers cannot be
+ * read. */
+static bool vsib_addresses(struct stepper *s, pid_t tid, const ZydisDecodedInstruction *in,
+			   const ZydisDecodedOperand *ops, const ZydisDecodedOperand *op, const ZydisRegisterContext *ctx,
+			   uint64_t seg_base, struct stream_insn *out)
+{
+	unsigned isz, dsz;
+	if (!vsib_sizes(in->mnemonic, &isz, &dsz))
+		return false;
+	struct iovec iov = { s->xsave, sizeof s->xsave };
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)NT_X86_XSTATE, &iov))
+		return false;
+	size_t got = iov.iov_len;
+	uint8_t index[64], maskv[64];
+	if (!vector_reg(s->xsave, got, op->mem.index, index))
+		return false;
+	unsigned nel = (unsigned)ZydisRegisterGetWidth(ZYDIS_MACHINE_MODE_LONG_64, op->mem.index) / 8 / isz;
+	uint64_t mask = 0;
+	ZydisRegister k = in->avx.mask.reg;
+	if (k >= ZYDIS_REGISTER_K1 && k <= ZYDIS_REGISTER_K7) {
+		uint32_t o = xsave_offset(XC_OPMASK);
+		xsave_bytes(s->xsave, got, XC_OPMASK, o ? o + 8u * (unsigned)(k - ZYDIS_REGISTER_K0) : 0,
+			    (uint8_t *)&mask, 8);
+	} else {
+		/* VEX: the mask vector is the register operand after the
+		 * memory one */
+		const ZydisDecodedOperand *mv = NULL;
+		for (unsigned i = 0; i + 1 < in->operand_count; i++)
+			if (&ops[i] == op && ops[i + 1].type == ZYDIS_OPERAND_TYPE_REGISTER)
+				mv = &ops[i + 1];
+		if (!mv || !vector_reg(s->xsave, got, mv->reg.value, maskv))
+			return false;
+		for (unsigned e = 0; e < nel && (e + 1) * dsz <= 64; e++)
+			if (maskv[(e + 1) * dsz - 1] & 0x80)
+				mask |= 1ull << e;
+	}
+	uint64_t base = 0;
+	if (op->mem.base != ZYDIS_REGISTER_NONE)
+		base = op->mem.base == ZYDIS_REGISTER_RIP ? out->ip + out->size : ctx->values[op->mem.base];
+	for (unsigned e = 0; e < nel && out->nmem < STREAM_MAX_MEM; e++) {
+		if (!(mask >> e & 1))
+			continue;
+		int64_t ix;
+		if (isz == 4) {
+			int32_t v;
+			memcpy(&v, index + 4 * e, 4);
+			ix = v;
+		} else {
+			memcpy(&ix, index + 8 * e, 8);
+		}
+		uint64_t a = base + (uint64_t)ix * op->mem.scale + (uint64_t)op->mem.disp.value + seg_base;
+		if (in->address_width == 32)
+			a &= 0xffffffffu;
+		bool dup = false;
+		for (unsigned j = 0; j < out->nmem; j++)
+			dup |= out->mem[j] == a;
+		if (dup)
+			continue;
+		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+			out->store_mask |= (uint8_t)(1u << out->nmem);
+		out->mem[out->nmem++] = a;
+	}
+	return true;
+}
+
+/* one record of the instruction at REGS->rip of thread TID; false when it
+ * cannot be read or decoded */
+static bool record_at(struct stepper *s, pid_t tid, const struct user_regs_struct *regs, struct stream_insn *out,
 		      bool *is_call)
 {
 	uint8_t bytes[16];
@@ -287,11 +450,15 @@ static bool record_at(struct stepper *s, const struct user_regs_struct *regs, st
 	bool all = true;
 	for (unsigned i = 0; i < in.operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
-		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || op->mem.type != ZYDIS_MEMOP_TYPE_MEM)
+		if (op->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_VSIB))
 			continue;
-		/* a gather's or scatter's vector index is not in the context */
+		uint64_t seg = op->mem.segment == ZYDIS_REGISTER_FS ? regs->fs_base :
+			       op->mem.segment == ZYDIS_REGISTER_GS ? regs->gs_base : 0;
+		/* a gather's or scatter's vector index is in the XSAVE area */
 		if (op->mem.index >= ZYDIS_REGISTER_XMM0 && op->mem.index <= ZYDIS_REGISTER_ZMM31) {
-			all = false;
+			if (!vsib_addresses(s, tid, &in, ops, op, &ctx, seg, out))
+				all = false;
 			continue;
 		}
 		ZyanU64 a;
@@ -299,10 +466,7 @@ static bool record_at(struct stepper *s, const struct user_regs_struct *regs, st
 			all = false;
 			continue;
 		}
-		if (op->mem.segment == ZYDIS_REGISTER_FS)
-			a += regs->fs_base;
-		else if (op->mem.segment == ZYDIS_REGISTER_GS)
-			a += regs->gs_base;
+		a += seg;
 		if (out->nmem == STREAM_MAX_MEM)
 			break;
 		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
@@ -538,7 +702,7 @@ static void step_next(struct stepper *s, struct sthread *t, const struct user_re
 		resume(t->tid, 0);
 		return;
 	}
-	if (!record_at(s, regs, &t->pend, &t->pend_call)) {
+	if (!record_at(s, t->tid, regs, &t->pend, &t->pend_call)) {
 		close_window(s, t);
 		resume(t->tid, 0);
 		return;

@@ -834,7 +834,7 @@ void recording_trace_describe(const struct recording_trace_opts *o, const struct
 			 "window(s), data addresses %s", tr->step_why[0] ? " (" : "", tr->step_why,
 			 tr->step_why[0] ? ")" : "", o->argv[0], records, tr->step.truncated ? " (--max-insns reached)" : "",
 			 r->restricted ? " in the region" : "", (unsigned long long)tr->step.windows,
-			 !r->data_addresses ? "not used" : tr->step.vsib ? "known (not for gathers and scatters)" : "known");
+			 !r->data_addresses ? "not used" : tr->step.vsib ? "known (not for gathers or scatters whose vector registers could not be read)" : "known");
 	else if (tr->qemu)
 		snprintf(out, outlen, "QEMU trace of %s, %zu instructions%s%s, data addresses %s", o->argv[0], records,
 			 tr->qemu_stats.truncated ? " (--max-insns reached)" : "",

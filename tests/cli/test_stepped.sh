@@ -63,6 +63,49 @@ k=$($SQL none.data "SELECT count(*) FROM meta WHERE key LIKE 'trace.step.%'")
 "$GUS" report -i none.data --region sum16 2>/dev/null | grep -q "^Tracer: none: its code simulated statically"
 ok $? "--step-windows 0: sum16 simulated statically, said"
 
+# --------------------- gathers: the data addresses of their vector index --
+# the stepper reads each gather's index vector and mask from the thread's
+# XSAVE area: the elements' addresses, in lane order, the first four
+"$GUS" record -q -o gather.data --step-windows 4 -- "$WORKLOADS/gather" 3000 </dev/null >/dev/null 2>gather.err; st=$?
+check_status $st 0 "gather: recorded"
+"$GUS" script -i gather.data --function gathers >gather.txt 2>gather.serr; st=$?
+check_status $st 0 "gather: gus script prints the stepped records"
+# per gather record: its lanes' addresses; the three forms (all 16 lanes,
+# opmask 0xaaaa, a VEX mask vector of lanes 2 and 5) by their spacing,
+# each tied to the full form's first address of the same step
+python3 - gather.txt >gather.sum <<'PY'
+import re, sys
+full = masked = vex = bad = tied = 0
+last_full = None
+for line in open(sys.argv[1]):
+    if not re.search(r' v\w*gather[dq][dqps]+ ', line):
+        continue
+    a = [int(x, 16) for x in re.findall(r'\[0x([0-9a-f]+) R\]', line)]
+    steps = {a[j + 1] - a[j] for j in range(len(a) - 1)}
+    if len(a) == 4 and steps == {0x400}:
+        full += 1
+        last_full = a[0]
+    elif len(a) == 4 and steps == {0x800}:
+        masked += 1
+        tied += last_full is not None and a[0] == last_full + 0x400
+    elif len(a) == 2 and steps == {0xc00}:
+        vex += 1
+        tied += last_full is not None and a[0] == last_full + 0x800
+    else:
+        bad += 1
+print(full, masked, vex, bad, tied)
+PY
+read -r g_full g_masked g_vex g_bad g_tied <gather.sum
+echo "# gather records: $g_full all lanes, $g_masked opmask, $g_vex VEX mask, $g_bad other, $g_tied tied to their step"
+[ "${g_full:-0}" -ge 10 ] && [ "${g_masked:-0}" -ge 10 ] && [ "${g_vex:-0}" -ge 10 ]
+ok $? "gather: all three forms stepped with their lanes' addresses ($g_full, $g_masked, $g_vex)"
+[ "${g_bad:-1}" = 0 ]; ok $? "gather: no gather record without them, or with other lanes ($g_bad)"
+[ "${g_tied:-0}" -ge $(( (g_masked + g_vex) * 9 / 10 )) ]
+ok $? "gather: the masked forms' lanes are the full form's of the same step ($g_tied of $((g_masked + g_vex)))"
+x=$("$GUS" report -i gather.data --region gathers 2>/dev/null)
+check_contains "$x" "data addresses known" "gather: the report says data addresses known"
+check_lacks "$x" "not for gathers" "gather: and not that gathers lack them"
+
 # ------------------------------------------- sort: glibc's EVEX variants --
 # text of 150000 lines; run 1's output is the reference for run 3's
 awk 'BEGIN { srand(7); split("alpha beta gamma delta epsilon zeta eta theta iota kappa", w, " ");

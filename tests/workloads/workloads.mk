@@ -27,6 +27,8 @@ nest_workloads = tests/workloads/loopnest
 nest_workloads += tests/workloads/pagecross
 # AVX-512 code, which QEMU 7.2 cannot run: single-stepped natively
 nest_workloads += tests/workloads/avx512
+# gathers at known places (AVX-512, single-stepped): their data addresses
+nest_workloads += tests/workloads/gather
 # streams that once gave impossible numbers: a function run once whose
 # warm-up ends behind a miss, a chain of jumps the BTB cannot hold
 nest_workloads += tests/workloads/coldcall
@@ -41,6 +43,9 @@ workload_cflags = -std=c11 -O2 -g -Wall -Wextra $(GUS_WERROR)
 tests_workloads_avx512_SOURCES = tests/workloads/avx512.c
 tests_workloads_avx512_CFLAGS = $(workload_cflags)
 tests_workloads_avx512_LDFLAGS =
+tests_workloads_gather_SOURCES = tests/workloads/gather.c
+tests_workloads_gather_CFLAGS = $(workload_cflags)
+tests_workloads_gather_LDFLAGS =
 tests_workloads_coldcall_SOURCES = tests/workloads/coldcall.c
 tests_workloads_coldcall_CFLAGS = $(workload_cflags)
 tests_workloads_coldcall_LDFLAGS =
