@@ -721,5 +721,17 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 const struct collect_ksym *collect_kallsyms_find(const struct collect_kallsyms *k, uint64_t addr);
 size_t collect_kallsyms_count(const struct collect_kallsyms *k);
 void collect_kallsyms_free(struct collect_kallsyms *k);
+/* collect_kallsyms_read of PATH on a thread of its own, started as soon
+ * as the text is likely wanted (gus record: run 1's end), so that the
+ * kernel's slow making of it (some 0.1 s: a page per read) overlaps the
+ * samples' processing; NULL when no thread could be started (the wait
+ * then reads it itself). collect_kallsyms_wait joins it and gives
+ * collect_kallsyms_read's result; collect_kallsyms_async_free joins and
+ * frees what was not taken (NULL: nothing). */
+struct collect_kallsyms_async;
+struct collect_kallsyms_async *collect_kallsyms_read_async(const char *path);
+int collect_kallsyms_wait(struct collect_kallsyms_async *a, struct collect_kallsyms **out, char *err,
+			  size_t errlen);
+void collect_kallsyms_async_free(struct collect_kallsyms_async *a);
 
 #endif

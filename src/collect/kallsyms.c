@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,64 @@ void collect_kallsyms_free(struct collect_kallsyms *k)
 	free(k->v);
 	free(k->text);
 	free(k);
+}
+
+/* ------------------------------------------------ read on a thread --- */
+struct collect_kallsyms_async {
+	pthread_t thread;
+	bool joined;
+	char path[4096];
+	struct collect_kallsyms *k;	/* the result, until taken */
+	int rc;
+	char err[COLLECT_ERRLEN];
+};
+
+static void *read_thread(void *arg)
+{
+	struct collect_kallsyms_async *a = arg;
+	a->rc = collect_kallsyms_read(a->path, &a->k, a->err, sizeof a->err);
+	return NULL;
+}
+
+struct collect_kallsyms_async *collect_kallsyms_read_async(const char *path)
+{
+	struct collect_kallsyms_async *a = calloc(1, sizeof *a);
+	if (!a || strlen(path) >= sizeof a->path) {
+		free(a);
+		return NULL;
+	}
+	memcpy(a->path, path, strlen(path) + 1);
+	if (pthread_create(&a->thread, NULL, read_thread, a)) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void join(struct collect_kallsyms_async *a)
+{
+	if (!a->joined) {
+		pthread_join(a->thread, NULL);
+		a->joined = true;
+	}
+}
+
+int collect_kallsyms_wait(struct collect_kallsyms_async *a, struct collect_kallsyms **out, char *err,
+			  size_t errlen)
+{
+	join(a);
+	*out = a->k;
+	a->k = NULL;
+	if (a->rc)
+		snprintf(err, errlen, "%s", a->err);
+	return a->rc;
+}
+
+void collect_kallsyms_async_free(struct collect_kallsyms_async *a)
+{
+	if (!a)
+		return;
+	join(a);
+	collect_kallsyms_free(a->k);
+	free(a);
 }

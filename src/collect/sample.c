@@ -922,7 +922,13 @@ enum collect_status collect_sample_run(char *const argv[], const struct collect_
 	bool killed = false;
 	int wst = 0;
 	for (;;) {
-		if (poll(pfd, (nfds_t)((size_t)s.n + npt), 100) > 0)
+		/* once every ring has hung up the task is exiting: its reaping
+		 * is waited for in steps of a millisecond, not of the 100 ms
+		 * an empty poll would sleep (0.1 s of every recording) */
+		bool any_open = false;
+		for (size_t i = 0; i < (size_t)s.n + npt; i++)
+			any_open |= pfd[i].fd >= 0;
+		if (poll(pfd, (nfds_t)((size_t)s.n + npt), any_open ? 100 : 1) > 0)
 			for (size_t i = 0; i < (size_t)s.n + npt; i++)
 				/* the task it follows has exited: poll would say so
 				 * at once, forever; its ring is still drained */

@@ -78,7 +78,7 @@ static int kernel_addresses(void *ctx, const struct gusdata_sample *s)
 }
 
 int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t ref,
-			     const struct recording_log *log)
+			     struct collect_kallsyms_async *pending, const struct recording_log *log)
 {
 	struct kaddrs a = { 0 };
 	if (gusdata_foreach_sample(d, kernel_addresses, &a)) {
@@ -92,7 +92,8 @@ int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t r
 	sort_unique(&a);
 	struct collect_kallsyms *k;
 	char err[COLLECT_ERRLEN], why[COLLECT_ERRLEN + 64];
-	if (collect_kallsyms_read(kallsyms, &k, err, sizeof err)) {
+	if (pending ? collect_kallsyms_wait(pending, &k, err, sizeof err)
+		    : collect_kallsyms_read(kallsyms, &k, err, sizeof err)) {
 		snprintf(why, sizeof why, "the kernel's frames are not named: %s", err);
 		rec_warn(log, "%s", why);
 		free(a.v);

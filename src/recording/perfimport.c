@@ -1092,7 +1092,7 @@ static int name_kernel(struct import *im)
 		recording_say(&im->rq->log, RECORDING_MSG_WARNING, "%s", why);
 		return gusdata_set_meta(im->d, "missing.kernel_symbols", why);
 	}
-	return rec_store_kernel_symbols(im->d, "/proc/kallsyms", im->kernel_ref, &im->rq->log);
+	return rec_store_kernel_symbols(im->d, "/proc/kallsyms", im->kernel_ref, NULL, &im->rq->log);
 }
 
 /* ---------------------------------------------------------------- facts --- */

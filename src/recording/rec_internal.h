@@ -29,9 +29,11 @@ int rec_rank_regions(struct gusdata *d, const struct sim_machine *m, unsigned to
  * read, or where REF (non-zero: a perf.data's kernel map, the address
  * of perf's reference symbol there) is no function's start in them (the
  * samples are of another boot), missing.kernel_symbols says why (and LOG
- * warns). -1 on a write error. */
+ * warns). PENDING (or NULL): KALLSYMS already being read on a thread
+ * (collect_kallsyms_read_async), waited for here; the caller frees it.
+ * -1 on a write error. */
 int rec_store_kernel_symbols(struct gusdata *d, const char *kallsyms, uint64_t ref,
-			     const struct recording_log *log);
+			     struct collect_kallsyms_async *pending, const struct recording_log *log);
 /* gus record --import-counts: the perf stat -x, file PATH (whole
  * program, or per region: ROWS) into D's counts, counts.source set; -1
  * with the message logged. */

@@ -1715,6 +1715,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	struct collect_plan read_plan = { 0 };		/* --read-events */
 	struct collect_input input;	/* the standard input, kept for a QEMU run 2 */
 	collect_input_init(&input);
+	struct collect_kallsyms_async *kallsyms_pending = NULL;
 
 	memset(sum, 0, sizeof *sum);
 	o.nfilters = 0;
@@ -1894,6 +1895,10 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
 	collect_input_first_done(&input);
+	/* the kernel's function names are wanted for the kernel samples: its
+	 * slow /proc/kallsyms read on a thread beside the samples' processing */
+	if (!o.user_only && !sst.user_only && store.n)
+		kallsyms_pending = collect_kallsyms_read_async("/proc/kallsyms");
 	store_flush(&store);
 	progress_end();
 	if (store.failed[0]) {
@@ -1998,7 +2003,7 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 		}
 		if (!nregions)
 			gusdata_set_meta(d, "missing.regions", "no sample fell in named code");
-		if (rec_store_kernel_symbols(d, "/proc/kallsyms", 0, rec_log)) {
+		if (rec_store_kernel_symbols(d, "/proc/kallsyms", 0, kallsyms_pending, rec_log)) {
 			rec_error(rec_log, "writing the kernel's function names into %s failed: %s; no recording was "
 				  "kept%s", gusdata_path(d), gusdata_errmsg(d),
 				  gusdata_is_recording(o.output) ? " (the earlier one is untouched)" : "");
@@ -2084,6 +2089,7 @@ fail_discard:
 out:
 	if (d)
 		gusdata_close(d);
+	collect_kallsyms_async_free(kallsyms_pending);
 	collect_input_close(&input);
 	free(regions);
 	collect_plan_free(&plan);

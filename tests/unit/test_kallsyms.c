@@ -83,11 +83,38 @@ int main(void)
 	       "a missing file: an error naming it (%s)", err);
 
 	/* this machine's */
+	size_t sync_n = 0;
 	if (!collect_kallsyms_read("/proc/kallsyms", &k, err, sizeof err)) {
-		tap_ok(collect_kallsyms_count(k) > 1000, "/proc/kallsyms: %zu functions", collect_kallsyms_count(k));
+		sync_n = collect_kallsyms_count(k);
+		tap_ok(sync_n > 1000, "/proc/kallsyms: %zu functions", sync_n);
 		collect_kallsyms_free(k);
 	} else {
 		tap_ok(strstr(err, "/proc/kallsyms") != NULL, "/proc/kallsyms unreadable here: said (%s)", err);
 	}
+
+	/* read on a thread (gus record starts it at run 1's end): the same
+	 * functions, the same error for a missing file, and freed unwaited */
+	struct collect_kallsyms_async *a = collect_kallsyms_read_async("/proc/kallsyms");
+	tap_ok(a != NULL, "the read on a thread started");
+	if (a) {
+		int rc = collect_kallsyms_wait(a, &k, err, sizeof err);
+		tap_ok(sync_n ? !rc && collect_kallsyms_count(k) > 1000 && collect_kallsyms_count(k) + 100 > sync_n
+			      : rc && strstr(err, "/proc/kallsyms") != NULL,
+		       "on a thread: %zu functions (%zu read directly)", rc ? 0 : collect_kallsyms_count(k), sync_n);
+		collect_kallsyms_free(k);
+		collect_kallsyms_async_free(a);
+	}
+	a = collect_kallsyms_read_async("/nonexistent/kallsyms");
+	if (a) {
+		k = NULL;
+		int rc = collect_kallsyms_wait(a, &k, err, sizeof err);
+		tap_ok(rc && !k && strstr(err, "/nonexistent/kallsyms"), "on a thread, a missing file: named (%s)", err);
+		collect_kallsyms_async_free(a);
+	} else {
+		tap_ok(0, "on a thread, a missing file: no thread started");
+	}
+	/* one never waited for: joined and freed (ASan: nothing leaks) */
+	collect_kallsyms_async_free(collect_kallsyms_read_async("/proc/kallsyms"));
+	collect_kallsyms_async_free(NULL);
 	return tap_done();
 }
