@@ -315,8 +315,8 @@ static bool vector_reg(const uint8_t *xs, size_t got, ZydisRegister reg, uint8_t
 	if (n < 0 || n > 31)
 		return false;
 	if (n >= 16) {
-		xsave_bytes(xs, got, XC_HI16_ZMM, xsave_offset(XC_HI16_ZMM) ? xsave_offset(XC_HI16_ZMM) + 64u * (unsigned)(n - 16) : 0,
-			    out, 64);
+		uint32_t hi = xsave_offset(XC_HI16_ZMM);
+		xsave_bytes(xs, got, XC_HI16_ZMM, hi ? hi + 64u * (unsigned)(n - 16) : 0, out, 64);
 		return true;
 	}
 	xsave_bytes(xs, got, 1, XSAVE_LEGACY_XMM + 16u * (unsigned)n, out, 16);
@@ -357,8 +357,8 @@ static bool vsib_sizes(ZydisMnemonic m, unsigned *index, unsigned *data)
  * base + index[i] * scale + displacement for each element i its mask
  * selects (an EVEX form's opmask register, a VEX form's mask vector:
  * the top bit of each element), in element order, as the hardware (and
- * QEMU's memory callbacks) access them; the first STREAM_MAX_MEM - NMEM
- * distinct ones go to OUT. The index vector and the mask come from the
+ * QEMU's memory callbacks) access them; the distinct ones go to OUT's
+ * mem[] while it has room. The index vector and the mask come from the
  * thread's XSAVE area. An element the mask leaves out is not accessed;
  * none selected: no address, and true. False when the registers cannot be
  * read. */
