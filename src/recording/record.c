@@ -1895,8 +1895,8 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
 	collect_input_first_done(&input);
-	/* the kernel's function names are wanted for the kernel samples: its
-	 * slow /proc/kallsyms read on a thread beside the samples' processing */
+	/* the kernel's function names are wanted for the kernel samples:
+	 * /proc/kallsyms read on a thread beside the samples' processing */
 	if (!o.user_only && !sst.user_only && store.n)
 		kallsyms_pending = collect_kallsyms_read_async("/proc/kallsyms");
 	store_flush(&store);
