@@ -231,11 +231,31 @@ struct form_key {
 	int widest_vec;		/* 128, 256, 512 */
 };
 
+/* S appended to BUF (N bytes, its string O long), cut to fit, still a
+ * string: what snprintf did here, without its format parsing (every
+ * decoded instruction builds its key, and gus record decodes whole hot
+ * functions to find their loops: snprintf was a fifth of that) */
+static size_t append(char *buf, size_t n, size_t o, const char *s)
+{
+	if (!n || o >= n - 1 || !s)
+		return o;
+	size_t l = strlen(s);
+	if (l > n - 1 - o)
+		l = n - 1 - o;
+	memcpy(buf + o, s, l);
+	buf[o + l] = 0;
+	return o + l;
+}
+
 static void key_string(const struct form_key *k, char *buf, size_t n)
 {
-	size_t o = (size_t)snprintf(buf, n, "%s", k->mnem);
-	for (unsigned i = 0; i < k->nops && o < n; i++)
-		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "," : " ", k->ops[i]);
+	if (n)
+		buf[0] = 0;
+	size_t o = append(buf, n, 0, k->mnem);
+	for (unsigned i = 0; i < k->nops; i++) {
+		o = append(buf, n, o, i ? "," : " ");
+		o = append(buf, n, o, k->ops[i]);
+	}
 }
 
 /* memory kinds -> register kinds of the same width, for the derived lookup */
@@ -502,8 +522,9 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		else if (zi.attributes & ZYDIS_ATTRIB_HAS_REP)
 			prefix = "rep.";
 	}
-	snprintf(key.mnem, sizeof key.mnem, "%s%s", prefix, ZydisMnemonicGetString(zi.mnemonic));
-	snprintf(key.cat, sizeof key.cat, "%s", ZydisCategoryGetString(zi.meta.category));
+	append(key.mnem, sizeof key.mnem, append(key.mnem, sizeof key.mnem, 0, prefix),
+	       ZydisMnemonicGetString(zi.mnemonic));
+	append(key.cat, sizeof key.cat, 0, ZydisCategoryGetString(zi.meta.category));
 	for (char *p = key.cat; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 
@@ -605,7 +626,14 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 				if (bcst)
 					kind = "mb";
 				else {
-					snprintf(kbuf, sizeof kbuf, "m%u", op->size > 9999 ? 9999 : op->size);
+					/* "m" and the bits, at most 9999 */
+					unsigned bits = op->size > 9999 ? 9999 : op->size, d = 1000, o = 0;
+					kbuf[o++] = 'm';
+					while (d > 1 && bits < d)
+						d /= 10;
+					for (; d; d /= 10)
+						kbuf[o++] = (char)('0' + bits / d % 10);
+					kbuf[o] = 0;
 					kind = kbuf;
 				}
 			}
