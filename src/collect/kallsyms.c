@@ -49,6 +49,31 @@ static int by_start(const void *pa, const void *pb)
 	return better(a, b);
 }
 
+/* the address at the start of a kallsyms line: 1 to 16 hex digits (the
+ * kernel writes 16); END after them. strtoull's generality (signs,
+ * spaces, 0x, locales) was most of the parse, which gus record now does
+ * beside the samples' processing */
+static bool hex_address(const char *p, unsigned long long *v, const char **end)
+{
+	unsigned long long x = 0;
+	size_t n = 0;
+	for (;; n++) {
+		unsigned c = (unsigned char)p[n], d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		if (n == 16)
+			return false;
+		x = x << 4 | d;
+	}
+	*v = x;
+	*end = p + n;
+	return n > 0;
+}
+
 int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -68,13 +93,12 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 		line[linelen] = '\0';	/* the last line's terminator is the byte
 					 * collect_kallsyms_read leaves after the text */
 		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
-		char *end;
-		errno = 0;
-		unsigned long long addr = strtoull(line, &end, 16);
-		if (end == line || errno || end[0] != ' ' || !end[1] || end[2] != ' ')
+		const char *end;
+		unsigned long long addr;
+		if (!hex_address(line, &addr, &end) || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		char type = end[1];
-		char *name = end + 3;
+		char *name = line + (end - line) + 3;
 		char *tab = strchr(name, '\t');
 		char *module = (char *)"";
 		if (tab) {
@@ -120,13 +144,22 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 		collect_kallsyms_free(k);
 		return -1;
 	}
-	qsort(k->v, k->n, sizeof *k->v, by_start);
+	/* the kernel lists them by address; sorted only where it does not
+	 * (nothing here is trusted to be) */
+	bool sorted = true;
+	for (size_t i = 1; i < k->n && sorted; i++)
+		sorted = k->v[i - 1].start <= k->v[i].start;
+	if (!sorted)
+		qsort(k->v, k->n, sizeof *k->v, by_start);
 	/* one symbol per address, the best named; each ends where the next
 	 * begins (the last: one page) */
 	size_t w = 0;
-	for (size_t i = 0; i < k->n; i++)
+	for (size_t i = 0; i < k->n; i++) {
 		if (!w || k->v[i].start != k->v[w - 1].start)
 			k->v[w++] = k->v[i];
+		else if (better(&k->v[i], &k->v[w - 1]) < 0)
+			k->v[w - 1] = k->v[i];
+	}
 	k->n = w;
 	for (size_t i = 0; i < k->n; i++)
 		k->v[i].end = i + 1 < k->n ? k->v[i + 1].start : k->v[i].start + 4096;

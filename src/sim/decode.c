@@ -485,6 +485,53 @@ static void pointer_step(struct sim_insn *in, const ZydisDecodedInstruction *zi,
 	in->ptr_dst = (int8_t)dst;
 }
 
+/* the branch kind of a decoded instruction (sim_code_add and
+ * sim_decode_branch alike) */
+static uint8_t branch_kind(const ZydisDecodedInstruction *zi, bool has_target)
+{
+	switch (zi->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		return SIM_BR_COND;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+		return has_target ? SIM_BR_DIRECT : SIM_BR_INDIRECT;
+	case ZYDIS_CATEGORY_RET:
+		return SIM_BR_RET;
+	default:
+		return SIM_BR_NONE;
+	}
+}
+
+/* the target of a relative immediate operand, as sim_code_add takes it */
+static bool relative_target(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops, uint64_t addr,
+			    uint64_t *target)
+{
+	bool found = false;
+	for (unsigned i = 0; i < zi->operand_count; i++) {
+		ZyanU64 t;
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[i], addr, &t))) {
+			*target = t;
+			found = true;
+		}
+	}
+	return found;
+}
+
+bool sim_decode_branch(uint64_t addr, const uint8_t *bytes, size_t avail, struct sim_branch_info *out)
+{
+	ZydisDecoder dec;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, bytes, avail, &zi, ops)))
+		return false;
+	*out = (struct sim_branch_info){ .len = zi.length };
+	out->has_target = relative_target(&zi, ops, addr, &out->target);
+	out->branch = branch_kind(&zi, out->has_target);
+	return true;
+}
+
 long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_t avail, char *err,
 		  size_t errlen)
 {
@@ -697,20 +744,8 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		if (wr & spazo)
 			add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, REG_SPAZO);
 	}
-	switch (zi.meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:
-		in->branch = SIM_BR_COND;
-		break;
-	case ZYDIS_CATEGORY_UNCOND_BR:
-	case ZYDIS_CATEGORY_CALL:
-		in->branch = in->has_target ? SIM_BR_DIRECT : SIM_BR_INDIRECT;
-		break;
-	case ZYDIS_CATEGORY_RET:
-		in->branch = SIM_BR_RET;
-		break;
-	default:
-		break;
-	}
+	if (branch_kind(&zi, in->has_target) != SIM_BR_NONE)
+		in->branch = branch_kind(&zi, in->has_target);
 	pointer_step(in, &zi, ops);
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;

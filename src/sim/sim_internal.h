@@ -118,6 +118,19 @@ void sim_bpred_free(struct sim_bpred *bp);
 bool sim_bpred_branch(struct sim_bpred *bp, enum sim_branch_kind kind, uint64_t pc,
 		      bool taken, uint64_t target);
 
+/* The control transfer of the instruction at BYTES (AVAIL of them, at
+ * ADDR) as sim_code_add sets it (branch, has_target, target, len; bytes[0]
+ * is the caller's), and nothing else of it: what walking a function's
+ * code for its loops needs, at a fraction of a full decoding. False when
+ * the bytes do not decode. */
+struct sim_branch_info {
+	unsigned len;
+	uint8_t branch;		/* enum sim_branch_kind */
+	bool has_target;
+	uint64_t target;
+};
+bool sim_decode_branch(uint64_t addr, const uint8_t *bytes, size_t avail, struct sim_branch_info *out);
+
 /* the instruction array of a code cache, valid until the next sim_code_add */
 const struct sim_insn *sim_code_insns(const struct sim_code *c);
 

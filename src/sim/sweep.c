@@ -191,69 +191,65 @@ int sim_stream_nest(struct sim_code *code, const struct sim_nest *nest, size_t m
 
 /* does the code at AT run into a return before any other branch (within
  * [ADDR, ADDR+LEN), 64 instructions at most) */
-static bool reaches_return(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len, uint64_t at)
+static bool reaches_return(uint64_t addr, const uint8_t *bytes, size_t len, uint64_t at)
 {
-	struct sim_code *code = sim_code_new(m);
-	char err[256];
-	bool ret = false;
 	for (size_t off = (size_t)(at - addr), i = 0; off < len && i < 64; i++) {
-		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
-		if (idx < 0)
-			break;
-		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
-		if (in->branch != SIM_BR_NONE) {
-			ret = in->branch == SIM_BR_RET;
-			break;
-		}
-		off += in->len;
+		struct sim_branch_info b;
+		if (!sim_decode_branch(addr + off, bytes + off, len - off, &b))
+			return false;
+		if (b.branch != SIM_BR_NONE)
+			return b.branch == SIM_BR_RET;
+		off += b.len;
 	}
-	sim_code_free(code);
-	return ret;
+	return false;
 }
 
+/* the walk takes each instruction's control transfer alone
+ * (sim_decode_branch): gus record finds the loops of whole hot functions
+ * with it, and a full decoding of each (forms, ports, text) was most of
+ * record's own work */
 size_t sim_find_loops(const struct sim_machine *m, uint64_t addr, const uint8_t *bytes, size_t len,
 		      struct sim_loop *out, size_t max)
 {
-	struct sim_code *code = sim_code_new(m);
-	char err[256];
+	(void)m;
 	size_t n = 0;
 	for (size_t off = 0; off < len;) {
-		long idx = sim_code_add(code, addr + off, bytes + off, len - off, err, sizeof err);
-		if (idx < 0)
+		struct sim_branch_info in;
+		if (!sim_decode_branch(addr + off, bytes + off, len - off, &in))
 			break;
-		const struct sim_insn *in = sim_code_insn(code, (size_t)idx);
-		off += in->len;
+		uint64_t at = addr + off;
+		uint8_t first = bytes[off];
+		off += in.len;
 		/* a backward conditional branch, or a backward jmp (a loop whose
 		 * test is at the top), inside the function closes a loop; calls
 		 * are direct branches too and never close one */
-		bool back = in->has_target && in->target >= addr && in->target <= in->addr &&
-			    (in->branch == SIM_BR_COND ||
-			     (in->branch == SIM_BR_DIRECT && in->len >= 2 && in->bytes[0] != 0xe8));
+		bool back = in.has_target && in.target >= addr && in.target <= at &&
+			    (in.branch == SIM_BR_COND ||
+			     (in.branch == SIM_BR_DIRECT && in.len >= 2 && first != 0xe8));
 		if (!back)
 			continue;
 		/* a jump back to a block that returns is the way home of code
 		 * placed out of line (a rare path after the return), not a loop */
-		if (in->branch == SIM_BR_DIRECT && reaches_return(m, addr, bytes, len, in->target))
+		if (in.branch == SIM_BR_DIRECT && reaches_return(addr, bytes, len, in.target))
 			continue;
-		uint64_t e = in->addr + in->len;
+		uint64_t e = at + in.len;
 		size_t k;
-		for (k = 0; k < n && out[k].start != in->target; k++)
+		for (k = 0; k < n && out[k].start != in.target; k++)
 			;
 		if (k < n) {	/* another latch of the same loop (a continue) */
 			out[k].latches++;
 			if (e > out[k].end) {
 				out[k].end = e;
-				out[k].latch = in->addr;
+				out[k].latch = at;
 			}
-			out[k].conditional |= in->branch == SIM_BR_COND;
+			out[k].conditional |= in.branch == SIM_BR_COND;
 			continue;
 		}
 		if (n == max)
 			continue;
-		out[n++] = (struct sim_loop){ .start = in->target, .end = e, .latch = in->addr, .latches = 1,
-					      .conditional = in->branch == SIM_BR_COND };
+		out[n++] = (struct sim_loop){ .start = in.target, .end = e, .latch = at, .latches = 1,
+					      .conditional = in.branch == SIM_BR_COND };
 	}
-	sim_code_free(code);
 	return n;
 }
 

@@ -72,6 +72,22 @@ int main(void)
 	tap_ok(!collect_kallsyms_find(k, 0xffffffff80ffffffULL), "below the first function: none");
 	collect_kallsyms_free(k);
 
+	/* out of address order (sorted here, not trusted to be), aliases
+	 * apart; an address of 17 digits is no address */
+	k = parse("ffffffff81001100 T do_syscall_64\n"
+		  "ffffffff81000000 t startup_64\n"
+		  "1ffffffff81000800 T too_long\n"
+		  "ffffffff81001000 t __pfx_entry_SYSCALL_64\n"
+		  "ffffffff81000000 T _text\n"
+		  "ffffffff81001000 T entry_SYSCALL_64\n",
+		  err, sizeof err);
+	tap_ok(k && collect_kallsyms_count(k) == 3 && !strcmp(name_at(k, 0xffffffff81000900ULL), "_text") &&
+		       !strcmp(name_at(k, 0xffffffff81001000ULL), "entry_SYSCALL_64") &&
+		       !strcmp(name_at(k, 0xffffffff81001100ULL), "do_syscall_64"),
+	       "out of order: sorted, the best alias kept, a 17-digit address skipped (%zu)",
+	       k ? collect_kallsyms_count(k) : 0);
+	collect_kallsyms_free(k);
+
 	/* kptr_restrict: every address shown as 0 */
 	k = parse("0000000000000000 T _text\n0000000000000000 T do_syscall_64\n", err, sizeof err);
 	tap_ok(!k && strstr(err, "kptr_restrict"), "addresses hidden: said, with kptr_restrict (%s)", err);
