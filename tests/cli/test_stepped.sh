@@ -66,7 +66,7 @@ ok $? "--step-windows 0: sum16 simulated statically, said"
 # --------------------- gathers: the data addresses of their vector index --
 # the stepper reads each gather's index vector and mask from the thread's
 # XSAVE area: the elements' addresses, in lane order, the first four
-"$GUS" record -q -o gather.data --step-windows 4 -- "$WORKLOADS/gather" 3000 </dev/null >/dev/null 2>gather.err; st=$?
+"$GUS" record -q -o gather.data --tracer qemu --step-windows 4 -- "$WORKLOADS/gather" 3000 </dev/null >/dev/null 2>gather.err; st=$?
 check_status $st 0 "gather: recorded"
 "$GUS" script -i gather.data --function gathers >gather.txt 2>gather.serr; st=$?
 check_status $st 0 "gather: gus script prints the stepped records"
