@@ -688,16 +688,7 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		}
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
 			reg_reg = false;
-			if (op->imm.is_relative) {
-				kind = "rel";
-				ZyanU64 t;
-				if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, op, addr, &t))) {
-					in->has_target = true;
-					in->target = t;
-				}
-			} else {
-				kind = "i";
-			}
+			kind = op->imm.is_relative ? "rel" : "i";
 			break;
 		default:
 			reg_reg = false;
@@ -744,8 +735,9 @@ long sim_code_add(struct sim_code *c, uint64_t addr, const uint8_t *bytes, size_
 		if (wr & spazo)
 			add_u8(in->writes, &in->nwrites, SIM_MAX_WRITES, REG_SPAZO);
 	}
-	if (branch_kind(&zi, in->has_target) != SIM_BR_NONE)
-		in->branch = branch_kind(&zi, in->has_target);
+	/* the target and kind as sim_decode_branch finds them */
+	in->has_target = relative_target(&zi, ops, addr, &in->target);
+	in->branch = branch_kind(&zi, in->has_target);
 	pointer_step(in, &zi, ops);
 	key_string(&key, in->key, sizeof in->key);
 	in->vector = key.vector;
