@@ -721,14 +721,15 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 const struct collect_ksym *collect_kallsyms_find(const struct collect_kallsyms *k, uint64_t addr);
 size_t collect_kallsyms_count(const struct collect_kallsyms *k);
 void collect_kallsyms_free(struct collect_kallsyms *k);
-/* collect_kallsyms_read of PATH on a thread of its own, started as soon
- * as the text is likely wanted (gus record: run 1's end), so that its
- * making (the kernel's, a page a read, some 30 ms for 120 000 lines) and
- * its parsing and sorting (as long again) overlap the samples'
- * processing; NULL when no thread could be started (the caller then
- * reads it itself). collect_kallsyms_wait joins it and gives
- * collect_kallsyms_read's result; collect_kallsyms_async_free joins and
- * frees what was not taken (NULL: nothing). */
+/* collect_kallsyms_read of PATH on a thread of its own at the lowest
+ * priority (nice 19), started before the text is known to be wanted (gus
+ * record: as run 1 starts, beside the program), so that its making (the
+ * kernel's, a page a read, 30-50 ms for 120 000 lines) and its parsing
+ * (some 35 ms) take what CPU time the program leaves; NULL when no thread
+ * could be started (the caller then reads it itself).
+ * collect_kallsyms_wait joins it and gives collect_kallsyms_read's
+ * result; collect_kallsyms_async_free stops a read still going (at its
+ * next page), joins and frees what was not taken (NULL: nothing). */
 struct collect_kallsyms_async;
 struct collect_kallsyms_async *collect_kallsyms_read_async(const char *path);
 int collect_kallsyms_wait(struct collect_kallsyms_async *a, struct collect_kallsyms **out, char *err,

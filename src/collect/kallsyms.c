@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -98,6 +100,10 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 		if (!hex_address(line, &addr, &end) || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		char type = end[1];
+		/* functions only, as perf keeps them (text, weak): most lines
+		 * are data, skipped before their names are looked at */
+		if (toupper((unsigned char)type) != 'T' && toupper((unsigned char)type) != 'W')
+			continue;
 		char *name = line + (end - line) + 3;
 		char *tab = strchr(name, '\t');
 		char *module = (char *)"";
@@ -112,9 +118,6 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 				module = (char *)"";
 			}
 		}
-		/* functions only, as perf keeps them (text, weak) */
-		if (toupper((unsigned char)type) != 'T' && toupper((unsigned char)type) != 'W')
-			continue;
 		if (!*name || strlen(name) > 1024)
 			continue;
 		if (!addr) {
@@ -167,7 +170,9 @@ int collect_kallsyms_parse(char *text, size_t len, struct collect_kallsyms **out
 	return 0;
 }
 
-int collect_kallsyms_read(const char *path, struct collect_kallsyms **out, char *err, size_t errlen)
+/* collect_kallsyms_read, given up (-1, ERR saying so) once *CANCEL is set */
+static int read_cancellable(const char *path, const volatile int *cancel, struct collect_kallsyms **out, char *err,
+			    size_t errlen)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -197,6 +202,12 @@ int collect_kallsyms_read(const char *path, struct collect_kallsyms **out, char 
 			cap *= 2;
 			continue;
 		}
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
+			snprintf(err, errlen, "%s: not read (not needed)", path);
+			free(text);
+			close(fd);
+			return -1;
+		}
 		ssize_t r = read(fd, text + len, cap - len);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -218,6 +229,11 @@ int collect_kallsyms_read(const char *path, struct collect_kallsyms **out, char 
 		return -1;
 	}
 	return 0;
+}
+
+int collect_kallsyms_read(const char *path, struct collect_kallsyms **out, char *err, size_t errlen)
+{
+	return read_cancellable(path, NULL, out, err, errlen);
 }
 
 const struct collect_ksym *collect_kallsyms_find(const struct collect_kallsyms *k, uint64_t addr)
@@ -256,13 +272,18 @@ struct collect_kallsyms_async {
 	char path[4096];
 	struct collect_kallsyms *k;	/* the result, until taken */
 	int rc;
+	volatile int cancel;	/* collect_kallsyms_async_free: no longer wanted */
 	char err[COLLECT_ERRLEN];
 };
 
 static void *read_thread(void *arg)
 {
 	struct collect_kallsyms_async *a = arg;
-	a->rc = collect_kallsyms_read(a->path, &a->k, a->err, sizeof a->err);
+	/* gus record starts it beside the program it samples: it takes
+	 * what CPU time the program leaves (Linux: the nice value of this
+	 * thread alone; a failure leaves it as it was) */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	a->rc = read_cancellable(a->path, &a->cancel, &a->k, a->err, sizeof a->err);
 	return NULL;
 }
 
@@ -304,6 +325,8 @@ void collect_kallsyms_async_free(struct collect_kallsyms_async *a)
 {
 	if (!a)
 		return;
+	/* a read still going stops at its next piece */
+	__atomic_store_n(&a->cancel, 1, __ATOMIC_RELAXED);
 	join(a);
 	collect_kallsyms_free(a->k);
 	free(a);

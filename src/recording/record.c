@@ -1892,13 +1892,19 @@ enum recording_status recording_run(const struct recording_request *rq, struct r
 	}
 	progress(true, "running %s: samples%s%s", o.argv[0], counting ? ", TMA counts" : "",
 		 o.tracer == RECORDING_TRACER_PT ? " and Intel PT" : "");
+	/* the kernel's function names, wanted for kernel samples: /proc/kallsyms
+	 * read on a thread at the lowest priority beside the program (it
+	 * takes 80-90 ms, which run 1's end waited out when it started
+	 * there), given up when no sample was the kernel's */
+	if (!o.user_only)
+		kallsyms_pending = collect_kallsyms_read_async("/proc/kallsyms");
 	enum collect_status st = collect_sample_run(o.argv, &so, counting ? &plan : NULL, &cs, &count_st, count_why,
 						    sizeof count_why, &sink, &sst, &res, err, sizeof err);
 	collect_input_first_done(&input);
-	/* the kernel's function names are wanted for the kernel samples:
-	 * /proc/kallsyms read on a thread beside the samples' processing */
-	if (!o.user_only && !sst.user_only && store.n)
-		kallsyms_pending = collect_kallsyms_read_async("/proc/kallsyms");
+	if (sst.user_only || !store.n) {
+		collect_kallsyms_async_free(kallsyms_pending);
+		kallsyms_pending = NULL;
+	}
 	store_flush(&store);
 	progress_end();
 	if (store.failed[0]) {

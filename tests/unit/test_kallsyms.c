@@ -108,7 +108,7 @@ int main(void)
 		tap_ok(strstr(err, "/proc/kallsyms") != NULL, "/proc/kallsyms unreadable here: said (%s)", err);
 	}
 
-	/* read on a thread (gus record starts it at run 1's end): the same
+	/* read on a thread (gus record starts it as run 1 starts): the same
 	 * functions, the same error for a missing file, and freed unwaited */
 	struct collect_kallsyms_async *a = collect_kallsyms_read_async("/proc/kallsyms");
 	tap_ok(a != NULL, "the read on a thread started");
@@ -129,7 +129,8 @@ int main(void)
 	} else {
 		tap_ok(0, "on a thread, a missing file: no thread started");
 	}
-	/* one never waited for: joined and freed (ASan: nothing leaks) */
+	/* one never waited for (gus record: no sample in the kernel): its read
+	 * given up, joined and freed (ASan: nothing leaks) */
 	collect_kallsyms_async_free(collect_kallsyms_read_async("/proc/kallsyms"));
 	collect_kallsyms_async_free(NULL);
 	return tap_done();
