@@ -534,13 +534,18 @@ struct collect_qemu_opts {
 	uint64_t window_gap;
 	/* with windows and the default gap: how much of the thread's CPU
 	 * time the next window must be away for its range to go cheap
-	 * (nanoseconds; 0: the plugin's default, 100 ms) */
+	 * (nanoseconds; 0: the plugin's default, 10 ms) */
 	uint64_t window_pace_ns;
 	/* and where it is 4 times this many records away too, cheap code is
 	 * a bare count, switched back this many records before the window by
-	 * the plugin's watcher thread (0: the plugin's default, 10 M), on
+	 * the plugin's watcher thread (0: the plugin's default, 4 M), on
 	 * time or late (late_windows), the records otherwise the same */
 	uint64_t window_bare_records;
+	/* with windows and the default gap: every window where its schedule
+	 * says, none opened early in another range's switch to full code
+	 * (the plugin's pull=off: what a comparison with a run fully
+	 * instrumented throughout needs); false: the ranges' windows batched */
+	bool window_exact;
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;
@@ -559,6 +564,9 @@ struct collect_qemu_stats {
 	 * full code having come late (the watcher's timing), all processes */
 	uint64_t late_windows;
 	uint64_t bare_arms;	/* switches back from bare code (the watcher's) */
+	/* windows opened early, in another range's switch to full code (the
+	 * ranges' windows batched: window_exact false), all processes */
+	uint64_t pulled_windows;
 	/* follow_children: why programs the traced ones exec were not
 	 * followed (no gus-qemu-exec.so beside the plugin), "" when they were */
 	char exec_note[384];

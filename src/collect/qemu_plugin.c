@@ -41,13 +41,15 @@
  *                   also wants that far to take a pace's worth of the
  *                   thread's CPU time at its pace so far, and as long since
  *                   the last switch to cheap code
- *   pace=NS         without gap=: that pace in nanoseconds (default 100 ms)
+ *   pace=NS         without gap=: that pace in nanoseconds (default 10 ms)
  *   bare=N          without gap=: where the next window is also 4 N records
  *                   away, cheap code is a bare inline count, and a watcher
  *                   thread switches back N records before the window
- *                   (default 10000000, where QEMU has async_run_on_cpu; 0:
+ *                   (default 4000000, where QEMU has async_run_on_cpu; 0:
  *                   cheap code keeps the execution callback, which switches
  *                   back exactly, as with gap=)
+ *   pull=on|off     without gap=: the ranges' windows batched (default on;
+ *                   see "Batches"); off: each where its schedule says
  *
  * Cost model: code outside the ranges gets at most two inline counter
  * increments per translated block (the block count, and a global
@@ -74,7 +76,10 @@
  *
  * The callback on every executed block is still most of a cheap run's
  * cost (python3's loop: 1.6 times plain QEMU with it, 1.25 with an inline
- * count alone), so where the next window is also far in records (4
+ * count alone; gzip -9, a plugin that adds nothing else to every block:
+ * 1.4 times with an empty callback, 1.3 with one inline add, 1.02 with
+ * nothing, so the bare count is about the least any counting costs), so
+ * where the next window is also far in records (4
  * bare_arm) cheap code is bare, an inline add to the first thread's place
  * in the range, and no callback runs at all; the watcher thread reads the
  * place every millisecond and, bare_arm records before the window, has
@@ -89,6 +94,21 @@
  * its id and is not sent again (bdefs), unless a traced mapping changed.
  * Without the QEMU function that clears a vCPU's stale memory callbacks
  * (reset_done) the plugin does not switch.
+ *
+ * Batches. Each range has a schedule of its own, and every switch is a
+ * flush of all translations, so five ranges switching apart cost five
+ * times the flushes, and the full code kept around each. Without gap=
+ * (and with pull=on), while the process has one thread, a switch to
+ * full code for one range's window also opens the next window of every
+ * other range already in that window's stratum (past where the window
+ * before it was due to end: window J stands for the records from there
+ * to where J is due), at the range's next block (pull_windows); and code
+ * leaves its full translations only once no range's window is open or
+ * near, in one flush for all (a pulled window whose range did not run
+ * by then goes back to its own schedule). Each window still falls in its
+ * own stratum and stands for what it stood for; only where in it moves
+ * (trace.pulled_windows counts those). gzip -9's five ranges: 612 flushes
+ * -> 260.
  *
  * Control flow at block boundaries. Inside a translated block instructions
  * run in sequence (QEMU ends a block at each control transfer), so only
@@ -201,6 +221,7 @@ struct win_state {
 	uint32_t index;
 	bool open;
 	bool demand;		/* a window is open or near: the range's code fully instrumented */
+	bool pulled;		/* its next window opens early, in another range's switch (pull_windows) */
 };
 
 struct tstate {
@@ -304,8 +325,11 @@ static uint64_t nresets;
 /* a range's code goes cheap when its next window is more than cheap_gap
  * records and, at the pace the thread went through the range, cheap_ns
  * of its CPU time away: a reset costs the translation of all the code
- * that runs next (a millisecond or ten), each way */
-static uint64_t cheap_ns = 100000000;
+ * that runs next (half a millisecond for gzip, more for python3), each
+ * way. 10 ms: with the windows batched, 1.5-2.5 times fewer CPU seconds
+ * for the windows' cost than 100 ms (xz, gzip, python3; 5 and 20 ms within
+ * the noise of 10) */
+static uint64_t cheap_ns = 10000000;
 static uint64_t last_switch_ns;	/* the thread's CPU time at the last reset asked for cheap code */
 /* QEMU 7.2 leaves cpu->plugin_mem_cbs set after a block (mem_put), and a
  * reset frees what it points to: a later helper's access would read
@@ -326,7 +350,8 @@ static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws *
  * looks at that place every WATCH_NS, has the vCPU make the range full
  * (async_run_on_cpu: the reset is asked for on the vCPU's own thread,
  * between two of its blocks) once the window is bare_arm records away:
- * 5 ms at 2 records a nanosecond, faster than QEMU runs code. Elsewhere,
+ * 2 ms at 2 records a nanosecond, faster than QEMU runs code (a window
+ * the watcher reaches late opens late: one in a few hundred here). Elsewhere,
  * without QEMU's async_run_on_cpu, or with bare=0, cheap code keeps its
  * execution callback, which asks itself (exact, and what gap= tests). */
 #define WATCH_NS 1000000
@@ -334,7 +359,20 @@ static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws *
  * the data is a union of 8 bytes passed by value, in a register as a
  * uint64_t is (x86-64 SysV), and so is the function's */
 static void (*async_run)(void *cpu, void (*fn)(void *cpu, uint64_t tag), uint64_t tag);
-static uint64_t bare_arm = 10000000;	/* bare=: 0, no bare code */
+static uint64_t bare_arm = 4000000;	/* bare=: 0, no bare code */
+/* pull=: a switch to full code for one range's window opens the other
+ * ranges' next windows too where they are already within their stride
+ * (pull_windows); off: every window where its schedule says (the tests
+ * that compare windows with a fully instrumented run) */
+static bool pull_on = true;
+static uint64_t pulled_windows;	/* windows opened early in another range's switch */
+/* the first thread's CPU time when the last batch asked for full code: a
+ * window still open cheap_ns after it (its range stopped running) holds
+ * the others' full code no longer */
+static uint64_t batch_ns;
+/* a range whose leave is held by the batch asks again this often (its
+ * fast path stops there), so that a hold that ran out is seen */
+#define LEAVE_RETRY_RECORDS 1000000
 static bool inline_cheap;	/* bare code allowed (the watcher can arm it) */
 static void *solo_cpu;		/* the first thread's CPUState (reset_done, on its thread) */
 static bool watcher_running;
@@ -661,7 +699,11 @@ static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool may_open
 	if (pos + n <= w->next || w->index > QW_MAX_WINDOW_INDEX || !may_open)
 		return false;
 	w->open = true;
-	if (pos > w->next + 512)	/* further than a block (QEMU's most) overshoots */
+	if (w->pulled) {
+		/* opened early, where the switch it was pulled into landed */
+		w->pulled = false;
+		pulled_windows++;
+	} else if (pos > w->next + 512)	/* further than a block (QEMU's most) overshoots */
 		late_windows++;
 	w->end = (pos > w->next ? pos : w->next) + win_len;
 	*opens = true;
@@ -670,6 +712,8 @@ static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool may_open
 }
 
 static void reset_done(qemu_plugin_id_t id);
+static void unpull_windows(void);
+static uint64_t thread_ns(void);
 
 /* win=: the translations of range TAG wanted in MODE; a change is made
  * by a reset, one at a time (reset_done takes what is wanted then).
@@ -684,9 +728,24 @@ static void mode_want(uint32_t tag, uint8_t mode)
 		memset(want_mode, MODE_FULL, ntags);
 	else if (tag < ntags)
 		want_mode[tag] = mode;
-	if (!reset_pending && !stopped)
-		for (size_t i = 0; i < ntags && !go; i++)
-			go = want_mode[i] != built_mode[i];
+	if (!reset_pending && !stopped) {
+		/* batched (pull_windows): code leaves full translations when
+		 * no range's window is open or near, in one reset; a window
+		 * pulled in but not yet opened holds nothing up (it is given
+		 * back to its own schedule) */
+		bool batch = pull_on && cheap_ns && !multi_thread && solo_ts && solo_ws;
+		bool urgent = false, differs = false, held = false;
+		for (size_t i = 0; i < ntags; i++) {
+			urgent |= want_mode[i] == MODE_FULL && built_mode[i] != MODE_FULL;
+			differs |= want_mode[i] != built_mode[i];
+			held |= want_mode[i] == MODE_FULL && !(batch && solo_ws[i].pulled);
+		}
+		if (batch && held && differs && !urgent && thread_ns() > batch_ns + cheap_ns)
+			held = false;	/* the batch ran out: a range stopped in its window */
+		go = urgent || (differs && (!batch || !held));
+		if (go && batch && !urgent)
+			unpull_windows();
+	}
 	if (go)
 		reset_pending = 1;
 	pthread_mutex_unlock(&mode_lock);
@@ -730,6 +789,56 @@ static bool switch_due(void)
 	return true;
 }
 
+/* The first thread's range LEADER needs full code for its next window:
+ * the reset that makes it full also serves every other range whose place
+ * is already in the stratum of its next window (window J stands for the
+ * records from where window J-1 was due to end to where J is due), whose
+ * window then opens at its next block instead of at its start. Each window still
+ * falls in its own stratum, so what it stands for is unchanged, and the
+ * ranges' windows come in batches, one reset pair each, instead of each
+ * range's switching alone (five ranges: five times the resets). Caller
+ * holds mode_lock; on the vCPU's thread (its blocks' callbacks, or the
+ * watcher's request run there). */
+static void pull_windows(uint32_t leader)
+{
+	if (!pull_on || !cheap_ns || multi_thread || !solo_ts)
+		return;
+	batch_ns = thread_ns();
+	for (uint32_t t = 0; t < ntags; t++) {
+		struct win_state *w = &solo_ws[t];
+		if (t == leader || w->open || w->demand || w->pulled || w->next == UINT64_MAX ||
+		    w->index > QW_MAX_WINDOW_INDEX || w->next <= w->pos)
+			continue;
+		/* its stratum: past the end of the window before it (where
+		 * that one was due), so that no stratum gets two */
+		if (w->index && w->pos < window_start(w->index - 1) + win_len)
+			continue;
+		w->pulled = true;
+		w->next = w->pos;
+		w->demand = true;
+		w->quiet_until = w->next + 1;
+		want_mode[t] = MODE_FULL;
+	}
+}
+
+/* caller holds mode_lock: the windows pulled into a switch that ends
+ * before their ranges ran again go back to their own schedules (the
+ * code leaves full translations with the others) */
+static void unpull_windows(void)
+{
+	for (uint32_t t = 0; t < ntags; t++) {
+		struct win_state *w = &solo_ws[t];
+		if (!w->pulled)
+			continue;
+		w->pulled = false;
+		w->next = window_start(w->index);
+		w->demand = false;
+		uint64_t gap = w->next > w->pos ? w->next - w->pos : 0;
+		w->quiet_until = w->next > ARM_RECORDS ? w->next - ARM_RECORDS : 0;
+		want_mode[t] = inline_cheap && gap / 4 >= bare_arm ? MODE_BARE : MODE_CHEAP;
+	}
+}
+
 static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 {
 	if (tag >= ts->nws)
@@ -746,16 +855,31 @@ static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 	uint64_t gap = !never && w->next > w->pos ? w->next - w->pos : 0;
 	/* without resets the windows are always near: the fast path then
 	 * runs to each window's start */
+	/* batched (pull_windows), the switches are a pair per batch of
+	 * windows, each batch's leave as far from its next window as
+	 * gap_long wants: not rate-limited further */
+	bool batch = pull_on && cheap_ns && !multi_thread && ts == solo_ts;
 	bool need = w->open || (!never && (!toggling || (w->demand ? gap <= cheap_gap || !gap_long(w, gap) ||
-											  !switch_due()
+											  (!batch && !switch_due())
 								   : gap <= ARM_RECORDS)));
 	if (need != w->demand) {
 		w->demand = need;
+		if (need && toggling && ts == solo_ts) {
+			pthread_mutex_lock(&mode_lock);
+			pull_windows(tag);
+			pthread_mutex_unlock(&mode_lock);
+		}
 		/* a window far in records too: bare code, which the watcher
 		 * switches back in time */
 		if (toggling)
 			mode_want(tag, need ? MODE_FULL
 					    : inline_cheap && gap / 4 >= bare_arm ? MODE_BARE : MODE_CHEAP);
+	} else if (!need && batch && toggling && tag < ntags &&
+		   __atomic_load_n(&want_mode[tag], __ATOMIC_RELAXED) !=
+			   __atomic_load_n(&built_mode[tag], __ATOMIC_RELAXED)) {
+		/* its leave held by the batch (or a reset under way): asked
+		 * again, the hold may have run out */
+		mode_want(tag, __atomic_load_n(&want_mode[tag], __ATOMIC_RELAXED));
 	}
 	if (w->open)
 		w->quiet_until = 0;
@@ -765,6 +889,11 @@ static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 		w->quiet_until = w->next + 1;
 	else	/* gap > ARM_RECORDS here */
 		w->quiet_until = w->next > ARM_RECORDS ? w->next - ARM_RECORDS : 0;
+	/* a leave still held: the fast path stops again soon to ask */
+	if (!need && !never && batch && toggling && tag < ntags &&
+	    __atomic_load_n(&want_mode[tag], __ATOMIC_RELAXED) != __atomic_load_n(&built_mode[tag], __ATOMIC_RELAXED) &&
+	    w->quiet_until > w->pos + LEAVE_RETRY_RECORDS)
+		w->quiet_until = w->pos + LEAVE_RETRY_RECORDS;
 }
 
 /* the watcher's request, run by the first thread's vCPU between two of its
@@ -776,6 +905,9 @@ static void arm_work(void *cpu, uint64_t tag)
 		struct win_state *w = &solo_ws[tag];
 		w->demand = true;
 		w->quiet_until = w->next == UINT64_MAX ? UINT64_MAX : w->next + 1;
+		pthread_mutex_lock(&mode_lock);
+		pull_windows((uint32_t)tag);
+		pthread_mutex_unlock(&mode_lock);
 		mode_want((uint32_t)tag, MODE_FULL);
 	}
 	pthread_mutex_lock(&mode_lock);
@@ -1636,7 +1768,9 @@ static void atexit_cb(qemu_plugin_id_t id, void *ud)
 	if (toggling) {
 		uint64_t late = late_windows < 0xfffffff ? late_windows : 0xfffffff;
 		uint64_t arms = bare_arms < 0xfffffff ? bare_arms : 0xfffffff;
-		uint64_t m[2] = { QW_RESETS | late << 8 | arms << 36, nresets };
+		uint64_t pulled = pulled_windows < 0xffffffff ? pulled_windows : 0xffffffff;
+		uint64_t m[2] = { QW_RESETS | late << 8 | arms << 36,
+				  (nresets < 0xffffffff ? nresets : 0xffffffff) | pulled << 32 };
 		defs_push(m, 2);
 	}
 	bool cut = max_records && announced_total >= max_records;
@@ -1669,6 +1803,7 @@ static void fork_child(void)
 		arm_asked[i] = 0;
 	late_windows = 0;
 	bare_arms = 0;
+	pulled_windows = 0;
 	if (!sock_path || dead)
 		watch_quit = 1;
 	watch_start();
@@ -1903,6 +2038,8 @@ GUS_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_i
 			cheap_gap = strtoull(v, &ge, 10);
 			cheap_ns = 0;	/* records alone (the tests) */
 			bad = *ge || errno || !*v || (cheap_gap && cheap_gap < 2 * ARM_RECORDS) ? a : NULL;
+		} else if (!strncmp(a, "pull=", 5)) {
+			bad = parse_onoff(v, &pull_on) ? NULL : a;
 		} else if (!strncmp(a, "bare=", 5)) {
 			char *be;
 			errno = 0;

@@ -54,13 +54,16 @@
  *   COUNT   w0 = type | ninsns << 8; w1 = runtime address; w2 = executions
  *           of translated blocks starting there with that many instructions
  *           (all code, not only the ranges). At exit, before END.
- *   RESETS  w0 = type | late << 8 | arms << 36 (28 bits each); w1 = how
- *           many times the plugin switched its instrumentation (win=:
- *           cheap outside the windows, full near them; each a flush of
- *           QEMU's translations); ARMS: of those, switches back from bare
- *           code asked by the watcher thread; LATE: windows that opened
- *           after their scheduled start (the switch to full code came
- *           late). At exit, before END (version 3; LATE and ARMS 0 before).
+ *   RESETS  w0 = type | late << 8 | arms << 36 (28 bits each); w1 =
+ *           switches | pulled << 32 (32 bits each): SWITCHES, how many
+ *           times the plugin switched its instrumentation (win=: cheap
+ *           outside the windows, full near them; each a flush of QEMU's
+ *           translations); ARMS: of those, switches back from bare code
+ *           asked by the watcher thread; LATE: windows that opened after
+ *           their scheduled start (the switch to full code came late);
+ *           PULLED: windows opened early, in another range's switch to
+ *           full code (0 from plugins before it). At exit, before END
+ *           (version 3; LATE and ARMS 0 before).
  *   END     w0 = type | flags << 8 (QW_END_*); w1 = records the plugin
  *           announced (sum of executed block sizes). The stream ended
  *           cleanly; its absence means qemu died or the plugin failed.

@@ -170,6 +170,10 @@ wait $gpid 2>/dev/null
 partial=$(ls "$TMP"/cut.data.partial-* 2>/dev/null | head -1)
 [ -n "$partial" ]; ok $? "a killed gus record leaves its partial recording"
 cp "$partial" "$TMP/cut.data" 2>/dev/null
+# killed inside one of its writes (a loaded machine), the file has its
+# rollback journal beside it, which the copy takes along as SQLite names
+# it (without it the copy is a file cut short, which gus refuses)
+[ -e "$partial-journal" ] && cp "$partial-journal" "$TMP/cut.data-journal"
 "$GUS" report -q -i "$TMP/cut.data" --html "$TMP/cut.html" >/dev/null 2>"$TMP/e"; st=$?
 check_status $st 0 "partial: gus report --html exits 0"
 browse cut

@@ -832,6 +832,7 @@ static void test_window_watch(void)
 	o.window_gap = 0;
 	o.window_pace_ns = 1000000;
 	o.window_bare_records = 4000000;
+	o.window_exact = true;
 	enum collect_status s2 = run(&watch, &o, "phases", "60000", &st_watch, &res, err, sizeof(err));
 	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && full.n > 1000,
 	       "arraywalk phases 60000 in windows, fully and with the watcher (%zu and %zu records)", full.n,
@@ -864,6 +865,63 @@ static void test_window_watch(void)
 	       st_watch.late_windows);
 	rec_free(&full);
 	rec_free(&watch);
+}
+
+/* how many windows of each of the two ranges a stream holds */
+static void window_census(const struct rec *r, size_t count[2])
+{
+	count[0] = count[1] = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if ((r->v[i].flags & STREAM_WINDOW) && STREAM_WINDOW_RANGE(r->v[i].window) < 2)
+			count[STREAM_WINDOW_RANGE(r->v[i].window)]++;
+}
+
+/* 8. windows batched: two functions interleaved at different paces, each
+ * with its schedule; with the watcher, a switch to full code for one's
+ * window opens the other's next window too where it is already in its
+ * stratum (pulled, which the plugin counts), the run switches no more
+ * than with every window where its schedule says, and it holds the same
+ * windows (as many of each range, give or take its last, as many
+ * records) */
+static void test_window_pull(void)
+{
+	char err[COLLECT_ERRLEN];
+	struct collect_qemu_stats st_exact, st_pull;
+	struct collect_result res;
+	struct rec exact = { 0 }, pulled = { 0 };
+	struct stream_range fr[2];
+	struct collect_qemu_object obj;
+	struct collect_qemu_opts o;
+	if (!phases_windows(fr, &obj, &o))
+		return;
+	o.window_gap = 0;
+	o.window_pace_ns = 1000000;
+	o.window_bare_records = 4000000;
+	o.window_exact = true;
+	enum collect_status s1 = run(&exact, &o, "alternate", "60000", &st_exact, &res, err, sizeof(err));
+	o.window_exact = false;
+	enum collect_status s2 = run(&pulled, &o, "alternate", "60000", &st_pull, &res, err, sizeof(err));
+	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && exact.n > 1000 && pulled.n > 1000,
+	       "arraywalk alternate 60000 in windows, each where its schedule says and batched (%zu and %zu records)",
+	       exact.n, pulled.n);
+	/* (two ranges here, one at a third of the other's pace: as many
+	 * switches either way, give or take; gzip -9's five: 612 -> 260) */
+	tap_ok(st_exact.pulled_windows == 0 && st_pull.pulled_windows >= 4 && st_exact.mode_switches >= 8 &&
+		       st_pull.mode_switches <= st_exact.mode_switches + 2,
+	       "batched, %" PRIu64 " windows pulled into the other range's switch, which switched instrumentation %" PRIu64
+	       " times, windows each on their own %" PRIu64,
+	       st_pull.pulled_windows, st_pull.mode_switches, st_exact.mode_switches);
+	size_t ce[2], cp[2];
+	window_census(&exact, ce);
+	window_census(&pulled, cp);
+	/* each window W records (100), to the block that reaches them */
+	size_t slack = 2 * (100 + 64);
+	tap_ok(ce[0] > 20 && ce[1] > 20 && cp[0] + 1 >= ce[0] && cp[0] <= ce[0] + 1 && cp[1] + 1 >= ce[1] &&
+		       cp[1] <= ce[1] + 1 && pulled.n + slack >= exact.n && pulled.n <= exact.n + slack,
+	       "the same windows: sum_array %zu and %zu, bump_array %zu and %zu (%zu and %zu records)", ce[0], cp[0],
+	       ce[1], cp[1], exact.n, pulled.n);
+	rec_free(&exact);
+	rec_free(&pulled);
 }
 
 int main(int argc, char **argv)
@@ -1090,6 +1148,7 @@ int main(int argc, char **argv)
 
 	test_window_modes();
 	test_window_watch();
+	test_window_pull();
 
 	/* 5. errors and exit statuses */
 	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1 };

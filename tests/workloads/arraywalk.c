@@ -8,6 +8,9 @@
  *   arraywalk OUT hot ITER    sum_array ITER times (the benchmark's hot loop)
  *   arraywalk OUT phases ITER sum_array ITER times, then bump_array ITER
  *                             times (a second function entered late)
+ *   arraywalk OUT alternate ITER  sum_array ITER times, bump_array after
+ *                             every third (two functions at different
+ *                             paces, interleaved)
  *   arraywalk OUT chain ITER  lcg_chain over ITER steps: a multiply-add
  *                             dependency chain (latency-bound, for gus sim --trace)
  *   arraywalk OUT exit CODE   the walk, then exit with CODE
@@ -72,7 +75,7 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | phases ITER | chain ITER | exit CODE | kill SIG]\n");
+		fprintf(stderr, "usage: arraywalk OUT [threads T | hot ITER | phases ITER | alternate ITER | chain ITER | exit CODE | kill SIG]\n");
 		return 2;
 	}
 	const char *mode = argc > 3 ? argv[2] : "";
@@ -100,6 +103,17 @@ int main(int argc, char **argv)
 			s += sum_array(array, N);
 		for (long i = 0; i < arg; i++)
 			bump_array(array, N);
+		sink = s + array[N - 1];
+		return 0;
+	}
+	if (!strcmp(mode, "alternate")) {
+		int64_t s = 0;
+		fill_array(array, N);
+		for (long i = 0; i < arg; i++) {
+			s += sum_array(array, N);
+			if (i % 3 == 0)
+				bump_array(array, N);
+		}
 		sink = s + array[N - 1];
 		return 0;
 	}
