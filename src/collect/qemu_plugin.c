@@ -43,8 +43,10 @@
  *                   the last switch to cheap code
  *   pace=NS         without gap=: that pace in nanoseconds (default 10 ms)
  *   bare=N          without gap=: where the next window is also 4 N records
- *                   away, cheap code is a bare inline count, and a watcher
- *                   thread switches back N records before the window
+ *                   away (or four times a millisecond at the range's pace,
+ *                   if fewer), cheap code is a bare inline count, and a
+ *                   watcher thread switches back N records (or that
+ *                   millisecond) before the window
  *                   (default 4000000, where QEMU has async_run_on_cpu; 0:
  *                   cheap code keeps the execution callback, which switches
  *                   back exactly, as with gap=)
@@ -79,11 +81,12 @@
  * count alone; gzip -9, a plugin that adds nothing else to every block:
  * 1.4 times with an empty callback, 1.3 with one inline add, 1.02 with
  * nothing, so the bare count is about the least any counting costs), so
- * where the next window is also far in records (4
- * bare_arm) cheap code is bare, an inline add to the first thread's place
- * in the range, and no callback runs at all; the watcher thread reads the
- * place every millisecond and, bare_arm records before the window, has
- * the vCPU itself ask for the reset (async_run_on_cpu, not part of the
+ * where the next window is also far (4 arm_margin: a millisecond of the
+ * thread's time at the range's pace, 4 M records at most) cheap code is
+ * bare, an inline add to the first thread's place in the range, and no
+ * callback runs at all; the watcher thread reads the place every quarter
+ * millisecond and, arm_margin records before the window, has the vCPU
+ * itself ask for the reset (async_run_on_cpu, not part of the
  * plugin API: without it the callback stays). A window the reset reaches
  * late opens at the range's next full block (late_windows; the records
  * are otherwise the same). Only
@@ -349,17 +352,36 @@ static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws *
  * first thread's place (no callback at all), and a watcher thread, which
  * looks at that place every WATCH_NS, has the vCPU make the range full
  * (async_run_on_cpu: the reset is asked for on the vCPU's own thread,
- * between two of its blocks) once the window is bare_arm records away:
- * 2 ms at 2 records a nanosecond, faster than QEMU runs code (a window
- * the watcher reaches late opens late: one in a few hundred here). Elsewhere,
+ * between two of its blocks) once the window is arm_margin records
+ * away: ARM_NS of the thread's time at the range's pace, bare_arm at
+ * most (2 ms at 2 records a nanosecond, faster than QEMU runs code); a
+ * window the watcher reaches late opens late (one in a few hundred here). Elsewhere,
  * without QEMU's async_run_on_cpu, or with bare=0, cheap code keeps its
  * execution callback, which asks itself (exact, and what gap= tests). */
-#define WATCH_NS 1000000
+#define WATCH_NS 250000
 /* QEMU's async_run_on_cpu(CPUState *, run_on_cpu_func, run_on_cpu_data):
  * the data is a union of 8 bytes passed by value, in a register as a
  * uint64_t is (x86-64 SysV), and so is the function's */
 static void (*async_run)(void *cpu, void (*fn)(void *cpu, uint64_t tag), uint64_t tag);
 static uint64_t bare_arm = 4000000;	/* bare=: 0, no bare code */
+/* the watcher switches a range back at the latest this much of the
+ * thread's CPU time before its window (four of its looks), at the pace
+ * the range went at while counted (bare code runs faster: earlier than
+ * needed, never later) */
+#define ARM_NS 1000000
+
+/* how many records before its window range W's bare code is switched
+ * back: bare_arm, or fewer where the range's pace makes ARM_NS fewer (a
+ * range that takes a fifth of the thread's time gets a fifth of the
+ * records in a millisecond); bare code only where its window is 4 times
+ * that away */
+static uint64_t arm_margin(const struct win_state *w)
+{
+	double p = w->ns_per_record;
+	if (p > 0 && (double)ARM_NS / p < (double)bare_arm)
+		return (uint64_t)((double)ARM_NS / p) + ARM_RECORDS;
+	return bare_arm;
+}
 /* pull=: a switch to full code for one range's window opens the other
  * ranges' next windows too where they are already within their stride
  * (pull_windows); off: every window where its schedule says (the tests
@@ -367,9 +389,11 @@ static uint64_t bare_arm = 4000000;	/* bare=: 0, no bare code */
 static bool pull_on = true;
 static uint64_t pulled_windows;	/* windows opened early in another range's switch */
 /* the first thread's CPU time when the last batch asked for full code: a
- * window still open cheap_ns after it (its range stopped running) holds
- * the others' full code no longer */
+ * window still open HOLD_NS after it (its range stopped running) holds
+ * the others' full code no longer (shorter holds: more switches, gzip's
+ * 225 -> 432 at 2 ms) */
 static uint64_t batch_ns;
+#define HOLD_NS 10000000
 /* a range whose leave is held by the batch asks again this often (its
  * fast path stops there), so that a hold that ran out is seen */
 #define LEAVE_RETRY_RECORDS 1000000
@@ -740,7 +764,7 @@ static void mode_want(uint32_t tag, uint8_t mode)
 			differs |= want_mode[i] != built_mode[i];
 			held |= want_mode[i] == MODE_FULL && !(batch && solo_ws[i].pulled);
 		}
-		if (batch && held && differs && !urgent && thread_ns() > batch_ns + cheap_ns)
+		if (batch && held && differs && !urgent && thread_ns() > batch_ns + HOLD_NS)
 			held = false;	/* the batch ran out: a range stopped in its window */
 		go = urgent || (differs && (!batch || !held));
 		if (go && batch && !urgent)
@@ -835,7 +859,7 @@ static void unpull_windows(void)
 		w->demand = false;
 		uint64_t gap = w->next > w->pos ? w->next - w->pos : 0;
 		w->quiet_until = w->next > ARM_RECORDS ? w->next - ARM_RECORDS : 0;
-		want_mode[t] = inline_cheap && gap / 4 >= bare_arm ? MODE_BARE : MODE_CHEAP;
+		want_mode[t] = inline_cheap && gap / 4 >= arm_margin(w) ? MODE_BARE : MODE_CHEAP;
 	}
 }
 
@@ -873,7 +897,7 @@ static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 		 * switches back in time */
 		if (toggling)
 			mode_want(tag, need ? MODE_FULL
-					    : inline_cheap && gap / 4 >= bare_arm ? MODE_BARE : MODE_CHEAP);
+					    : inline_cheap && gap / 4 >= arm_margin(w) ? MODE_BARE : MODE_CHEAP);
 	} else if (!need && batch && toggling && tag < ntags &&
 		   __atomic_load_n(&want_mode[tag], __ATOMIC_RELAXED) !=
 			   __atomic_load_n(&built_mode[tag], __ATOMIC_RELAXED)) {
@@ -937,7 +961,7 @@ static void *watch_main(void *arg)
 				uint64_t pos = __atomic_load_n(&w->pos, __ATOMIC_RELAXED);
 				if (next == UINT64_MAX)
 					continue;
-				if (next > pos && next - pos > bare_arm)
+				if (next > pos && next - pos > arm_margin(w))
 					continue;
 				arm_asked[i] = 1;
 				bare_arms++;
