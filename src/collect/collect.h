@@ -542,10 +542,15 @@ struct collect_qemu_opts {
 	 * time or late (late_windows), the records otherwise the same */
 	uint64_t window_bare_records;
 	/* with windows and the default gap: every window where its schedule
-	 * says, none opened early in another range's switch to full code
-	 * (the plugin's pull=off: what a comparison with a run fully
-	 * instrumented throughout needs); false: the ranges' windows batched */
+	 * says, none opened early in another range's switch to full code,
+	 * and the place in each range counted, never reckoned from the time
+	 * (the plugin's pull=off and dark=off: what a comparison with a run
+	 * fully instrumented throughout needs); false: the ranges' windows
+	 * batched, and code far from them dark */
 	bool window_exact;
+	/* the place in each range counted, never reckoned from the time (the
+	 * plugin's dark=off), the windows batched all the same */
+	bool window_counted;
 	/* the program's standard streams; NULL: gus's own (QEMU's messages
 	 * go where the program's standard error goes) */
 	const struct collect_stdio *stdio;
@@ -563,7 +568,10 @@ struct collect_qemu_stats {
 	/* windows that opened after their scheduled start, the switch to
 	 * full code having come late (the watcher's timing), all processes */
 	uint64_t late_windows;
-	uint64_t bare_arms;	/* switches back from bare code (the watcher's) */
+	uint64_t bare_arms;	/* switches back from bare (or dark) code (the watcher's) */
+	/* switches that made a range's code dark (nothing in it, its place
+	 * reckoned from the thread's CPU time: window_exact false) */
+	uint64_t dark_switches;
 	/* windows opened early, in another range's switch to full code (the
 	 * ranges' windows batched: window_exact false), all processes */
 	uint64_t pulled_windows;

@@ -573,7 +573,8 @@ static ssize_t parse(struct qdec *d, const uint64_t *w, size_t n)
 			d->sh->st->mode_switches += m[1] & 0xffffffff;
 			d->sh->st->pulled_windows += m[1] >> 32;
 			d->sh->st->late_windows += h >> 8 & 0xfffffff;
-			d->sh->st->bare_arms += h >> 36;
+			d->sh->st->bare_arms += h >> 36 & 0x3fff;
+			d->sh->st->dark_switches += h >> 50;
 			break;
 		case QW_ERROR: {
 			size_t len = (size_t)((h >> 8) & 0xffff);
@@ -752,7 +753,9 @@ static void plugin_opts(struct sbuf *b, char sep, uint64_t xlo, const char *sock
 	if (o->window_records && !o->window_gap && o->window_bare_records)
 		sb_add(b, "%cbare=%" PRIu64, sep, o->window_bare_records);
 	if (o->window_records && !o->window_gap && o->window_exact)
-		sb_add(b, "%cpull=off", sep);
+		sb_add(b, "%cpull=off%cdark=off", sep, sep);
+	else if (o->window_records && !o->window_gap && o->window_counted)
+		sb_add(b, "%cdark=off", sep);
 	if (o->nobjects) {
 		for (size_t i = 0; i < o->nobjects; i++) {
 			sb_add(b, "%cobj=%" PRIx64 ":%" PRIx64, sep, (uint64_t)objst[i].st_dev,
@@ -1401,10 +1404,10 @@ enum collect_status collect_qemu_run(char *const argv[], const struct collect_qe
 	if (getenv("GUS_QEMU_DEBUG"))
 		fprintf(stderr, "gus: qemu tracer: %" PRIu64 " records from %u processes, %" PRIu64
 			" accesses beyond %d per instruction dropped, %" PRIu64 " unknown words, %" PRIu64
-			" instrumentation switches (%" PRIu64 " back from bare code), %" PRIu64 " windows late, %" PRIu64
-			" pulled into another range's switch\n",
+			" instrumentation switches (%" PRIu64 " back from bare code, %" PRIu64 " to dark code), %" PRIu64
+			" windows late, %" PRIu64 " pulled into another range's switch\n",
 			st->insns, st->procs, sh.mem_dropped, STREAM_MAX_MEM, sh.unknown, st->mode_switches,
-			st->bare_arms, st->late_windows, st->pulled_windows);
+			st->bare_arms, st->dark_switches, st->late_windows, st->pulled_windows);
 	if (sh.plugin_error[0]) {
 		snprintf(err, errlen, "%s (plugin %s)", sh.plugin_error, plugin);
 		status = COLLECT_ERROR;

@@ -54,12 +54,15 @@
  *   COUNT   w0 = type | ninsns << 8; w1 = runtime address; w2 = executions
  *           of translated blocks starting there with that many instructions
  *           (all code, not only the ranges). At exit, before END.
- *   RESETS  w0 = type | late << 8 | arms << 36 (28 bits each); w1 =
+ *   RESETS  w0 = type | late << 8 | arms << 36 | dark << 50 (28, 14 and
+ *           14 bits); w1 =
  *           switches | pulled << 32 (32 bits each): SWITCHES, how many
  *           times the plugin switched its instrumentation (win=: cheap
  *           outside the windows, full near them; each a flush of QEMU's
  *           translations); ARMS: of those, switches back from bare code
- *           asked by the watcher thread; LATE: windows that opened after
+ *           asked by the watcher thread; DARK: of those, switches that
+ *           made some range's code dark (nothing in it: its place
+ *           reckoned from the time); LATE: windows that opened after
  *           their scheduled start (the switch to full code came late);
  *           PULLED: windows opened early, in another range's switch to
  *           full code (0 from plugins before it). At exit, before END

@@ -1139,6 +1139,7 @@ static int trace_with_qemu(struct gusdata *d, const struct recording_request *o,
 		gusdata_set_meta_u64(d, "trace.mode_switches", qs.mode_switches);
 		gusdata_set_meta_u64(d, "trace.late_windows", qs.late_windows);
 		gusdata_set_meta_u64(d, "trace.pulled_windows", qs.pulled_windows);
+		gusdata_set_meta_u64(d, "trace.dark_switches", qs.dark_switches);
 	}
 	if (wrc || q.failed) {
 		snprintf(err, sizeof err, "writing the trace into %s failed: %s; %llu of %llu records were stored",

@@ -115,8 +115,10 @@ case "$top" in "[unknown] "*) ok 0 "-g on code without frame pointers: hot's cal
 gus_callers dw.data hot >dw.callers
 a=$(share_of dw.callers "step_a (inlined in caller_a)")
 b=$(share_of dw.callers "caller_b")
-between "$a" 0.70 0.80; ok $? "hot's caller step_a, inlined in caller_a, named from DWARF: 3/4 of its samples ($a)"
-between "$b" 0.20 0.30; ok $? "hot's caller caller_b: 1/4 ($b)"
+# (shares of CPU time, a few hundred samples: 0.696 seen beside the whole
+# suite's load, 0.75 alone; far from the 1/2 or 1 a wrong caller gives)
+between "$a" 0.65 0.85; ok $? "hot's caller step_a, inlined in caller_a, named from DWARF: 3/4 of its samples ($a)"
+between "$b" 0.15 0.35; ok $? "hot's caller caller_b: 1/4 ($b)"
 out=$("$GUS" report -q -i dw.data 2>&1)
 check_contains "$out" "step_a (inlined in caller_a) (cg)" "the text report's callers"
 inl=$("$GUS" report -q -i dw.data --json 2>/dev/null | python3 -c '
