@@ -376,9 +376,10 @@ static unsigned int solo_vcpu = UINT32_MAX;	/* its vCPU, while it owns solo_ws *
  * between two of its blocks) once the window is arm_margin records
  * away: ARM_NS of the thread's time at the range's pace, bare_arm at
  * most (2 ms at 2 records a nanosecond, faster than QEMU runs code); a
- * window the watcher reaches late opens late (one in a few hundred here). Elsewhere,
- * without QEMU's async_run_on_cpu, or with bare=0, cheap code keeps its
- * execution callback, which asks itself (exact, and what gap= tests). */
+ * window the watcher reaches late opens late (one in a few hundred
+ * here). Elsewhere, without QEMU's async_run_on_cpu, or with bare=0,
+ * cheap code keeps its execution callback, which asks itself (exact, and
+ * what gap= tests). */
 #define WATCH_NS 250000
 /* QEMU's async_run_on_cpu(CPUState *, run_on_cpu_func, run_on_cpu_data):
  * the data is a union of 8 bytes passed by value, in a register as a
@@ -405,7 +406,7 @@ static uint64_t arm_margin(const struct win_state *w)
 }
 
 /* pull=: a switch to full code for one range's window opens the other
- * ranges' next windows too where they are already within their stride
+ * ranges' next windows too where they are already in their strata
  * (pull_windows); off: every window where its schedule says (the tests
  * that compare windows with a fully instrumented run) */
 static bool pull_on = true;
