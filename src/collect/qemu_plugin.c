@@ -813,6 +813,13 @@ static bool in_window(struct tstate *ts, uint32_t tag, uint64_t n, bool may_open
 
 static void reset_done(qemu_plugin_id_t id);
 static void unpull_windows(void);
+
+/* the ranges' windows batched (pull_windows): with a pace, while the
+ * process has its first thread alone */
+static bool batching(void)
+{
+	return pull_on && cheap_ns && !multi_thread && solo_ts && solo_ws;
+}
 static uint64_t thread_ns(void);
 
 /* win=: the translations of range TAG wanted in MODE; a change is made
@@ -833,7 +840,7 @@ static void mode_want(uint32_t tag, uint8_t mode)
 		 * no range's window is open or near, in one reset; a window
 		 * pulled in but not yet opened holds nothing up (it is given
 		 * back to its own schedule) */
-		bool batch = pull_on && cheap_ns && !multi_thread && solo_ts && solo_ws;
+		bool batch = batching();
 		bool urgent = false, differs = false, held = false;
 		for (size_t i = 0; i < ntags; i++) {
 			urgent |= want_mode[i] == MODE_FULL && built_mode[i] != MODE_FULL;
@@ -901,7 +908,7 @@ static bool switch_due(void)
  * watcher's request run there). */
 static void pull_windows(uint32_t leader)
 {
-	if (!pull_on || !cheap_ns || multi_thread || !solo_ts)
+	if (!batching())
 		return;
 	batch_ns = thread_ns();
 	dark_catch_up();
@@ -959,7 +966,7 @@ static void win_plan(struct tstate *ts, uint32_t tag, bool opens)
 	/* batched (pull_windows), the switches are a pair per batch of
 	 * windows, each batch's leave as far from its next window as
 	 * gap_long wants: not rate-limited further */
-	bool batch = pull_on && cheap_ns && !multi_thread && ts == solo_ts;
+	bool batch = batching() && ts == solo_ts;
 	bool need = w->open || (!never && (!toggling || (w->demand ? gap <= cheap_gap || !gap_long(w, gap) ||
 											  (!batch && !switch_due())
 								   : gap <= ARM_RECORDS)));

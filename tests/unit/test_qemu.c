@@ -876,18 +876,24 @@ static void window_census(const struct rec *r, size_t count[2])
 			count[STREAM_WINDOW_RANGE(r->v[i].window)]++;
 }
 
-/* 8. windows batched: two functions interleaved at different paces, each
- * with its schedule; with the watcher, a switch to full code for one's
- * window opens the other's next window too where it is already in its
- * stratum (pulled, which the plugin counts), and the run holds the same
- * windows as with every window where its schedule says (as many of each
- * range, give or take its last, as many records) */
-static void test_window_pull(void)
+/* 8. two functions interleaved at different paces, each with its
+ * schedule, with the watcher; one reference run with every window where
+ * its schedule says and every place counted (window_exact) beside:
+ * - batched (window_counted): a switch to full code for one's window
+ *   opens the other's next window too where it is already in its stratum
+ *   (pulled, which the plugin counts), and the run holds the same
+ *   windows (as many of each range, give or take its last, as many
+ *   records);
+ * - dark (the default): far from its windows a range's code holds
+ *   nothing, its place reckoned from the thread's CPU time at the pace it
+ *   went while counted; the reckoning is behind (dark code runs faster),
+ *   so the windows come later and fewer, but over the whole run. */
+static void test_window_batches(void)
 {
 	char err[COLLECT_ERRLEN];
-	struct collect_qemu_stats st_exact, st_pull;
+	struct collect_qemu_stats st_exact, st_pull, st_dark;
 	struct collect_result res;
-	struct rec exact = { 0 }, pulled = { 0 };
+	struct rec exact = { 0 }, pulled = { 0 }, dark = { 0 };
 	struct stream_range fr[2];
 	struct collect_qemu_object obj;
 	struct collect_qemu_opts o;
@@ -901,9 +907,18 @@ static void test_window_pull(void)
 	o.window_exact = false;
 	o.window_counted = true;
 	enum collect_status s2 = run(&pulled, &o, "alternate", "60000", &st_pull, &res, err, sizeof(err));
-	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && exact.n > 1000 && pulled.n > 1000,
-	       "arraywalk alternate 60000 in windows, each where its schedule says and batched (%zu and %zu records)",
-	       exact.n, pulled.n);
+	o.window_counted = false;
+	enum collect_status s3 = run(&dark, &o, "alternate", "60000", &st_dark, &res, err, sizeof(err));
+	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && s3 == COLLECT_OK && exact.n > 1000 && pulled.n > 1000 &&
+		       dark.n > 1000,
+	       "arraywalk alternate 60000 in windows: each where its schedule says, batched, dark between them "
+	       "(%zu, %zu and %zu records)",
+	       exact.n, pulled.n, dark.n);
+	size_t ce[2], cp[2], cd[2];
+	window_census(&exact, ce);
+	window_census(&pulled, cp);
+	window_census(&dark, cd);
+
 	/* (how many switches each run makes depends on the machine's load,
 	 * the pace being CPU time: not compared here; gzip -9's five ranges,
 	 * 612 -> 260, in gus-record(1)) */
@@ -912,57 +927,23 @@ static void test_window_pull(void)
 	       "batched, %" PRIu64 " windows pulled into the other range's switch (%" PRIu64
 	       " switches of instrumentation, windows each on their own %" PRIu64 ")",
 	       st_pull.pulled_windows, st_pull.mode_switches, st_exact.mode_switches);
-	size_t ce[2], cp[2];
-	window_census(&exact, ce);
-	window_census(&pulled, cp);
 	/* each window W records (100), to the block that reaches them */
 	size_t slack = 2 * (100 + 64);
 	tap_ok(ce[0] > 20 && ce[1] > 20 && cp[0] + 1 >= ce[0] && cp[0] <= ce[0] + 1 && cp[1] + 1 >= ce[1] &&
 		       cp[1] <= ce[1] + 1 && pulled.n + slack >= exact.n && pulled.n <= exact.n + slack,
-	       "the same windows: sum_array %zu and %zu, bump_array %zu and %zu (%zu and %zu records)", ce[0], cp[0],
-	       ce[1], cp[1], exact.n, pulled.n);
+	       "batched, the same windows: sum_array %zu and %zu, bump_array %zu and %zu (%zu and %zu records)",
+	       ce[0], cp[0], ce[1], cp[1], exact.n, pulled.n);
+
+	tap_ok(st_exact.dark_switches == 0 && st_pull.dark_switches == 0 && st_dark.dark_switches >= 2 &&
+		       st_dark.bare_arms >= 2,
+	       "the dark run made code dark %" PRIu64 " times, the watcher switched it back %" PRIu64
+	       " times (the counted runs %" PRIu64 " and %" PRIu64 ")",
+	       st_dark.dark_switches, st_dark.bare_arms, st_exact.dark_switches, st_pull.dark_switches);
+	tap_ok(cd[0] <= ce[0] + 1 && cd[1] <= ce[1] + 1 && cd[0] * 4 >= ce[0] * 3 && cd[1] * 4 >= ce[1] * 3,
+	       "dark, windows over the whole run: sum_array %zu of %zu, bump_array %zu of %zu", cd[0], ce[0], cd[1],
+	       ce[1]);
 	rec_free(&exact);
 	rec_free(&pulled);
-}
-
-/* 9. dark code: far from its windows a range's code holds nothing at all,
- * and the watcher reckons its place from the thread's CPU time at the
- * pace it went while counted; the reckoning is behind (dark code runs
- * faster), so the windows come later and fewer than their schedule says,
- * but over the whole run: most of them still there, each range's last
- * ones included, and the run's end reached */
-static void test_window_dark(void)
-{
-	char err[COLLECT_ERRLEN];
-	struct collect_qemu_stats st_exact, st_dark;
-	struct collect_result res;
-	struct rec exact = { 0 }, dark = { 0 };
-	struct stream_range fr[2];
-	struct collect_qemu_object obj;
-	struct collect_qemu_opts o;
-	if (!phases_windows(fr, &obj, &o))
-		return;
-	o.window_gap = 0;
-	o.window_pace_ns = 1000000;
-	o.window_bare_records = 4000000;
-	o.window_exact = true;
-	enum collect_status s1 = run(&exact, &o, "alternate", "60000", &st_exact, &res, err, sizeof(err));
-	o.window_exact = false;
-	enum collect_status s2 = run(&dark, &o, "alternate", "60000", &st_dark, &res, err, sizeof(err));
-	tap_ok(s1 == COLLECT_OK && s2 == COLLECT_OK && exact.n > 1000 && dark.n > 1000,
-	       "arraywalk alternate 60000 in windows, counted and dark between them (%zu and %zu records)", exact.n,
-	       dark.n);
-	size_t ce[2], cd[2];
-	window_census(&exact, ce);
-	window_census(&dark, cd);
-	tap_ok(st_exact.dark_switches == 0 && st_dark.dark_switches >= 2 && st_dark.bare_arms >= 2,
-	       "the dark run made code dark %" PRIu64 " times, the watcher switched it back %" PRIu64
-	       " times (the counted run %" PRIu64 ")",
-	       st_dark.dark_switches, st_dark.bare_arms, st_exact.dark_switches);
-	tap_ok(ce[0] > 20 && ce[1] > 20 && cd[0] <= ce[0] + 1 && cd[1] <= ce[1] + 1 && cd[0] * 4 >= ce[0] * 3 &&
-		       cd[1] * 4 >= ce[1] * 3,
-	       "windows over the whole run: sum_array %zu of %zu, bump_array %zu of %zu", cd[0], ce[0], cd[1], ce[1]);
-	rec_free(&exact);
 	rec_free(&dark);
 }
 
@@ -1190,8 +1171,7 @@ int main(int argc, char **argv)
 
 	test_window_modes();
 	test_window_watch();
-	test_window_pull();
-	test_window_dark();
+	test_window_batches();
 
 	/* 5. errors and exit statuses */
 	o = (struct collect_qemu_opts){ .ranges = &rsum, .nranges = 1 };
