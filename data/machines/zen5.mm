@@ -83,7 +83,23 @@ taken-branch-rate 1                 # one taken branch per cycle per loop (measu
 # loop entered by falling through from its line, 2.0 at some places, are
 # outside it: bench/accuracy/compiled/README.md)
 fetch-line-split 64 7 2
-mispredict-penalty 13               # ~13 cycles (Chips and Cheese, Zen 5; not measured here)
+# A mispredicted branch costs more than the ~13 cycles published: a branch
+# on the top bit of a sequence of period 2^K at the end of a 5-cycle chain
+# (bench/accuracy/bpred.txt, 2026-11-30, spreads under 3 % but bp14) runs
+# at 5.00 cycles an iteration while the predictor holds the pattern and at
+# 18.1 when it misses half, 26 cycles a miss: the model gives 17.8 with
+# 24 (12.5 with 13, 15 a miss); a missed loop exit measured 45-65
+# (exits.txt). The direction predictor held patterns of 8192 outcomes
+# (bp13 5.01), some of 16384 (bp14 6.06, spread 46 %), none of 32768
+# (bp15 16.4): with tables of 2048 entries the model gives 5.16, 10.6 and
+# 15.2 (with 1024: 8192 outcomes 13 % missed, 8.8).
+mispredict-penalty 24
+branch-tables 2048
+# Loop exits (exits.txt, 2026-11-30): predicted up to 88 trips, now and
+# then to 128 (ex112 117.3 cycles a pass, ex128 129.1), missed from 160
+# (207.2): the model sees 128 outcomes (23 exit nests: 6.5 % MAPE with
+# its own 100, 5.8 % with 128).
+branch-history 128
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads, folded ones too, on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8; vpaddd zmm/ymm/xmm, vaddsd, vmulpd zmm with a memory source 4 in 2.14-2.28: zenprobe3.txt)

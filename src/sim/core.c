@@ -337,8 +337,20 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	}
 	md->renaming = m->mem_renaming;
 	md->renaming_indexed = m->mem_renaming_indexed;
-	if (m->nload_uop)
-		md->nload_res = sim_machine_uop_uses(m, m->load_uop[0], md->load_res, SIM_MAX_LOAD_USES);
+	/* every group of load pipes (Zen's vector pipes too): a line moved
+	 * in or out of the L1 takes a cycle of the data array they share */
+	md->nload_res = 0;
+	for (unsigned g = 0; g < m->nload_uop; g++) {
+		uint8_t res[SIM_MAX_LOAD_USES];
+		unsigned n = sim_machine_uop_uses(m, m->load_uop[g], res, SIM_MAX_LOAD_USES);
+		for (unsigned i = 0; i < n; i++) {
+			bool have = false;
+			for (unsigned j = 0; j < md->nload_res; j++)
+				have |= md->load_res[j] == res[i];
+			if (!have && md->nload_res < SIM_MAX_LOAD_USES)
+				md->load_res[md->nload_res++] = res[i];
+		}
+	}
 	if (m->scheduler) {
 		/* the scheduler grows with the window in the sensitivity
 		 * analysis: both are the instruction window */
@@ -628,7 +640,7 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	if (in->nload) {
 		double t_addr = t_issue;
 		/* a load across a line takes the load ports more than once */
-		unsigned uses = 1;
+		unsigned uses = 1, fills = 0;
 		for (unsigned i = 0; i < in->nmem; i++) {
 			const struct sim_memop *mo = &in->mem[i];
 			if (!mo->read)
@@ -641,13 +653,22 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 				uses += m->split_load_uses;
 			/* a line filled into the L1 takes its ports too */
 			if (a->level[i] > 0)
-				uses += m->l1_transfer_uses;
+				fills++;
 		}
+		uses += fills * m->l1_transfer_uses;
 		double slot = t_addr;
 		for (unsigned u = 0; u < in->nload; u++)
 			slot = dmax(slot, res_start(md, in->load[u]));
 		for (unsigned u = 0; u < in->nload; u++)
 			res_take(md, in->load[u], t_issue, uses * md->gap[in->load[u]]);
+		/* and the other load pipes' share of the data array */
+		for (unsigned u = 0; fills && u < md->nload_res; u++) {
+			bool own = false;
+			for (unsigned v = 0; v < in->nload; v++)
+				own |= in->load[v] == md->load_res[u];
+			if (!own)
+				res_take(md, md->load_res[u], t_issue, fills * m->l1_transfer_uses * md->gap[md->load_res[u]]);
+		}
 		double lat = md->load_lat[in->load_lat_class];
 		double t_data = 0;
 		for (unsigned i = 0; i < in->nmem; i++) {
@@ -1117,7 +1138,7 @@ struct sim_session *sim_session_new(const struct sim_machine *m, const struct si
 		sim_session_free(s);
 		return NULL;
 	}
-	if (sim_bpred_init(&s->bp, m->branch_history)) {
+	if (sim_bpred_init(&s->bp, m->branch_history, m->branch_table_bits)) {
 		snprintf(err, errlen, "out of memory for the branch predictor");
 		sim_session_free(s);
 		return NULL;

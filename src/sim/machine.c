@@ -511,6 +511,14 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
+	if (!strcmp(k, "branch-tables")) {
+		/* entries of each tagged table: a power of two */
+		unsigned n;
+		if (count_statement(tok, ntok, 256, 65536, &n) || (n & (n - 1)))
+			goto bad;
+		m->branch_table_bits = (unsigned)__builtin_ctz(n);
+		return 0;
+	}
 	if (!strcmp(k, "scheduler")) {
 		if (count_statement(tok, ntok, 1, 4096, &m->scheduler))
 			goto bad;

@@ -89,6 +89,9 @@ struct sim_machine {
 	/* conditional outcomes the direction predictor's longest histories
 	 * see (0: the predictor's own 100) */
 	unsigned branch_history;
+	/* log2 of the entries of each of the direction predictor's tagged
+	 * tables (0: the predictor's own 1024) */
+	unsigned branch_table_bits;
 	double frontend, penalty, store_forward, dividers;
 	double retire;	/* fused-domain µops retired per cycle (0: no limit) */
 	double taken_rate;	/* taken branches the front end follows per cycle, 0 = no limit */

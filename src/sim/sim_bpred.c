@@ -7,12 +7,13 @@
 #include <string.h>
 
 #define BIMODAL_BITS 13
-#define TABLE_BITS 10
+#define TABLE_BITS 10	/* entries of each tagged table, log2, unless the machine says */
 #define BTB_SETS 1024
 #define BTB_WAYS 4
 #define IND_BITS 10
-/* The geometry is fixed here; init copies it into the struct's fields
- * for reports, the code uses the constants. */
+/* The geometry is fixed here but for the tagged tables' size
+ * (`branch-tables`); init copies it into the struct's fields for
+ * reports, the code uses the constants. */
 /* useful bits decay this often, so entries that stopped paying off can
  * be reclaimed by allocation */
 #define AGE_PERIOD (1u << 18)
@@ -44,11 +45,11 @@ static inline uint64_t mix64(uint64_t x)
 	return x;
 }
 
-int sim_bpred_init(struct sim_bpred *bp, unsigned max_history)
+int sim_bpred_init(struct sim_bpred *bp, unsigned max_history, unsigned table_bits)
 {
 	memset(bp, 0, sizeof(*bp));
 	bp->bimodal_bits = BIMODAL_BITS;
-	bp->table_bits = TABLE_BITS;
+	bp->table_bits = table_bits ? table_bits : TABLE_BITS;
 	bp->btb_sets = BTB_SETS;
 	bp->btb_ways = BTB_WAYS;
 	bp->ind_bits = IND_BITS;
@@ -56,14 +57,15 @@ int sim_bpred_init(struct sim_bpred *bp, unsigned max_history)
 	bp->bimodal = calloc((size_t)1 << BIMODAL_BITS, sizeof(*bp->bimodal));
 	for (int i = 0; i < SIM_TAGE_TABLES; i++) {
 		/* a machine whose predictor sees fewer outcomes gets its
-		 * longest tables cut to that many */
+		 * longest tables cut to that many, one that sees more its
+		 * longest table stretched */
 		unsigned len = tage_hist[i];
-		if (max_history && len > max_history)
+		if (max_history && (len > max_history || i == SIM_TAGE_TABLES - 1))
 			len = max_history;
 		bp->hist_len[i] = len;
 		bp->hist_mask[0][i] = HMASK(len, 0);
 		bp->hist_mask[1][i] = HMASK(len, 1);
-		bp->table[i] = calloc((size_t)1 << TABLE_BITS, sizeof(*bp->table[i]));
+		bp->table[i] = calloc((size_t)1 << bp->table_bits, sizeof(*bp->table[i]));
 	}
 	bp->btb_tag = calloc((size_t)BTB_SETS * BTB_WAYS, sizeof(*bp->btb_tag));
 	bp->btb_target = calloc((size_t)BTB_SETS * BTB_WAYS, sizeof(*bp->btb_target));
@@ -119,7 +121,7 @@ static inline void ctr_update(int8_t *c, bool taken, int lo, int hi)
 
 static void tage_age(struct sim_bpred *bp)
 {
-	size_t n = (size_t)1 << TABLE_BITS;
+	size_t n = (size_t)1 << bp->table_bits;
 	for (int i = 0; i < SIM_TAGE_TABLES; i++)
 		for (size_t j = 0; j < n; j++)
 			bp->table[i][j].useful >>= 1;
@@ -138,7 +140,7 @@ static bool tage_branch(struct sim_bpred *bp, uint64_t pch, bool taken)
 #pragma GCC unroll 8
 	for (int i = 0; i < SIM_TAGE_TABLES; i++) {
 		uint64_t h = tage_hash(bp, pch, g0, g1, i);
-		idx[i] = (unsigned)(h >> (64 - TABLE_BITS));
+		idx[i] = (unsigned)(h >> (64 - bp->table_bits));
 		tag[i] = (uint16_t)((h >> 32) & ((1u << tage_tag_bits[i]) - 1));
 		hits |= (unsigned)(bp->table[i][idx[i]].tag == tag[i]) << i;
 	}

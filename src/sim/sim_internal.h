@@ -107,8 +107,9 @@ enum sim_branch_kind {
 };
 
 /* MAX_HISTORY: the most recent conditional outcomes the longest tables
- * see (0: the built-in 100; at most SIM_BPRED_MAX_HISTORY) */
-int sim_bpred_init(struct sim_bpred *bp, unsigned max_history);
+ * see (0: the built-in 100; at most SIM_BPRED_MAX_HISTORY); TABLE_BITS:
+ * log2 of each tagged table's entries (0: the built-in 10) */
+int sim_bpred_init(struct sim_bpred *bp, unsigned max_history, unsigned table_bits);
 void sim_bpred_free(struct sim_bpred *bp);
 /* Predict and update with the real outcome; returns true when the
  * front end would have been redirected (wrong direction, or wrong or
