@@ -11,9 +11,10 @@
 #define BTB_SETS 1024
 #define BTB_WAYS 4
 #define IND_BITS 10
-/* The geometry is fixed here but for the tagged tables' size
- * (`branch-tables`); init copies it into the struct's fields for
- * reports, the code uses the constants. */
+/* The geometry is fixed here but for the tagged tables' size, which the
+ * machine may give (`branch-tables`, bp->table_bits); init copies the
+ * rest into the struct's fields for reports, the code uses the
+ * constants. */
 /* useful bits decay this often, so entries that stopped paying off can
  * be reclaimed by allocation */
 #define AGE_PERIOD (1u << 18)
