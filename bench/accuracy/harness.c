@@ -233,6 +233,12 @@ static double ticks_per_cycle(void)
  * disagree by more than CALIB_TOL (an interrupt, the vCPU descheduled, a
  * clock change) the probe counts as disturbed: PROBE_BAD */
 #define PROBE_BAD 1e30
+/* 12 independent adds take 2 cycles at least on a core of 6 integer ALUs
+ * (Zen 5; Golden Cove has 5): a probe faster than this had calibrations
+ * slowed by something else (a neighbour's burst during both), and a
+ * histogram seeded with such probes found a false peak at 0.92 cycles
+ * once (Zen 5, beside a compile) */
+#define PROBE_FLOOR 1.5
 static double probe(double tpc)
 {
 	uint64_t t0 = tsc_begin();
@@ -242,6 +248,8 @@ static double probe(double tpc)
 	if (tpc2 > tpc * CALIB_TOL || tpc > tpc2 * CALIB_TOL)
 		return PROBE_BAD;
 	double p = (double)(t1 - t0) / tpc / PROBE_ITERS;
+	if (p < PROBE_FLOOR)
+		return PROBE_BAD;
 	if (p >= HBIN_LO) {
 		double b = log(p / HBIN_LO) / log(HBIN_STEP);
 		if (b < HBINS)

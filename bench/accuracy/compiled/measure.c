@@ -166,6 +166,12 @@ static double probe_reference(void)
  * disagrees by more than CAL_TOL makes it PROBE_BAD (not in the
  * histogram) */
 #define PROBE_BAD 1e30
+/* 12 independent adds take 2 cycles at least on a core of 6 integer ALUs
+ * (Zen 5; Golden Cove has 5): a probe faster than this had calibrations
+ * slowed by something else (a neighbour's burst during both), and a
+ * histogram seeded with such probes found a false peak at 0.92 cycles
+ * once (Zen 5, beside a compile) */
+#define PROBE_FLOOR 1.5
 static double probe(void)
 {
 	double tpc0 = ticks_per_cycle();
@@ -176,6 +182,8 @@ static double probe(void)
 	if (tpc0 > tpc1 * CAL_TOL || tpc1 > tpc0 * CAL_TOL)
 		return PROBE_BAD;
 	double p = (double)(t1 - t0) / (0.5 * (tpc0 + tpc1)) / PROBE_ITERS;
+	if (p < PROBE_FLOOR)
+		return PROBE_BAD;
 	if (p >= HBIN_LO) {
 		double b = log(p / HBIN_LO) / log(HBIN_STEP);
 		if (b < HBINS)
