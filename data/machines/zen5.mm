@@ -130,7 +130,12 @@ gather-line-per-element
 # and heat -O3 -41/-31/-28 -> -29/-25/-22 %; syrk -O3 static +35 -> +69
 # %: its static loop takes more lines from the L2 than its trace shows),
 # the L2 stream probes (l2probe.txt) 6.1/6.2 -> 4.8/5.4 %, the loop bodies
-# (in the L1) unchanged; 2 uses a line: 15.6 % static.
+# (in the L1) unchanged; 2 uses a line: 15.6 % static. Every group of load
+# pipes takes the line (the model: a store's lines took only p6789 before,
+# the vector pipes p89 only a vector load's own fill): the jacobi1d -O3
+# body from the L2 3.0 -> 4.0 (the kernel measured 4.24-4.29), the
+# compiled kernels 14.6 -> 12.8 % static, 12.7 -> 11.6 % traced with the
+# branch costs above (results model11).
 l1-transfer 1
 split-store 1 0                     # a store across two lines commits alone: one per cycle at any width (measured GPR 4 in 4.00, ymm 4 in 4.00 against 2.00 aligned, zmm 4 in 4.00 as aligned: zenprobe2.txt gpr_st_split4, ymm_st_split4, zmm_st_split4)
 
