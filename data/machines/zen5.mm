@@ -102,6 +102,7 @@ branch-tables 2048
 branch-history 128
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
+store-forward-wide 64 10            # a zmm store's data 2 cycles later: measured store, reload and add chains (2026-12-01, zenprobe8.txt fwd_*) 13.4 cycles with zmm, 11.5 with xmm or a double (the model: 13 and 11); syrk -O3's rows, stored and reloaded every k, 15.5-16.0 (sy_blk*_c, model 13 before)
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads, folded ones too, on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8; vpaddd zmm/ymm/xmm, vaddsd, vmulpd zmm with a memory source 4 in 2.14-2.28: zenprobe3.txt)
 store-uops p67+pEF
 split-load 1                        # a load across two lines takes its load pipe twice: measured 4 zmm (vector) loads at +8 bytes in 4.20 cycles against 2.16 aligned, ymm across a line 4 in 4.00, GPR 4 in 2.25 (zenprobe2.txt: zmm_ld_split4 4.43, ymm_ld_split4, gpr_ld_split4 2.00)
@@ -370,7 +371,11 @@ form vpbroadcastmb2q|vpbroadcastmw2d v,k pABCD lat=2
 # vmaxsd + add 5.0; no delay into the multiplier (vminsd + vmulsd 5.0,
 # vmulsd + vandpd 5.0) nor from a mask register (kernels.txt zmm_masked
 # 9.0). vmaxsd/vminsd chains 2 cycles (8.0 for 4), not the multiplier's 3;
-# vcvtsd2ss + vcvtss2sd 6.0: 3 each.
+# vcvtsd2ss + vcvtss2sd 6.0: 3 each. A load's data, its own memory operand's
+# too, reaches the adder a cycle late as well (zenprobe8.txt, 2026-12-01,
+# spreads 0.1 %: a load, add, vmovq, and chain 13.0 cycles, with vmulpd
+# 13.0 (add 2 + 1 = mul 3), with vpaddd 12.0; a store, reload and add 12.0
+# where a store, reload and vmulpd or vpaddd take the add's 1 and 2 less).
 form vminps|vminpd|vmaxps|vmaxpd z,z,z pAB lat=2 fused=1
 form vminps|vminpd|vmaxps|vmaxpd z,z,mb pAB+p89 lat=2 fused=1
 form vminps|vminpd|vmaxps|vmaxpd v,v,mb pAB+p89 lat=2

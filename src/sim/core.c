@@ -710,7 +710,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			}
 			t_data = dmax(t_data, t);
 		}
-		t_exec = dmax(t_exec, t_data);
+		/* an xin= unit gets its own load's data late as well */
+		t_exec = dmax(t_exec, t_data + (in->xin > 0 ? in->xin * md->latw : 0));
 		data_at = t_data;
 	}
 	for (unsigned u = 0; u < in->nexec; u++)
@@ -803,7 +804,9 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			unsigned r = level_thr(m, l);
 			res_take(md, r, t_issue, md->own_line[l] * md->gap[r]);
 		}
-		double ready = t_end + md->store_fwd * md->latw;
+		/* a wide store's data reaches a load later (Zen 5's zmm) */
+		bool wide = m->store_forward_wide_bytes && mo->bytes >= m->store_forward_wide_bytes;
+		double ready = t_end + (wide ? m->store_forward_wide : md->store_fwd) * md->latw;
 		bool renamable = md->renaming && (mo->index < 0 || md->renaming_indexed) && mo->bytes <= 8 && !in->vector && a->ncells[i] == 1;
 		uint64_t key = a->key[i];
 		for (unsigned c = 0; c < a->ncells[i]; c++) {

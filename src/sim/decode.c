@@ -381,7 +381,9 @@ static void bind(struct sim_code *c, struct sim_insn *in, const struct form_key 
 		in->fused = 1;
 	/* only an operation with a load to unlaminate from */
 	in->unlaminated = indexed_load_op && n_load && n_other && !n_sta && !n_std;
-	in->other_unit = in->math_uops > 0 && !in->zero_idiom && !(in->xin > 0);
+	/* a load's data, forwarded from a store or not, reaches an xin= unit
+	 * late too (Zen 5: bench/accuracy/zenprobe8.txt ldch_*, fwd_*) */
+	in->other_unit = (in->math_uops > 0 || n_load > 0) && !in->zero_idiom && !(in->xin > 0);
 	in->fusible = f && (f->flags & SIM_F_FUSE) && !in->approx;
 }
 

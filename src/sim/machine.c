@@ -586,6 +586,15 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->split_store_cycles = d;
 		return 0;
 	}
+	if (!strcmp(k, "store-forward-wide")) {
+		double b;
+		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||
+		    b != (unsigned)b || d < 0 || d > 64)
+			goto bad;
+		m->store_forward_wide_bytes = (unsigned)b;
+		m->store_forward_wide = d;
+		return 0;
+	}
 	if (!strcmp(k, "gather-line-per-element")) {
 		if (ntok != 1)
 			goto bad;

@@ -124,6 +124,8 @@ struct sim_machine {
 	double l1_transfer_stall;	/* cycles of the L1's write-back path per dirty line (0: no such limit) */
 	unsigned split_store_bytes;	/* a store this wide or wider across a line... */
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
+	unsigned store_forward_wide_bytes;	/* a store this wide or wider (0: none)... */
+	double store_forward_wide;	/* ...forwards its data in this many cycles, not store_forward */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
 	unsigned ncache, line;
 	uint64_t cache_size[3];

@@ -98,8 +98,9 @@ struct sim_insn {
 	uint8_t math_uops;	/* of them, neither loads nor stores: the math scheduler's */
 	float lat;		/* operation latency (without the load) */
 	float xin;		/* cycles more for a vector input from another kind of operation (the form's xin=) */
-	bool other_unit;	/* its vector results are another kind's to an xin= consumer (an operation, not
-				 * a load, a zero idiom or an xin= form's; an eliminated move passes its source's on) */
+	bool other_unit;	/* its vector results are another kind's to an xin= consumer (an operation's
+				 * or a load's, not a zero idiom's or an xin= form's; an eliminated move passes
+				 * its source's on) */
 	float div;		/* divider cycles */
 	uint8_t load_lat_class;	/* 0 GPR, 1 xmm, 2 ymm, 3 zmm */
 	bool vector;		/* has xmm/ymm/zmm operands */
