@@ -3,9 +3,12 @@
  *
  * The function's integer register code is run from its entry on the
  * values known without its inputs: constants, the addresses of its data
- * (rip-relative), and what is computed from them. Memory is not modelled:
- * a register loaded from it is unknown, stores are skipped, a call leaves
- * the registers it may clobber unknown. A branch that unknown values
+ * (rip-relative), and what is computed from them. Memory is not modelled
+ * but for the stack (below): a register loaded from it is unknown, stores
+ * elsewhere are skipped, a call leaves the registers it may clobber
+ * unknown. A vector register is known only through movd/movq (its low
+ * bits, where gcc parks a counter when it runs out of general-purpose
+ * registers). A branch that unknown values
  * decide ends the run, unless it is a forward branch that stays inside
  * the loop around it (an if in the body: its fall-through path is taken;
  * both paths of such an if step the counter alike in compiled loops).
@@ -51,6 +54,11 @@ enum { F_ZF = 1, F_SF = 2, F_CF = 4, F_OF = 8 };
 struct tx_state {
 	uint64_t v[16];
 	uint16_t known;		/* bit r: v[r] is known */
+	/* the low 64 bits of xmm0-31, where a compiler short of registers
+	 * parks a counter or a bound (gcc -O3's vmovd xmm, r32 / vmovd r32,
+	 * xmm): bit r of xknown says x[r] is known */
+	uint64_t x[32];
+	uint32_t xknown;
 	uint8_t fknown;		/* F_*: the flag's value is known */
 	uint8_t flags;		/* F_*: the flag is set */
 	uint8_t *stack;		/* STACK_BYTES bytes from STACK_TOP - STACK_BELOW */
@@ -108,6 +116,16 @@ static int gpr(ZydisRegister r)
 	return id >= 0 && id < 16 ? id : -1;
 }
 
+/* the vector register (0-31) R is, -1 for any other register */
+static int vec(ZydisRegister r)
+{
+	ZydisRegisterClass c = ZydisRegisterGetClass(r);
+	if (c != ZYDIS_REGCLASS_XMM && c != ZYDIS_REGCLASS_YMM && c != ZYDIS_REGCLASS_ZMM)
+		return -1;
+	int id = ZydisRegisterGetId(r);
+	return id >= 0 && id < 32 ? id : -1;
+}
+
 static bool high8(ZydisRegister r)
 {
 	return r == ZYDIS_REGISTER_AH || r == ZYDIS_REGISTER_BH || r == ZYDIS_REGISTER_CH || r == ZYDIS_REGISTER_DH;
@@ -138,8 +156,16 @@ static bool reg_get(const struct tx_state *s, ZydisRegister r, unsigned w, uint6
 static void reg_set(struct tx_state *s, ZydisRegister r, unsigned w, bool known, uint64_t val)
 {
 	int g = gpr(r);
-	if (g < 0)
+	if (g < 0) {
+		/* a vector register: known only as movd/movq write it (the
+		 * rest zeroed), anything else leaves it unknown */
+		int x = vec(r);
+		if (x >= 0) {
+			s->x[x] = known ? val & wmask(w) : 0;
+			s->xknown = known && w <= 64 ? s->xknown | 1u << x : s->xknown & ~(1u << x);
+		}
 		return;
+	}
 	uint16_t bit = (uint16_t)(1u << g);
 	if (w >= 32) {
 		if (known)
@@ -289,6 +315,39 @@ static void clobber(struct tx_state *s, const struct tx_insn *t)
 	const ZydisAccessedFlags *f = t->zi.cpu_flags;
 	if (f && (f->modified | f->set_0 | f->set_1 | f->undefined))
 		s->fknown = 0;
+}
+
+/* movd/movq between general-purpose registers, the low bits of vector
+ * registers and the stack: the low 32 or 64 bits move, the rest of a
+ * vector destination is zeroed */
+static void movdq(struct tx_state *s, const struct tx_insn *t)
+{
+	ZydisMnemonic m = t->zi.mnemonic;
+	unsigned w = m == ZYDIS_MNEMONIC_MOVD || m == ZYDIS_MNEMONIC_VMOVD ? 32 : 64;
+	const ZydisDecodedOperand *d = &t->ops[0], *src = &t->ops[1];
+	uint64_t v = 0;
+	bool k = false;
+	if (t->zi.operand_count_visible < 2 ||
+	    (d->type == ZYDIS_OPERAND_TYPE_MEMORY && src->type != ZYDIS_OPERAND_TYPE_REGISTER)) {
+		clobber(s, t);
+		return;
+	}
+	if (src->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+		int x = vec(src->reg.value);
+		if (x >= 0) {
+			k = s->xknown >> x & 1;
+			v = s->x[x] & wmask(w);
+		} else {
+			k = reg_get(s, src->reg.value, w, &v);
+		}
+	} else if (src->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+		uint64_t a;
+		k = src->mem.type == ZYDIS_MEMOP_TYPE_MEM && agen(s, t, src, &a) && mem_read(s, a, w, &v);
+	}
+	if (d->type == ZYDIS_OPERAND_TYPE_REGISTER)
+		reg_set(s, d->reg.value, gpr(d->reg.value) >= 0 ? w : 64, k, v & wmask(w));
+	else
+		dst_write(s, t, 0, w, k, v);
 }
 
 static bool is_reg(const struct tx_insn *t, unsigned i)
@@ -501,21 +560,40 @@ static uint8_t data_addresses(const struct tx_state *s, const struct tx_insn *t,
 	return n;
 }
 
+/* an entry into loop H: the last entry's passes through the head are
+ * its trips */
+static void count_entry(struct tx_run *r, size_t h)
+{
+	struct tx_loop_count *c = &r->lc[h];
+	if (c->entries) {
+		uint64_t tr = c->heads - c->at_entry;
+		c->min_trips = c->completed ? (tr < c->min_trips ? tr : c->min_trips) : tr;
+		c->max_trips = tr > c->max_trips ? tr : c->max_trips;
+		c->completed++;
+	}
+	c->entries++;
+	c->at_entry = c->heads;
+}
+
 /* the loop heads: their counts per entry */
 static void count_head(struct tx_run *r, int32_t h, uint64_t prev)
 {
-	struct tx_loop_count *c = &r->lc[h];
-	if (prev < r->loops[h].start || prev >= r->loops[h].end) {
-		if (c->entries) {
-			uint64_t tr = c->heads - c->at_entry;
-			c->min_trips = c->completed ? (tr < c->min_trips ? tr : c->min_trips) : tr;
-			c->max_trips = tr > c->max_trips ? tr : c->max_trips;
-			c->completed++;
-		}
-		c->entries++;
-		c->at_entry = c->heads;
+	if (prev < r->loops[h].start || prev >= r->loops[h].end)
+		count_entry(r, (size_t)h);
+	r->lc[h].heads++;
+}
+
+/* a jump from PC to NEXT that lands inside a loop, not at its head, from
+ * outside it enters it: gcc rotates loops so that the first pass starts
+ * at the test at the bottom (syrk -O3's k loop: a jmp to its latch's
+ * compare), and the head is then reached from inside */
+static void count_jump_in(struct tx_run *r, uint64_t pc, uint64_t next)
+{
+	for (size_t i = 0; i < r->nloops; i++) {
+		const struct sim_loop *l = &r->loops[i];
+		if (next > l->start && next < l->end && (pc < l->start || pc >= l->end))
+			count_entry(r, i);
 	}
-	c->heads++;
 }
 
 /* 1 when the straight code from FROM up to TO (a forward branch's
@@ -587,6 +665,7 @@ static bool follow(struct tx_run *r, struct tx_state *s)
 			break;
 		case ZYDIS_MNEMONIC_CALL:
 			s->known &= (uint16_t)~CALL_CLOBBERS;
+			s->xknown = 0;	/* every vector register is the callee's */
 			s->fknown = 0;
 			break;
 		case ZYDIS_MNEMONIC_MOV:
@@ -595,6 +674,12 @@ static bool follow(struct tx_run *r, struct tx_state *s)
 				bool k = opval(s, t, 1, &v);
 				dst_write(s, t, 0, d->size, k, v);
 			}
+			break;
+		case ZYDIS_MNEMONIC_MOVD:
+		case ZYDIS_MNEMONIC_VMOVD:
+		case ZYDIS_MNEMONIC_MOVQ:
+		case ZYDIS_MNEMONIC_VMOVQ:
+			movdq(s, t);
 			break;
 		case ZYDIS_MNEMONIC_MOVZX:
 			mov_ext(s, t, false);
@@ -715,6 +800,8 @@ static bool follow(struct tx_run *r, struct tx_state *s)
 			return true;
 		if (stop)
 			return false;
+		if (next != pc + t->zi.length)
+			count_jump_in(r, pc, next);
 		pc = next;
 	}
 	return false;

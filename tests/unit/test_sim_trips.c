@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Trip counts by following a function's loop counters (sim_trips_by_execution,
  * sim_follow_path) on small functions assembled by hand: a triangular nest,
- * counters spilled to the stack, a bound loaded from memory, a loop that
+ * counters spilled to the stack, a rotated loop with its bound in a vector
+ * register, a bound loaded from memory, a loop that
  * never returns, an if on loaded data (around a store or not), a tail call
  * against a jump out with the frame still up, and data addresses the code
  * names. */
@@ -66,6 +67,16 @@ static const uint8_t backtop[] = { 0x31, 0xc0, 0x83, 0xc0, 0x01, 0x8b, 0x0c, 0x8
 				   0xc9, 0x74, 0xf2, 0x89, 0x0f, 0xeb, 0xee, 0x89, 0x0a, 0x49, 0x83, 0xc0, 0x01,
 				   0x49, 0x83, 0xc1, 0x01, 0x49, 0x83, 0xc2, 0x01, 0xff, 0xc9, 0x75, 0xe6, 0xc3 };
 
+/* gcc -O3's rotated loop with its bound parked in a vector register: the
+ * inner loop is entered by a jump to its test at the bottom, its head
+ * reached only from inside; i = 0..9, the inner loop runs 2 i times:
+ *   xor esi,esi; outer: lea eax,[rsi+rsi]; vmovd xmm3,eax; xor ecx,ecx;
+ *   jmp test; body: add ecx,1; test: vmovd edx,xmm3; cmp ecx,edx;
+ *   jb body; add esi,1; cmp esi,10; jne outer; ret */
+static const uint8_t rotated[] = { 0x31, 0xf6, 0x8d, 0x04, 0x36, 0xc5, 0xf9, 0x6e, 0xd8, 0x31, 0xc9,
+				   0xeb, 0x03, 0x83, 0xc1, 0x01, 0xc5, 0xf9, 0x7e, 0xda, 0x39, 0xd1,
+				   0x72, 0xf5, 0x83, 0xc6, 0x01, 0x83, 0xfe, 0x0a, 0x75, 0xe2, 0xc3 };
+
 static size_t find(const struct sim_machine *m, const uint8_t *b, size_t len, struct sim_loop *loops)
 {
 	return sim_find_loops(m, BASE, b, len, loops, 8);
@@ -108,6 +119,13 @@ int main(void)
 	tap_ok(done && in >= 0, "a counter kept on the stack: followed");
 	if (in >= 0)
 		tap_near(trips[in], 91.0 / 10, 1e-9, "a counter kept on the stack: the inner loop 91 / 10 per entry");
+
+	n = find(m, rotated, sizeof rotated, loops);
+	done = sim_trips_by_execution(BASE, rotated, sizeof rotated, loops, n, 100000, trips);
+	in = at(loops, n, 0x0d);
+	tap_ok(done && in >= 0, "a rotated loop, its bound in xmm3: followed");
+	if (in >= 0)
+		tap_near(trips[in], 90.0 / 10, 1e-9, "a rotated loop entered at its test: 90 / 10 per entry");
 
 	n = find(m, load, sizeof load, loops);
 	done = sim_trips_by_execution(BASE, load, sizeof load, loops, n, 100000, trips);
