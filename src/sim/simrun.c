@@ -288,6 +288,11 @@ static int on_path(struct sim_code *code, uint64_t addr, size_t len, const struc
 		.focus_lo = addr,
 		.focus_hi = addr + len,
 		.addresses_followed = true,
+		/* the predictor trained by a pass over the path first, as a
+		 * traced stream's is: the exits its rows repeat call after
+		 * call (trisolv's, lengths growing by one), which the
+		 * hardware learns */
+		.warm = true,
 	};
 	return 0;
 }
