@@ -102,7 +102,7 @@ branch-tables 2048
 branch-history 128
 load-latency 4 x=7 y=7 z=7          # measured: pointer chase 4.00 cycles (ptr_chase1; 5 with an index, ptr_chase_idx: not expressible), vector load + vmovq r,x chase 9 at x, y and z (vload_*_chase) = 7 + 2
 store-forward 8                     # vector store to load: measured 9.0 cycles per store + reload of a ymm (stfwd_ymm) = 8 + 1; GPR loads are renamed (below)
-store-forward-wide 64 10            # a zmm store's data 2 cycles later: measured store, reload and add chains (2026-12-01, zenprobe8.txt fwd_*) 13.4 cycles with zmm, 11.5 with xmm or a double (the model: 13 and 11); syrk -O3's rows, stored and reloaded every k, 15.5-16.0 (sy_blk*_c, model 13 before)
+store-forward-wide 64 10            # a zmm store's data 2 cycles later: measured store, reload and add chains 14.0 cycles with zmm, 12.0 with xmm, ymm or a double, a store and a plain reload 11.0 zmm, 9.0 xmm or ymm (zenprobe8.txt fwd_*, 2026-12-01, spreads 0.1 %); syrk -O3's rows, stored and reloaded every k, 16.2-16.7 a block (sy_blk*_c; the model 13 before, 16 now)
 load-uop p6789+p89                  # a load on any of the four AGUs; vector loads, folded ones too, on two (measured 2 ymm or zmm loads per cycle: loads_ymm8 4.31, loads_zmm8 4.23 for 8; vpaddd zmm/ymm/xmm, vaddsd, vmulpd zmm with a memory source 4 in 2.14-2.28: zenprobe3.txt)
 store-uops p67+pEF
 split-load 1                        # a load across two lines takes its load pipe twice: measured 4 zmm (vector) loads at +8 bytes in 4.20 cycles against 2.16 aligned, ymm across a line 4 in 4.00, GPR 4 in 2.25 (zenprobe2.txt: zmm_ld_split4 4.43, ymm_ld_split4, gpr_ld_split4 2.00)

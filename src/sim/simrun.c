@@ -289,9 +289,9 @@ static int on_path(struct sim_code *code, uint64_t addr, size_t len, const struc
 		.focus_hi = addr + len,
 		.addresses_followed = true,
 		/* the predictor trained by a pass over the path first, as a
-		 * traced stream's is: the exits its rows repeat call after
-		 * call (trisolv's, lengths growing by one), which the
-		 * hardware learns */
+		 * traced stream's is: the inner loops' exits that repeat
+		 * pass after pass, which the hardware learns over a hot
+		 * function's calls (bench/accuracy/exits.txt's nests) */
 		.warm = true,
 	};
 	return 0;
