@@ -26,6 +26,7 @@ struct annot {
 	uint8_t level[2];	/* 0 L1 ... 3 memory */
 	uint8_t seq[2];		/* miss hidden by a stream prefetcher */
 	uint8_t ncells[2];
+	uint8_t off[2];		/* the first byte's offset in its cell (0 for an expression) */
 	uint8_t split;		/* bit K: memory operand K crosses a cache line (known address) */
 	uint8_t writebacks;	/* dirty L1 lines its accesses evicted */
 	uint8_t wb_level;	/* down to which level they are written (1: the L2) */
@@ -73,6 +74,12 @@ struct model {
 	uint64_t *sm_key;
 	double *sm_val;
 	double *sm_ren;		/* store data ready, for memory renaming; -1 if not renamable */
+	/* the store that wrote each cell: its first cell, the offset of its
+	 * first byte there and its bytes (a load it covers only in part
+	 * cannot take its data forwarded), and when it reaches the cache */
+	uint64_t *sm_skey;
+	uint8_t *sm_soff, *sm_sbytes;
+	double *sm_commit;
 	double taken_gap, taken_avail;
 	double cross_gap;	/* taken-branch budget of a branch across the fetch window */
 	double split_gap;	/* ... and of one ending a run split over lines (fetch-line-split) */
@@ -313,7 +320,12 @@ static void model_init(struct model *md, const struct sim_machine *m, const stru
 	md->sm_key = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_key);
 	md->sm_val = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_val);
 	md->sm_ren = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_ren);
-	if (!md->ring || !md->sm_key || !md->sm_val || !md->sm_ren)
+	md->sm_skey = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_skey);
+	md->sm_soff = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_soff);
+	md->sm_sbytes = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_sbytes);
+	md->sm_commit = calloc((size_t)1 << SHADOW_BITS, sizeof *md->sm_commit);
+	if (!md->ring || !md->sm_key || !md->sm_val || !md->sm_ren || !md->sm_skey || !md->sm_soff ||
+	    !md->sm_sbytes || !md->sm_commit)
 		abort();
 	/* the taken-branch rate is part of the front end's capacity */
 	double wf = cfg->w[m->r_frontend] > 0 ? cfg->w[m->r_frontend] : 1;
@@ -421,6 +433,10 @@ static void model_free(struct model *md)
 	free(md->sm_key);
 	free(md->sm_val);
 	free(md->sm_ren);
+	free(md->sm_skey);
+	free(md->sm_soff);
+	free(md->sm_sbytes);
+	free(md->sm_commit);
 	free(md->rs);
 }
 
@@ -703,6 +719,19 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 				size_t s = sm_slot(key + c);
 				if (md->sm_key[s] != key + c + 1)
 					continue;
+				/* a store that holds only part of the load's bytes
+				 * cannot forward them: until it has reached the cache
+				 * the load waits (`store-forward-fail`); one that
+				 * shares the cell but none of the bytes is no
+				 * dependency */
+				int64_t at = (int64_t)(key - md->sm_skey[s]) * 8 + a->off[i] - md->sm_soff[s];
+				int64_t lb = mo->bytes ? mo->bytes : 1, sb = md->sm_sbytes[s];
+				if (at >= sb || at + lb <= 0)
+					continue;
+				if ((at < 0 || at + lb > sb) && m->store_forward_fail > 0 && md->sm_commit[s] > slot) {
+					t = dmax(t, md->sm_commit[s]);
+					continue;
+				}
 				if (renamable && md->sm_ren[s] >= 0 && c == 0 && a->ncells[i] == 1)
 					t = dmax(t_issue, md->sm_ren[s]);
 				else
@@ -813,6 +842,10 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			size_t s = sm_slot(key + c);
 			md->sm_key[s] = key + c + 1;
 			md->sm_val[s] = ready;
+			md->sm_skey[s] = key;
+			md->sm_soff[s] = a->off[i];
+			md->sm_sbytes[s] = (uint8_t)(mo->bytes > 255 ? 255 : mo->bytes);
+			md->sm_commit[s] = HUGE_VAL;	/* set as it retires */
 			/* renaming hands over the store's source register: ready
 			 * with the inputs for a plain store, with the result for a
 			 * read-modify-write */
@@ -854,6 +887,14 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 	    r - md->last_retire > 1)
 		md->st.mem_stall[load_level] += r - md->last_retire - 1;
 	md->last_retire = r;
+	/* a store reaches the cache after it retires */
+	for (unsigned i = 0, n = in->mem_writes && m->store_forward_fail > 0 ? in->nmem : 0; i < n; i++)
+		if (in->mem[i].write)
+			for (unsigned c = 0; c < a->ncells[i]; c++) {
+				size_t s = sm_slot(a->key[i] + c);
+				if (md->sm_key[s] == a->key[i] + c + 1)
+					md->sm_commit[s] = r + m->store_forward_fail * md->latw;
+			}
 	if (fused == 1) {
 		md->ring[md->pos] = r;
 		md->pos = md->pos + 1 == md->window ? 0 : md->pos + 1;
@@ -885,26 +926,34 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 
 /* ---------------------------------------------------------- prepass --- */
 
+/* the hash of an unknown address's expression: its registers as they
+ * were last set, its scale, and PART (a part of its displacement) */
+static uint64_t expr_hash(const struct sim_session *s, const struct sim_memop *mo, int64_t part)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t parts[6] = { mo->base, mo->base >= 0 ? s->ver[mo->base] : 0, mo->index,
+			     mo->index >= 0 ? s->ver[mo->index] : 0, mo->scale, part };
+	for (int i = 0; i < 6; i++)
+		h = (h ^ (uint64_t)parts[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 static uint64_t expr_key(const struct sim_session *s, const struct sim_memop *mo)
 {
 	/* unknown address: equal expressions whose registers did not change
-	 * since name the same location; the top bit keeps these keys apart
-	 * from real addresses */
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int64_t parts[6] = { mo->base, mo->base >= 0 ? s->ver[mo->base] : 0, mo->index,
-			     mo->index >= 0 ? s->ver[mo->index] : 0, mo->scale, mo->disp };
-	for (int i = 0; i < 6; i++)
-		h = (h ^ (uint64_t)parts[i]) * 0x100000001b3ULL;
-	return (h >> 4) | (1ULL << 63);
+	 * since name the same location, their displacements its 8-byte
+	 * cells as a real address's (so that [rsi] and [rsi+4] overlap);
+	 * the top bit keeps these keys apart from real addresses */
+	int64_t cell = mo->disp >= 0 ? mo->disp / 8 : -((-mo->disp + 7) / 8);
+	return ((expr_hash(s, mo, 0) >> 4) + (uint64_t)cell) | (1ULL << 63);
 }
 
 /* the cache line of an unknown address: the expression with its
  * displacement's 64-byte part (the base taken as line-aligned) */
 static uint64_t expr_line(const struct sim_session *s, const struct sim_memop *mo)
 {
-	struct sim_memop m2 = *mo;
-	m2.disp = mo->disp >= 0 ? mo->disp / 64 : -((-mo->disp + 63) / 64);
-	return expr_key(s, &m2) ^ 0x5bd1e995ULL;
+	int64_t line = mo->disp >= 0 ? mo->disp / 64 : -((-mo->disp + 63) / 64);
+	return ((expr_hash(s, mo, line) >> 4) | (1ULL << 63)) ^ 0x5bd1e995ULL;
 }
 
 /* an access without a data address placed by its pointers (OFF from the
@@ -997,17 +1046,20 @@ static void prepass(struct sim_session *s, const struct sim_rec *recs, size_t n)
 				s->ev.level_hits[lvl]++;
 				uint64_t first = addr >> 3, last = (addr + (mo->bytes ? mo->bytes : 1) - 1) >> 3;
 				a->key[k] = first & ~(1ULL << 63);
+				a->off[k] = (uint8_t)(addr & 7);
 				a->line[k] = addr >> 6;
 				if ((addr & 63) + mo->bytes > 64)
 					a->split |= (uint8_t)(1u << k);
 				a->ncells[k] = (uint8_t)(last - first + 1 > 8 ? 8 : last - first + 1);
 			} else {
 				a->key[k] = expr_key(s, mo);
+				a->off[k] = (uint8_t)(mo->disp & 7);
 				/* the line of an unknown address only matters to the
 				 * store-pairing rule */
 				if (s->m->store_pairs_same_line)
 					a->line[k] = expr_line(s, mo);
-				a->ncells[k] = 1;
+				unsigned span = (unsigned)(mo->disp & 7) + (mo->bytes ? mo->bytes : 1u);
+				a->ncells[k] = (uint8_t)(mo->elements > 1 || span <= 8 ? 1 : span > 64 ? 8 : (span + 7) / 8);
 				/* where in its line, as far as the pointers' steps tell */
 				int lvl = 0;
 				if (mo->elements > 1 && s->data_level) {

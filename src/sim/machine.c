@@ -595,6 +595,11 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		m->store_forward_wide = d;
 		return 0;
 	}
+	if (!strcmp(k, "store-forward-fail")) {
+		if (real_statement(tok, ntok, 0, false, 100, &m->store_forward_fail))
+			goto bad;
+		return 0;
+	}
 	if (!strcmp(k, "gather-line-per-element")) {
 		if (ntok != 1)
 			goto bad;

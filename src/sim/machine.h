@@ -126,6 +126,8 @@ struct sim_machine {
 	double split_store_cycles;	/* ...takes this many more cycles of the store commit */
 	unsigned store_forward_wide_bytes;	/* a store this wide or wider (0: none)... */
 	double store_forward_wide;	/* ...forwards its data in this many cycles, not store_forward */
+	double store_forward_fail;	/* a load an older store covers only in part gets its data this
+					 * many cycles after the store retires (0: not modelled) */
 	double load_lat[4];	/* GPR, xmm, ymm, zmm */
 	unsigned ncache, line;
 	uint64_t cache_size[3];

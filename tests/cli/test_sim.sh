@@ -253,9 +253,9 @@ for bad in "branch-tables 3000" "branch-tables 128" "branch-tables 131072"; do
 	sed "s/^branch-history 68/$bad/" "$GUS_DATADIR/machines/spr.mm" > "$TMP/lim.mm"
 	expect_usage "$bad" "bad 'branch-tables' statement" --machine "$TMP/lim.mm" --hex 4801d8
 done
-for bad in "store-forward-wide 65 10" "store-forward-wide 64" "store-forward-wide 64 -1"; do
+for bad in "store-forward-wide 65 10" "store-forward-wide 64" "store-forward-wide 64 -1" "store-forward-fail -1" "store-forward-fail 101" "store-forward-fail"; do
 	sed "s/^branch-history 68/$bad/" "$GUS_DATADIR/machines/spr.mm" > "$TMP/lim.mm"
-	expect_usage "$bad" "bad 'store-forward-wide' statement" --machine "$TMP/lim.mm" --hex 4801d8
+	expect_usage "$bad" "bad '${bad%% *}' statement" --machine "$TMP/lim.mm" --hex 4801d8
 done
 # a loop of 112 trips: zen5's predictor sees 128 outcomes (its longest
 # table stretched past the built-in 100), so the exit is learned
