@@ -64,8 +64,10 @@ test -z "$zero"; ok $? "no row of zeros (${zero:-none})"
 check_contains "$sec" "cycles per iteration" "the loop's time is per iteration"
 "$GUS" report -i qs.data --json -o qs.json 2>/dev/null
 # hot_chain, called again and again: its time per call, its loop's per
-# iteration (divide_loop is called once: its windows count instructions)
-"$GUS" record -q --hot 1 -o cg.data -- "$WORKLOADS/callers" </dev/null >/dev/null 2>&1
+# iteration (divide_loop is called once: its windows count instructions);
+# calls of 20000 steps, so that the trace's windows hold their entries
+# (with callers' default million, a window seldom does)
+"$GUS" record -q --hot 1 -o cg.data -- "$WORKLOADS/callers" 200000000 20000 </dev/null >/dev/null 2>&1
 "$GUS" report -i cg.data --json -o cg.json 2>/dev/null
 got=$(json_get cg.json '[(x["rank"], x["unit"], x["simulated"]["unit"]) for x in d["regions"][:2]]')
 check_contains "$got" "[(1, 'call', 'call'), (2, 'iteration', 'iteration')]" \
