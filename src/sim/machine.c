@@ -577,22 +577,15 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 			goto bad;
 		return 0;
 	}
-	if (!strcmp(k, "split-store")) {
+	/* a store of B bytes or more (1-64) and its cycles (0-64) */
+	if (!strcmp(k, "split-store") || !strcmp(k, "store-forward-wide")) {
 		double b;
 		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||
 		    b != (unsigned)b || d < 0 || d > 64)
 			goto bad;
-		m->split_store_bytes = (unsigned)b;
-		m->split_store_cycles = d;
-		return 0;
-	}
-	if (!strcmp(k, "store-forward-wide")) {
-		double b;
-		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||
-		    b != (unsigned)b || d < 0 || d > 64)
-			goto bad;
-		m->store_forward_wide_bytes = (unsigned)b;
-		m->store_forward_wide = d;
+		bool split = k[0] == 's' && k[1] == 'p';
+		*(split ? &m->split_store_bytes : &m->store_forward_wide_bytes) = (unsigned)b;
+		*(split ? &m->split_store_cycles : &m->store_forward_wide) = d;
 		return 0;
 	}
 	if (!strcmp(k, "store-forward-fail")) {
