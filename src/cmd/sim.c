@@ -302,7 +302,7 @@ static int analyze_render(const struct sim_opts *o, const struct sim_machine *m,
 	}
 	struct sim_analysis_opts ao = { .weights = weights, .nweights = nweights, .resources = res, .nresources = nres,
 					.sets = sets, .nsets = nsets, .threshold = o->threshold, .search = o->search,
-					.threads = o->threads };
+					.threads = o->threads, .prune = true };
 	struct sim_analysis an;
 	if (sim_analyze(m, code, src, &ao, &an, err, sizeof err)) {
 		gus_error("%s", err);

@@ -190,6 +190,10 @@ void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim
 	if (shown_rows < a->nsens)
 		fprintf(out, "  (%s%zu other resource%s and set%s: no effect)\n", shown_rows ? "" : "all ",
 			a->nsens - shown_rows, a->nsens - shown_rows == 1 ? "" : "s", a->nsens - shown_rows == 1 ? "" : "s");
+	/* gus report says it on the region's stream line */
+	if (!effect_only && a->pruned)
+		fprintf(out, "  (%zu of the %zu resources swept changed nothing unlimited: not simulated at +%.0f..+%.0f %%, "
+			"0 there)\n", a->pruned, a->nsens, 100 * (a->weights[0] - 1), 100 * (a->weights[a->nweights - 1] - 1));
 	if (envelope)
 		fprintf(out, "  ~ the model's time was not monotonic in this capacity (by up to %.1f %%): the row is "
 			"the envelope, the best reached at or below each capacity\n", 100 * dip);
@@ -571,7 +575,8 @@ static void render_json(FILE *out, const struct sim_machine *m, const struct sim
 		fprintf(out, "%s", w ? ", " : "");
 		render_json_number(out, a->weights[w]);
 	}
-	fprintf(out, "],\n  \"sensitivity\": [");
+	fprintf(out, "],\n  \"unswept\": %zu", a->pruned);
+	fprintf(out, ",\n  \"sensitivity\": [");
 	for (size_t i = 0; i < a->nsens; i++) {
 		const struct sim_sensitivity *se = &a->sens[i];
 		fprintf(out, "%s\n    {\"resources\": [", i ? "," : "");
