@@ -996,6 +996,29 @@ static int search_set(const struct sim_machine *m, const struct sim_code *code, 
 	struct sim_set *sets = calloc(cap, sizeof *sets);
 	if (!cfg || !st || !sets)
 		abort();
+	/* every resource at the top weight first: a set of them gains no
+	 * more than all of them together (the model is monotonic but for
+	 * the warm-up's discrete edges), so when all together stay under
+	 * the threshold the pairs and their growth would find nothing (a
+	 * loop bound by a serialising instruction, which no resource
+	 * speeds up: 185 simulations saved for 18 resources) */
+	if (nr > 2) {
+		set_config(m, &cfg[0], NULL, top, false);
+		for (size_t i = 0; i < nr; i++)
+			cfg[0].w[o->resources[i]] = top;
+		if (run_configs(m, code, src, cfg, 1, o->threads, o->tape, st, NULL, NULL, err, errlen)) {
+			free(cfg);
+			free(st);
+			free(sets);
+			return -1;
+		}
+		if (speedup(base, time_of(&st[0], src)) < o->threshold) {
+			free(cfg);
+			free(st);
+			free(sets);
+			return 1;
+		}
+	}
 	size_t nc = 0;
 	for (size_t i = 0; i < nr; i++)
 		for (size_t j = i + 1; j < nr; j++) {
