@@ -69,6 +69,14 @@ retire 8                            # retire: 8 per cycle (AMD 58455)
 store-buffer 104                    # store queue: 104 entries (AMD 58455)
 vector-renames 384                  # FP/vector register file: 384 512-bit entries (AMD 58455; Chips and Cheese)
 taken-branch-rate 1                 # one taken branch per cycle per loop (measured: no kernel below 1.0 cycles per iteration)
+# Two taken branches a cycle when the first jumped forward, never across a
+# loop's back edge: a loop of two blocks (a jmp forward, then the back
+# edge) 1.00 cycles an iteration, three taken branches 2.00, four 2.00
+# (branches.txt tk2_jmp/tk3_jmp/tk4_jmp, 2026-11-30); two blocks of 2 to 7
+# independent adds run at the ALUs' six a cycle, 1.14 for 7 macro-ops to
+# 2.20 for 13 (blocks.txt, 2026-12-01, results/zen5-kvm-2026-12-01-
+# blocks.csv: the model 2.00 for all before, 1.00-2.17 with this)
+taken-branch-pairs forward
 # A loop that reaches into a second 64-byte line with 7 or more of its
 # instructions in the first (one straddling the boundary counts there)
 # runs at 2 cycles per iteration; with 6 or fewer there, or all in one

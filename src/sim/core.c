@@ -558,6 +558,8 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 		if (m->taken_pair_bytes) {
 			tk_line = in->addr / m->taken_pair_bytes;
 			tk_pair = md->tk_open && !cross && !run_split && tk_line != md->tk_line;
+		} else if (m->taken_pair_forward) {
+			tk_pair = md->tk_open && !cross && !run_split;
 		}
 		double t_tk = tfloor(tk_pair ? md->tk_last : md->taken_avail);
 		if (t_tk > t_issue)
@@ -578,7 +580,9 @@ static void model_step(struct model *md, const struct sim_machine *m, const stru
 			if (run_split)
 				cost = dmax(cost, md->split_gap);
 			md->taken_avail = dmax(md->taken_avail, t_issue) + cost;
-			md->tk_open = m->taken_pair_bytes && !cross && !run_split;
+			md->tk_open = (m->taken_pair_bytes ||
+				       (m->taken_pair_forward && in->has_target && in->target > in->addr)) &&
+				      !cross && !run_split;
 			md->tk_line = tk_line;
 			md->tk_last = t_issue;
 		}

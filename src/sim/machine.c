@@ -553,6 +553,12 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		return 0;
 	}
 	if (!strcmp(k, "taken-branch-pairs")) {
+		m->taken_pair_forward = false;
+		m->taken_pair_bytes = 0;
+		if (ntok == 2 && !strcmp(tok[1], "forward")) {
+			m->taken_pair_forward = true;
+			return 0;
+		}
 		if (ntok != 2 || window_bytes(tok[1], &m->taken_pair_bytes))
 			goto bad;
 		return 0;

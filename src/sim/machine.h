@@ -105,6 +105,9 @@ struct sim_machine {
 	/* two taken branches in one cycle when they lie in different
 	 * TAKEN_PAIR_BYTES-aligned lines (0: one per 1/taken_rate always) */
 	unsigned taken_pair_bytes;
+	/* `taken-branch-pairs forward`: two taken branches in one cycle when
+	 * the first jumped forward (not across a loop's back edge) */
+	bool taken_pair_forward;
 	/* a taken branch ending a run of instructions (from the last taken
 	 * branch's target) that reaches past its first SPLIT_BYTES-aligned
 	 * line, that first line holding SPLIT_INSNS or more of the run's
