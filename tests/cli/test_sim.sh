@@ -65,6 +65,17 @@ check_contains "$out" "Bottleneck: p5+p23" "balanced loads and shuffles: the sea
 check_contains "$out" "(found by search)" "the set is marked as found by the search"
 out=$("$GUS" sim --hex 488b07488b5f08488b4f10488b5718c4c17970c001c4c17970c80249ffcf75e0 --no-search 2>&1)
 check_contains "$out" "No bottleneck" "--no-search: no single resource pays"
+# the weights are swept only for the resources that changed the time
+# unlimited (the others 0 at every weight, said under the table and in
+# JSON's unswept): the latency chain's INST_LAT keeps its sweep
+out=$("$GUS" sim --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb 2>&1)
+printf '%s\n' "$out" | grep -Eq '^  \([0-9]+ of the [0-9]+ resources swept changed nothing unlimited: not simulated at \+0\.\.\+15 %, 0 there\)$'
+ok $? "the resources without an effect unlimited: not swept, said under the table"
+printf '%s\n' "$out" | grep -Eq '^  INST_LAT +\* +1\.[0-9]% +5\.[0-9]% +10\.[0-9]% +1[45]\.[0-9]%'
+ok $? "... and the one with an effect swept at every weight"
+json_unswept=$("$GUS" sim --hex c5f958c1c5f958c1c5f958c1c5f958c149ffcf75eb --json 2>&1 | sed -n 's/^  "unswept": \([0-9]*\),$/\1/p')
+[ -n "$json_unswept" ] && [ "$json_unswept" -gt 0 ]
+ok $? "JSON: unswept counts them ($json_unswept)"
 
 # the paper's machine from a file; abstract forms only
 out=$("$GUS" sim --machine "$TESTDIR/fixtures/paper-fig4.mm" --hex 4801d849ffcf75f8 2>&1); st=$?
