@@ -190,10 +190,19 @@ void rd_sim_sensitivity(FILE *out, const struct sim_machine *m, const struct sim
 	if (shown_rows < a->nsens)
 		fprintf(out, "  (%s%zu other resource%s and set%s: no effect)\n", shown_rows ? "" : "all ",
 			a->nsens - shown_rows, a->nsens - shown_rows == 1 ? "" : "s", a->nsens - shown_rows == 1 ? "" : "s");
-	/* gus report says it on the region's stream line */
-	if (!effect_only && a->pruned)
-		fprintf(out, "  (%zu of the %zu resources swept changed nothing unlimited: not simulated at +%.0f..+%.0f %%, "
-			"0 there)\n", a->pruned, a->nsens, 100 * (a->weights[0] - 1), 100 * (a->weights[a->nweights - 1] - 1));
+	/* gus report says it on the region's stream line; the weights above
+	 * the nominal (gus sim's sweep starts at 1.00, the machine itself) */
+	if (!effect_only && a->pruned) {
+		size_t lo = 0;
+		while (lo < a->nweights && !(a->weights[lo] > 1))
+			lo++;
+		if (lo < a->nweights)
+			fprintf(out, "  (%zu of the %zu resources swept changed nothing unlimited: not simulated at "
+				"+%.0f..+%.0f %%, 0 there)\n", a->pruned, a->nsens, 100 * (a->weights[lo] - 1),
+				100 * (a->weights[a->nweights - 1] - 1));
+		else
+			fprintf(out, "  (%zu of the %zu resources swept changed nothing unlimited)\n", a->pruned, a->nsens);
+	}
 	if (envelope)
 		fprintf(out, "  ~ the model's time was not monotonic in this capacity (by up to %.1f %%): the row is "
 			"the envelope, the best reached at or below each capacity\n", 100 * dip);

@@ -589,7 +589,7 @@ static int parse_line(struct sim_machine *m, char **tok, int ntok, char *err, si
 		if (ntok != 3 || parse_num(tok[1], &b) || parse_num(tok[2], &d) || b < 1 || b > 64 ||
 		    b != (unsigned)b || d < 0 || d > 64)
 			goto bad;
-		bool split = k[0] == 's' && k[1] == 'p';
+		bool split = !strcmp(k, "split-store");
 		*(split ? &m->split_store_bytes : &m->store_forward_wide_bytes) = (unsigned)b;
 		*(split ? &m->split_store_cycles : &m->store_forward_wide) = d;
 		return 0;
